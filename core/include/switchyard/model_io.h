@@ -1,0 +1,53 @@
+// Loading and saving models in rml-graph v1: <stem>.json plus <stem>.safetensors.
+//
+// Loading validates in the spec's two passes. Pass 1 (ParseGraphJson) checks structure:
+// well-formed JSON, format and version, ids in range, every value defined exactly once
+// and before it is read, constants matching their values, attributes well-typed JSON.
+// Pass 2 (ValidateGraphTypes) checks every node against its op's schema and requires
+// each inferred output type to equal the recorded one. Every error names the file, then
+// the node (index, op, name) or value (id, name), then what was expected.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "switchyard/graph.h"
+#include "switchyard/safetensors.h"
+#include "switchyard/status.h"
+
+namespace sy {
+
+// JSON documents larger than this are refused before parsing.
+inline constexpr uint64_t kMaxGraphJsonBytes = 256ull << 20;
+// Nesting deeper than this is a parse error (graphs need depth 5).
+inline constexpr int kMaxGraphJsonDepth = 32;
+
+// Pass 1. `weights` may be null when the graph has no stored constants; constants that
+// name a tensor then fail with a clear error. Errors are not prefixed with a file name.
+Expected<Graph> ParseGraphJson(std::string_view json, const SafetensorsFile* weights);
+
+// Pass 2. Normalises each node's attributes (defaults filled in) as a side effect.
+Status ValidateGraphTypes(Graph& graph);
+
+// Resolves "model", "model.json" or "model.safetensors" to the JSON path and the stem.
+struct ModelPaths {
+  std::filesystem::path json;
+  std::filesystem::path safetensors;
+};
+ModelPaths ResolveModelPaths(const std::filesystem::path& model);
+
+// Both passes on files; errors start with the JSON file's path. The safetensors file is
+// opened only when it exists (and is then required to be well-formed).
+Expected<Graph> LoadModel(const std::filesystem::path& model);
+
+// The graph as rml-graph v1 JSON (2-space indented). Constants with a tensor_name are
+// written as references; the rest inline (which fails for NaN or infinity, which JSON
+// cannot hold: give such a constant a tensor_name).
+Expected<std::string> SerializeGraphJson(const Graph& graph);
+
+// Writes <stem>.json and, when any constant has a tensor_name, <stem>.safetensors.
+Status SaveModel(const Graph& graph, const std::filesystem::path& stem);
+
+}  // namespace sy

@@ -1,0 +1,8 @@
+// Placeholder until this family's schemas land.
+#include "ops/op_families.h"
+
+namespace sy::ops {
+
+void AddNeuralSchemas(std::vector<OpSchema>& out) { (void)out; }
+
+}  // namespace sy::ops
