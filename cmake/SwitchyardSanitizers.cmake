@@ -8,3 +8,8 @@ if(SY_SANITIZE)
   add_compile_options(${_sy_san_flags})
   add_link_options(-fsanitize=${SY_SANITIZE})
 endif()
+
+# Fuzz builds instrument all of our code for coverage; only the fuzz targets link libFuzzer.
+if(SY_BUILD_FUZZERS)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -4,14 +4,22 @@ namespace sy {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kInvalidModel: return "invalid model";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kIoError: return "i/o error";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kResourceExhausted: return "resource exhausted";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kInvalidModel:
+      return "invalid model";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kIoError:
+      return "i/o error";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kResourceExhausted:
+      return "resource exhausted";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown status";
 }

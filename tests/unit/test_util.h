@@ -46,23 +46,23 @@ Attrs MakeAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
 }  // namespace sy::test
 
 // gtest assertions on Status / Expected.
-#define SY_ASSERT_OK(expr)                                  \
-  do {                                                      \
-    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr);  \
-    ASSERT_TRUE(sy_s_.ok()) << sy_s_.ToString();            \
+#define SY_ASSERT_OK(expr)                                 \
+  do {                                                     \
+    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr); \
+    ASSERT_TRUE(sy_s_.ok()) << sy_s_.ToString();           \
   } while (false)
-#define SY_EXPECT_OK(expr)                                  \
-  do {                                                      \
-    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr);  \
-    EXPECT_TRUE(sy_s_.ok()) << sy_s_.ToString();            \
+#define SY_EXPECT_OK(expr)                                 \
+  do {                                                     \
+    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr); \
+    EXPECT_TRUE(sy_s_.ok()) << sy_s_.ToString();           \
   } while (false)
 
 // Expects an error whose message contains `substring`.
-#define SY_EXPECT_ERROR(expr, substring)                                               \
-  do {                                                                                 \
-    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr);                             \
-    EXPECT_FALSE(sy_s_.ok()) << "expected an error containing: " << (substring);       \
-    EXPECT_NE(sy_s_.message().find(substring), std::string::npos)                      \
+#define SY_EXPECT_ERROR(expr, substring)                                                   \
+  do {                                                                                     \
+    const ::sy::Status sy_s_ = ::sy::test::ToStatus(expr);                                 \
+    EXPECT_FALSE(sy_s_.ok()) << "expected an error containing: " << (substring);           \
+    EXPECT_NE(sy_s_.message().find(substring), std::string::npos)                          \
         << "message was: " << sy_s_.message() << "\nexpected to contain: " << (substring); \
   } while (false)
 

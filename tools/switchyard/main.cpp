@@ -1,1 +1,48 @@
-int main() { return 0; }
+// `switchyard`: the command-line front end. Dispatches to one file per subcommand.
+#include <cstring>
+#include <iostream>
+
+#include "cli.h"
+
+namespace {
+
+constexpr sy::cli::Subcommand kSubcommands[] = {
+    {"check", "validate a model (both passes) and print a one-line summary", sy::cli::RunCheck},
+};
+
+void PrintUsage(std::ostream& out) {
+  out << "usage: switchyard <command> [options]\n\n"
+         "Switchyard runs rml-graph models on the compute devices of this machine.\n\n"
+         "commands:\n";
+  for (const auto& cmd : kSubcommands) {
+    out << "  " << cmd.name << std::string(12 - cmd.name.size(), ' ') << cmd.summary << "\n";
+  }
+  out << "\n'switchyard <command> --help' describes a command's options.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(std::cerr);
+    return sy::cli::kExitUsage;
+  }
+  const std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    PrintUsage(std::cout);
+    return sy::cli::kExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "switchyard 0.1.0 (rml-graph v1)\n";
+    return sy::cli::kExitOk;
+  }
+  for (const auto& cmd : kSubcommands) {
+    if (cmd.name == command) {
+      std::vector<std::string> args(argv + 2, argv + argc);
+      return cmd.run(args);
+    }
+  }
+  std::cerr << "switchyard: unknown command '" << command << "'\n\n";
+  PrintUsage(std::cerr);
+  return sy::cli::kExitUsage;
+}

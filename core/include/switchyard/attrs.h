@@ -34,7 +34,9 @@ class Attrs {
  public:
   bool Has(std::string_view name) const { return values_.find(name) != values_.end(); }
   const AttrValue* Find(std::string_view name) const;
-  void Set(std::string name, AttrValue value) { values_.insert_or_assign(std::move(name), std::move(value)); }
+  void Set(std::string name, AttrValue value) {
+    values_.insert_or_assign(std::move(name), std::move(value));
+  }
   bool Erase(std::string_view name);
   size_t size() const { return values_.size(); }
   bool empty() const { return values_.empty(); }

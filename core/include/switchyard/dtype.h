@@ -51,7 +51,9 @@ class DTypeSet {
   std::string ToString() const;
 
  private:
-  static constexpr uint16_t Bit(DType d) { return static_cast<uint16_t>(1u << static_cast<int>(d)); }
+  static constexpr uint16_t Bit(DType d) {
+    return static_cast<uint16_t>(1u << static_cast<int>(d));
+  }
   static constexpr DTypeSet FromBits(uint16_t bits) {
     DTypeSet s;
     s.bits_ = bits;

@@ -32,7 +32,7 @@ inline uint16_t FloatToHalf(float f) {
   const uint32_t u = FloatBits(f);
   const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
   if (abs < 0x38800000u) {
     // Subnormal or zero in half: scale by 2^24 in float, whose rounding is round-to-even.

@@ -31,7 +31,8 @@ Expected<Graph> ParseGraphJson(std::string_view json, const SafetensorsFile* wei
 // Pass 2. Normalises each node's attributes (defaults filled in) as a side effect.
 Status ValidateGraphTypes(Graph& graph);
 
-// Resolves "model", "model.json" or "model.safetensors" to the JSON path and the stem.
+// Resolves "m", "m.json" or "m.safetensors" to the two file paths. A folder "dir/m/"
+// that holds m.json stands for the model dir/m/m.
 struct ModelPaths {
   std::filesystem::path json;
   std::filesystem::path safetensors;

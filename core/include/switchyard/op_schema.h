@@ -94,7 +94,7 @@ class OpRegistry {
 // Normalises `attrs` in place (kinds coerced, defaults filled in). Errors do not name the
 // node; the caller adds that context.
 Expected<std::vector<TensorType>> InferOutputTypes(const OpSchema& schema,
-                                                   std::span<const TensorType> inputs,
-                                                   Attrs& attrs, int num_outputs);
+                                                   std::span<const TensorType> inputs, Attrs& attrs,
+                                                   int num_outputs);
 
 }  // namespace sy

@@ -62,6 +62,7 @@ class SafetensorsFile {
   std::shared_ptr<const void> keep_alive_;
   std::span<const std::byte> data_;  // the data section
   std::vector<Entry> entries_;
+  std::vector<size_t> by_name_;  // indices into entries_, sorted by name (for Find)
   std::map<std::string, std::string> metadata_;
   std::string source_name_;
 };

@@ -16,9 +16,9 @@ namespace sy {
 // Dims are non-negative; 0 is legal (an empty tensor); rank 0 is a scalar.
 using Shape = std::vector<int64_t>;
 
-// Largest element count any tensor may have: 2^62, so that byte sizes of every dtype
-// (at most 8 bytes) still fit in int64_t.
-inline constexpr int64_t kMaxElementCount = int64_t{1} << 62;
+// Largest element count any tensor may have: 2^60, so that byte sizes of every dtype
+// (at most 8 bytes) still fit in int64_t with room to add offsets.
+inline constexpr int64_t kMaxElementCount = int64_t{1} << 60;
 
 // product(dims), or kResourceExhausted when it exceeds kMaxElementCount; kInvalidModel
 // when a dim is negative.

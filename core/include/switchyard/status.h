@@ -50,7 +50,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status InvalidModel(std::string m) { return {StatusCode::kInvalidModel, std::move(m)}; }
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
@@ -65,7 +67,7 @@ inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   Expected(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(state_).ok()) {
       state_ = Internal("Expected constructed from an ok Status without a value");
@@ -106,9 +108,9 @@ class [[nodiscard]] Expected {
 #define SY_CONCAT_(a, b) SY_CONCAT_INNER_(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is not ok.
-#define SY_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::sy::Status sy_status_ = (expr);       \
+#define SY_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::sy::Status sy_status_ = (expr);        \
     if (!sy_status_.ok()) return sy_status_; \
   } while (false)
 

@@ -47,8 +47,8 @@ class Tensor {
   }
   template <typename T>
   std::span<T> mutable_values() {
-    return {reinterpret_cast<T*>(mutable_data()), writable_ ? static_cast<size_t>(element_count_)
-                                                            : size_t{0}};
+    return {reinterpret_cast<T*>(mutable_data()),
+            writable_ ? static_cast<size_t>(element_count_) : size_t{0}};
   }
 
   // A writable deep copy.

@@ -1,1 +1,407 @@
-// Not yet written.
+// Pass 1 of loading (spec/graph-format.md, "What loading guarantees"): the JSON document
+// is turned into a Graph while its structure is checked. Op semantics are pass 2
+// (ops/validate_types.cpp).
+#include <algorithm>
+#include <unordered_map>
+
+#include "format/inline_data.h"
+#include "format/json_util.h"
+#include "switchyard/model_io.h"
+
+namespace sy {
+namespace {
+
+namespace bj = boost::json;
+
+// Walks one object's members, rejecting keys that are not in `known` (typos such as
+// "node" for "nodes" would otherwise be silently ignored).
+Status CheckKeys(const bj::object& obj, std::initializer_list<std::string_view> known,
+                 std::string_view where) {
+  for (const auto& member : obj) {
+    const std::string_view key = member.key();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      return InvalidModel(std::string(where) + ": unknown key \"" + std::string(key) +
+                          "\" (expected " + list + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Expected<const bj::array*> GetArray(const bj::object& obj, std::string_view key,
+                                    std::string_view where, bool required) {
+  const bj::value* v = obj.if_contains(key);
+  if (v == nullptr) {
+    if (!required) return static_cast<const bj::array*>(nullptr);
+    return InvalidModel(std::string(where) + ": missing \"" + std::string(key) +
+                        "\" (expected an array)");
+  }
+  if (!v->is_array()) {
+    return InvalidModel(std::string(where) + ": \"" + std::string(key) + "\" is " +
+                        std::string(json::KindName(*v)) + ", expected an array");
+  }
+  return &v->get_array();
+}
+
+Expected<std::string> GetString(const bj::object& obj, std::string_view key, std::string_view where,
+                                bool required) {
+  const bj::value* v = obj.if_contains(key);
+  if (v == nullptr) {
+    if (!required) return std::string();
+    return InvalidModel(std::string(where) + ": missing \"" + std::string(key) +
+                        "\" (expected a string)");
+  }
+  if (!v->is_string()) {
+    return InvalidModel(std::string(where) + ": \"" + std::string(key) + "\" is " +
+                        std::string(json::KindName(*v)) + ", expected a string");
+  }
+  return std::string(v->get_string());
+}
+
+class GraphReader {
+ public:
+  explicit GraphReader(const SafetensorsFile* weights) : weights_(weights) {}
+
+  Expected<Graph> Read(std::string_view text) {
+    SY_ASSIGN_OR_RETURN(bj::value root, json::Parse(text, kMaxGraphJsonDepth));
+    const bj::object* obj = root.if_object();
+    if (obj == nullptr) {
+      return InvalidModel("the document is " + std::string(json::KindName(root)) +
+                          ", expected a JSON object");
+    }
+    // Format and version first: a file of another format or version should be reported
+    // as such, not as having unknown keys.
+    SY_RETURN_IF_ERROR(ReadHeader(*obj));
+    SY_RETURN_IF_ERROR(CheckKeys(
+        *obj,
+        {"format", "version", "producer", "values", "inputs", "outputs", "constants", "nodes"},
+        "top level"));
+    SY_ASSIGN_OR_RETURN(graph_.producer, GetString(*obj, "producer", "top level", false));
+    SY_RETURN_IF_ERROR(ReadValues(*obj));
+    SY_RETURN_IF_ERROR(ReadInputs(*obj));
+    SY_RETURN_IF_ERROR(ReadConstants(*obj));
+    SY_RETURN_IF_ERROR(ReadNodes(*obj));
+    SY_RETURN_IF_ERROR(ReadOutputs(*obj));
+    for (size_t id = 0; id < graph_.values.size(); ++id) {
+      if (!defined_[id]) {
+        return InvalidModel(graph_.DescribeValue(static_cast<ValueId>(id)) +
+                            " is never produced (expected a graph input, a constant or a node "
+                            "output)");
+      }
+    }
+    return std::move(graph_);
+  }
+
+ private:
+  Status ReadHeader(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(std::string format, GetString(obj, "format", "top level", true));
+    if (format != "rml-graph") {
+      return InvalidModel("format is \"" + format + "\", expected \"rml-graph\"");
+    }
+    const bj::value* version = obj.if_contains("version");
+    if (version == nullptr) return InvalidModel("missing \"version\" (expected 1)");
+    const std::optional<int64_t> v = json::AsInt64(*version);
+    if (!v || *v != 1) {
+      return InvalidModel("version is " + json::Describe(*version) +
+                          ", expected 1 (this build reads rml-graph version 1)");
+    }
+    return Status::Ok();
+  }
+
+  Status ReadValues(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* values, GetArray(obj, "values", "top level", true));
+    graph_.values.reserve(values->size());
+    std::unordered_map<std::string, size_t> names;  // name -> the id that has it
+    for (size_t id = 0; id < values->size(); ++id) {
+      const std::string where = "values[" + std::to_string(id) + "]";
+      const bj::object* v = (*values)[id].if_object();
+      if (v == nullptr) {
+        return InvalidModel(where + " is " + std::string(json::KindName((*values)[id])) +
+                            ", expected an object");
+      }
+      SY_RETURN_IF_ERROR(CheckKeys(*v, {"name", "dtype", "shape"}, where));
+      Value value;
+      SY_ASSIGN_OR_RETURN(value.name, GetString(*v, "name", where, true));
+      if (value.name.empty()) return InvalidModel(where + ": name is empty");
+      const std::string described = "value " + std::to_string(id) + " \"" + value.name + "\"";
+      if (const auto [it, inserted] = names.emplace(value.name, id); !inserted) {
+        return InvalidModel(described + ": name is also used by value " +
+                            std::to_string(it->second) + " (expected unique names)");
+      }
+      SY_ASSIGN_OR_RETURN(std::string dtype, GetString(*v, "dtype", described, true));
+      const std::optional<DType> parsed = ParseDTypeName(dtype);
+      if (!parsed) {
+        return InvalidModel(described + ": unknown dtype \"" + dtype +
+                            "\" (expected one of f32 f16 bf16 f64 i8 u8 i32 i64 bool)");
+      }
+      value.type.dtype = *parsed;
+      SY_ASSIGN_OR_RETURN(const bj::array* shape, GetArray(*v, "shape", described, true));
+      for (size_t d = 0; d < shape->size(); ++d) {
+        const std::optional<int64_t> dim = json::AsInt64((*shape)[d]);
+        if (!dim || *dim < 0) {
+          return InvalidModel(described + ": shape[" + std::to_string(d) + "] is " +
+                              json::Describe((*shape)[d]) +
+                              ", expected a non-negative integer (shapes are static in v1)");
+        }
+        value.type.shape.push_back(*dim);
+      }
+      Status count = CheckedElementCount(value.type.shape).status();
+      if (!count.ok()) return InvalidModel(count.WithContext(described).message());
+      graph_.values.push_back(std::move(value));
+    }
+    defined_.assign(graph_.values.size(), false);
+    return Status::Ok();
+  }
+
+  // Reads an id that must be in range; `where` describes the reference for errors.
+  Expected<ValueId> ReadId(const bj::value& v, const std::string& where) const {
+    const std::optional<int64_t> id = json::AsInt64(v);
+    if (!id || *id < 0 || *id >= static_cast<int64_t>(graph_.values.size())) {
+      return InvalidModel(where + " is " + json::Describe(v) + ", expected a value id in [0, " +
+                          std::to_string(graph_.values.size()) + ")");
+    }
+    return static_cast<ValueId>(*id);
+  }
+
+  Status Define(ValueId id, const std::string& by) {
+    if (defined_[id]) {
+      return InvalidModel(graph_.DescribeValue(id) + " is defined twice: again as " + by +
+                          " (expected every value to be produced exactly once)");
+    }
+    defined_[id] = true;
+    return Status::Ok();
+  }
+
+  Status ReadInputs(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* inputs, GetArray(obj, "inputs", "top level", true));
+    for (size_t i = 0; i < inputs->size(); ++i) {
+      const std::string where = "inputs[" + std::to_string(i) + "]";
+      SY_ASSIGN_OR_RETURN(ValueId id, ReadId((*inputs)[i], where));
+      SY_RETURN_IF_ERROR(Define(id, "graph " + where));
+      graph_.inputs.push_back(id);
+    }
+    return Status::Ok();
+  }
+
+  Status ReadConstants(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* constants, GetArray(obj, "constants", "top level", false));
+    if (constants == nullptr) return Status::Ok();
+    for (size_t i = 0; i < constants->size(); ++i) {
+      std::string where = "constants[" + std::to_string(i) + "]";
+      const bj::object* c = (*constants)[i].if_object();
+      if (c == nullptr) {
+        return InvalidModel(where + " is " + std::string(json::KindName((*constants)[i])) +
+                            ", expected an object");
+      }
+      SY_RETURN_IF_ERROR(CheckKeys(*c, {"value", "tensor", "data"}, where));
+      const bj::value* value = c->if_contains("value");
+      if (value == nullptr) return InvalidModel(where + ": missing \"value\" (expected an id)");
+      Constant constant;
+      SY_ASSIGN_OR_RETURN(constant.value, ReadId(*value, where + ".value"));
+      where += " for " + graph_.DescribeValue(constant.value);
+      SY_RETURN_IF_ERROR(Define(constant.value, where));
+      const TensorType& type = graph_.values[constant.value].type;
+      const bool has_tensor = c->contains("tensor");
+      const bool has_data = c->contains("data");
+      if (has_tensor == has_data) {
+        return InvalidModel(where + ": expected exactly one of \"tensor\" and \"data\"");
+      }
+      if (has_tensor) {
+        SY_ASSIGN_OR_RETURN(constant.tensor_name, GetString(*c, "tensor", where, true));
+        if (constant.tensor_name.empty()) {
+          return InvalidModel(where + ": \"tensor\" is empty (expected a safetensors tensor name)");
+        }
+        SY_ASSIGN_OR_RETURN(constant.data, LoadStored(constant.tensor_name, type, where));
+      } else {
+        SY_ASSIGN_OR_RETURN(const bj::array* data, GetArray(*c, "data", where, true));
+        Expected<Tensor> tensor = InlineDataToTensor(*data, type);
+        if (!tensor.ok()) return InvalidModel(tensor.status().WithContext(where).message());
+        constant.data = std::move(*tensor);
+      }
+      graph_.constants.push_back(std::move(constant));
+    }
+    return Status::Ok();
+  }
+
+  Expected<Tensor> LoadStored(const std::string& name, const TensorType& type,
+                              const std::string& where) const {
+    if (weights_ == nullptr) {
+      return InvalidModel(where + ": names stored tensor \"" + name +
+                          "\" but the model has no safetensors file (expected <stem>.safetensors "
+                          "beside the JSON)");
+    }
+    const SafetensorsFile::Entry* entry = weights_->Find(name);
+    if (entry == nullptr) {
+      return InvalidModel(where + ": tensor \"" + name + "\" is not in " + weights_->source_name());
+    }
+    const TensorType stored{entry->dtype, entry->shape};
+    if (stored != type) {
+      return InvalidModel(where + ": tensor \"" + name + "\" in " + weights_->source_name() +
+                          " is " + stored.ToString() + " but the value is recorded as " +
+                          type.ToString());
+    }
+    Expected<Tensor> tensor = weights_->Get(name);
+    if (!tensor.ok()) return tensor.status().WithContext(where);
+    return tensor;
+  }
+
+  Status ReadNodes(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* nodes, GetArray(obj, "nodes", "top level", true));
+    graph_.nodes.reserve(nodes->size());
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      std::string where = "node " + std::to_string(i);
+      const bj::object* n = (*nodes)[i].if_object();
+      if (n == nullptr) {
+        return InvalidModel(where + " is " + std::string(json::KindName((*nodes)[i])) +
+                            ", expected an object");
+      }
+      SY_RETURN_IF_ERROR(
+          CheckKeys(*n, {"op", "inputs", "outputs", "attrs", "name", "backend"}, where));
+      Node node;
+      SY_ASSIGN_OR_RETURN(node.op, GetString(*n, "op", where, true));
+      if (node.op.empty()) {
+        return InvalidModel(where + ": \"op\" is empty (expected an op name such as \"matmul\")");
+      }
+      SY_ASSIGN_OR_RETURN(node.name, GetString(*n, "name", where, false));
+      where += " (" + node.op + ")";
+      if (!node.name.empty()) where += " \"" + node.name + "\"";
+      SY_ASSIGN_OR_RETURN(node.backend, GetString(*n, "backend", where, false));
+      SY_RETURN_IF_ERROR(CheckBackendHint(node.backend, where));
+      SY_ASSIGN_OR_RETURN(const bj::array* inputs, GetArray(*n, "inputs", where, true));
+      for (size_t k = 0; k < inputs->size(); ++k) {
+        SY_ASSIGN_OR_RETURN(ValueId id,
+                            ReadId((*inputs)[k], where + ": inputs[" + std::to_string(k) + "]"));
+        if (!defined_[id]) {
+          return InvalidModel(where + ": input " + std::to_string(k) + " reads " +
+                              graph_.DescribeValue(id) +
+                              " before it is defined (expected nodes in topological order)");
+        }
+        node.inputs.push_back(id);
+      }
+      SY_ASSIGN_OR_RETURN(const bj::array* outputs, GetArray(*n, "outputs", where, true));
+      for (size_t k = 0; k < outputs->size(); ++k) {
+        SY_ASSIGN_OR_RETURN(ValueId id,
+                            ReadId((*outputs)[k], where + ": outputs[" + std::to_string(k) + "]"));
+        SY_RETURN_IF_ERROR(Define(id, where + " output " + std::to_string(k)));
+        node.outputs.push_back(id);
+      }
+      if (const bj::value* attrs = n->if_contains("attrs")) {
+        SY_RETURN_IF_ERROR(ReadAttrs(*attrs, where, node.attrs));
+      }
+      graph_.nodes.push_back(std::move(node));
+    }
+    return Status::Ok();
+  }
+
+  static Status CheckBackendHint(const std::string& hint, const std::string& where) {
+    if (hint.empty()) return Status::Ok();
+    const size_t colon = hint.find(':');
+    const std::string name = hint.substr(0, colon);
+    const std::string index = colon == std::string::npos ? "" : hint.substr(colon + 1);
+    auto name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    });
+    auto index_ok =
+        colon == std::string::npos ||
+        (!index.empty() && index.size() <= 9 &&
+         std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    if (!name_ok || !index_ok) {
+      return InvalidModel(where + ": backend hint \"" + hint +
+                          "\" is malformed (expected a plugin name such as \"cuda\", optionally "
+                          "with a device index such as \"cuda:1\")");
+    }
+    return Status::Ok();
+  }
+
+  static Status ReadAttrs(const bj::value& attrs_json, const std::string& where, Attrs& out) {
+    const bj::object* attrs = attrs_json.if_object();
+    if (attrs == nullptr) {
+      return InvalidModel(where + ": attrs is " + std::string(json::KindName(attrs_json)) +
+                          ", expected an object");
+    }
+    for (const auto& member : *attrs) {
+      const std::string name(member.key());
+      Expected<AttrValue> value = ReadAttrValue(member.value());
+      if (!value.ok()) {
+        return InvalidModel(where + ": attribute " + name + " " + value.status().message());
+      }
+      out.Set(name, std::move(*value));
+    }
+    return Status::Ok();
+  }
+
+  static Expected<AttrValue> ReadAttrValue(const bj::value& v) {
+    if (const bool* b = v.if_bool()) return AttrValue(int64_t{*b ? 1 : 0});
+    if (v.is_int64() || v.is_uint64()) {
+      const std::optional<int64_t> i = json::AsInt64(v);
+      if (!i) return InvalidModel("is " + json::Describe(v) + ", out of the int64 range");
+      return AttrValue(*i);
+    }
+    if (const double* d = v.if_double()) return AttrValue(*d);
+    if (const bj::string* s = v.if_string()) return AttrValue(std::string(*s));
+    if (const bj::array* a = v.if_array()) {
+      if (a->empty()) return AttrValue(std::vector<int64_t>{});
+      if ((*a)[0].is_string()) {
+        std::vector<std::string> strings;
+        for (const bj::value& item : *a) {
+          if (!item.is_string()) {
+            return InvalidModel("mixes strings and " + std::string(json::KindName(item)) +
+                                " (expected an array of numbers or of strings)");
+          }
+          strings.emplace_back(item.get_string());
+        }
+        return AttrValue(std::move(strings));
+      }
+      bool all_int = true;
+      std::vector<double> doubles;
+      std::vector<int64_t> ints;
+      for (const bj::value& item : *a) {
+        if (!item.is_number()) {
+          return InvalidModel("contains " + std::string(json::KindName(item)) +
+                              " (expected an array of numbers or of strings)");
+        }
+        if (item.is_double()) {
+          all_int = false;
+        } else {
+          const std::optional<int64_t> i = json::AsInt64(item);
+          if (!i)
+            return InvalidModel("contains " + json::Describe(item) + ", out of the int64 range");
+          ints.push_back(*i);
+        }
+        doubles.push_back(*json::AsDouble(item));
+      }
+      if (all_int) return AttrValue(std::move(ints));
+      return AttrValue(std::move(doubles));
+    }
+    return InvalidModel("is " + std::string(json::KindName(v)) +
+                        " (expected a number, string, boolean, or array of numbers or strings)");
+  }
+
+  Status ReadOutputs(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* outputs, GetArray(obj, "outputs", "top level", true));
+    std::vector<bool> is_output(graph_.values.size(), false);
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      SY_ASSIGN_OR_RETURN(ValueId id, ReadId((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
+      if (is_output[id]) {
+        return InvalidModel("outputs[" + std::to_string(i) + "]: " + graph_.DescribeValue(id) +
+                            " is listed twice as a graph output");
+      }
+      is_output[id] = true;
+      graph_.outputs.push_back(id);
+    }
+    return Status::Ok();
+  }
+
+  const SafetensorsFile* weights_;
+  Graph graph_;
+  std::vector<bool> defined_;  // per value id: produced by something read so far
+};
+
+}  // namespace
+
+Expected<Graph> ParseGraphJson(std::string_view json, const SafetensorsFile* weights) {
+  return GraphReader(weights).Read(json);
+}
+
+}  // namespace sy

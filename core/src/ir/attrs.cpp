@@ -6,12 +6,18 @@ namespace sy {
 
 std::string_view AttrKindName(AttrKind kind) {
   switch (kind) {
-    case AttrKind::kInt: return "int";
-    case AttrKind::kFloat: return "float";
-    case AttrKind::kString: return "string";
-    case AttrKind::kInts: return "ints";
-    case AttrKind::kFloats: return "floats";
-    case AttrKind::kStrings: return "strings";
+    case AttrKind::kInt:
+      return "int";
+    case AttrKind::kFloat:
+      return "float";
+    case AttrKind::kString:
+      return "string";
+    case AttrKind::kInts:
+      return "ints";
+    case AttrKind::kFloats:
+      return "floats";
+    case AttrKind::kStrings:
+      return "strings";
   }
   return "?";
 }
@@ -38,9 +44,12 @@ std::string JoinList(const std::vector<T>& items, F render) {
 
 std::string AttrValueToString(const AttrValue& value) {
   switch (KindOf(value)) {
-    case AttrKind::kInt: return std::to_string(std::get<int64_t>(value));
-    case AttrKind::kFloat: return FloatToString(std::get<double>(value));
-    case AttrKind::kString: return "\"" + std::get<std::string>(value) + "\"";
+    case AttrKind::kInt:
+      return std::to_string(std::get<int64_t>(value));
+    case AttrKind::kFloat:
+      return FloatToString(std::get<double>(value));
+    case AttrKind::kString:
+      return "\"" + std::get<std::string>(value) + "\"";
     case AttrKind::kInts:
       return JoinList(std::get<std::vector<int64_t>>(value),
                       [](int64_t v) { return std::to_string(v); });
@@ -77,8 +86,7 @@ double Attrs::GetFloat(std::string_view name, double fallback) const {
 
 std::string Attrs::GetString(std::string_view name, std::string_view fallback) const {
   const AttrValue* v = Find(name);
-  return v && KindOf(*v) == AttrKind::kString ? std::get<std::string>(*v)
-                                              : std::string(fallback);
+  return v && KindOf(*v) == AttrKind::kString ? std::get<std::string>(*v) : std::string(fallback);
 }
 
 std::vector<int64_t> Attrs::GetInts(std::string_view name) const {

@@ -48,8 +48,9 @@ std::optional<DType> ParseSafetensorsDTypeName(std::string_view name) {
 
 bool IsFloat(DType dtype) { return DTypeSet::Float().contains(dtype); }
 bool IsInteger(DType dtype) { return DTypeSet::Integer().contains(dtype); }
-bool IsSigned(DType dtype) { return IsFloat(dtype) || dtype == DType::kI8 || dtype == DType::kI32 ||
-                                    dtype == DType::kI64; }
+bool IsSigned(DType dtype) {
+  return IsFloat(dtype) || dtype == DType::kI8 || dtype == DType::kI32 || dtype == DType::kI64;
+}
 
 std::string DTypeSet::ToString() const {
   std::string text;

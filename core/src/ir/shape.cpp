@@ -15,7 +15,7 @@ Expected<int64_t> CheckedElementCount(std::span<const int64_t> dims) {
   for (int64_t d : dims) {
     if (count > kMaxElementCount / d) {
       return ResourceExhausted("element count of shape " + ShapeToString(dims) +
-                               " overflows the limit of 2^62 elements");
+                               " overflows the limit of 2^60 elements");
     }
     count *= d;
   }

@@ -44,8 +44,7 @@ Expected<std::vector<TensorType>> InferPrelu(const InferContext& ctx) {
   const TensorType& slope = ctx.input(1);
   if (!BroadcastsTo(slope.shape, x.shape)) {
     return InvalidModel("input slope has shape " + ShapeToString(slope.shape) +
-                        " which does not broadcast to input x's shape " +
-                        ShapeToString(x.shape));
+                        " which does not broadcast to input x's shape " + ShapeToString(x.shape));
   }
   return std::vector<TensorType>{x};
 }
@@ -66,6 +65,13 @@ Expected<std::vector<TensorType>> InferClip(const InferContext& ctx) {
   return std::vector<TensorType>{ctx.input(0)};
 }
 
+Expected<std::vector<TensorType>> InferMod(const InferContext& ctx) {
+  const int64_t fmod = ctx.attrs.GetInt("fmod");
+  if (fmod != 0 && fmod != 1)
+    return AttrError("fmod", "is " + std::to_string(fmod) + ", expected 0 or 1");
+  return BroadcastAll(ctx);
+}
+
 Expected<std::vector<TensorType>> InferCast(const InferContext& ctx) {
   const std::string to = ctx.attrs.GetString("to");
   const std::optional<DType> dtype = ParseDTypeName(to);
@@ -83,34 +89,48 @@ void AddElementwiseSchemas(std::vector<OpSchema>& out) {
   out.push_back(Unary("neg", "Neg", kFI));
   out.push_back(Unary("abs", "Abs", kFI));
   out.push_back(Unary("sign", "Sign", kFI));
-  for (auto [name, onnx] : {std::pair{"exp", "Exp"}, {"log", "Log"}, {"sqrt", "Sqrt"},
-                            {"reciprocal", "Reciprocal"}, {"sin", "Sin"}, {"cos", "Cos"},
-                            {"tan", "Tan"}, {"erf", "Erf"}, {"rsqrt", ""}, {"tanh", "Tanh"},
-                            {"sigmoid", "Sigmoid"}, {"relu", "Relu"}, {"softplus", "Softplus"},
-                            {"silu", ""}, {"hard_swish", "HardSwish"}, {"softsign", "Softsign"},
-                            {"mish", "Mish"}, {"floor", "Floor"}, {"ceil", "Ceil"},
+  for (auto [name, onnx] : {std::pair{"exp", "Exp"},
+                            {"log", "Log"},
+                            {"sqrt", "Sqrt"},
+                            {"reciprocal", "Reciprocal"},
+                            {"sin", "Sin"},
+                            {"cos", "Cos"},
+                            {"tan", "Tan"},
+                            {"erf", "Erf"},
+                            {"rsqrt", ""},
+                            {"tanh", "Tanh"},
+                            {"sigmoid", "Sigmoid"},
+                            {"relu", "Relu"},
+                            {"softplus", "Softplus"},
+                            {"silu", ""},
+                            {"hard_swish", "HardSwish"},
+                            {"softsign", "Softsign"},
+                            {"mish", "Mish"},
+                            {"floor", "Floor"},
+                            {"ceil", "Ceil"},
                             {"round", "Round"}}) {
     out.push_back(Unary(name, onnx, kF));
   }
-  out.push_back(
-      Unary("gelu", "Gelu", kF, {{"approximate", AttrKind::kString, "none", false, {"none", "tanh"}}}));
+  out.push_back(Unary("gelu", "Gelu", kF,
+                      {{"approximate", AttrKind::kString, "none", false, {"none", "tanh"}}}));
   out.push_back(Unary("leaky_relu", "LeakyRelu", kF, {Float("alpha", 0.01)}));
   out.push_back(Unary("elu", "Elu", kF, {Float("alpha", 1.0)}));
   out.push_back(
       Unary("hard_sigmoid", "HardSigmoid", kF, {Float("alpha", 0.2), Float("beta", 0.5)}));
-  out.push_back(Unary("selu", "Selu", kF,
-                      {Float("alpha", 1.67326319217681884765625),
-                       Float("gamma", 1.05070102214813232421875)}));
+  out.push_back(Unary(
+      "selu", "Selu", kF,
+      {Float("alpha", 1.67326319217681884765625), Float("gamma", 1.05070102214813232421875)}));
   {
-    OpSchema s = Unary("clip", "Clip", kFI,
-                       {{"min", AttrKind::kFloat, std::nullopt}, {"max", AttrKind::kFloat, std::nullopt}});
+    OpSchema s =
+        Unary("clip", "Clip", kFI,
+              {{"min", AttrKind::kFloat, std::nullopt}, {"max", AttrKind::kFloat, std::nullopt}});
     s.infer = InferClip;
     out.push_back(std::move(s));
   }
   out.push_back(Unary("not", "Not", kB));
   {
-    OpSchema s = Unary("cast", "Cast", kFIB,
-                       {{"to", AttrKind::kString, std::nullopt, true, DTypeNames()}});
+    OpSchema s =
+        Unary("cast", "Cast", kFIB, {{"to", AttrKind::kString, std::nullopt, true, DTypeNames()}});
     s.infer = InferCast;
     out.push_back(std::move(s));
   }
@@ -120,15 +140,20 @@ void AddElementwiseSchemas(std::vector<OpSchema>& out) {
     out.push_back(std::move(s));
   }
 
-  for (auto [name, onnx] : {std::pair{"add", "Add"}, {"sub", "Sub"}, {"mul", "Mul"},
-                            {"div", "Div"}, {"max", "Max"}, {"min", "Min"}}) {
+  for (auto [name, onnx] : {std::pair{"add", "Add"},
+                            {"sub", "Sub"},
+                            {"mul", "Mul"},
+                            {"div", "Div"},
+                            {"max", "Max"},
+                            {"min", "Min"}}) {
     out.push_back(Binary(name, onnx, kFI, BroadcastAll));
   }
   out.push_back(Binary("pow", "Pow", kF, BroadcastAll));
-  out.push_back(Binary("mod", "Mod", kFI, BroadcastAll,
-                       {{"fmod", AttrKind::kInt, int64_t{0}}}));
-  for (auto [name, onnx] : {std::pair{"equal", "Equal"}, {"less", "Less"},
-                            {"less_equal", "LessOrEqual"}, {"greater", "Greater"},
+  out.push_back(Binary("mod", "Mod", kFI, InferMod, {{"fmod", AttrKind::kInt, int64_t{0}}}));
+  for (auto [name, onnx] : {std::pair{"equal", "Equal"},
+                            {"less", "Less"},
+                            {"less_equal", "LessOrEqual"},
+                            {"greater", "Greater"},
                             {"greater_equal", "GreaterOrEqual"}}) {
     out.push_back(Binary(name, onnx, kFIB, BroadcastToBool));
   }

@@ -1,8 +1,133 @@
-// Placeholder until this family's schemas land.
+// Linear-algebra ops of the catalogue (spec/ops.md, "Linear algebra"): matmul with NumPy
+// semantics (1-D promotion, broadcast batch dims) and gemm (rank-2 operands, optional
+// transposes, C broadcast unidirectionally to [M, N]).
+#include <algorithm>
+
 #include "ops/op_families.h"
+#include "ops/shape_rule_helpers.h"
 
 namespace sy::ops {
+namespace {
 
-void AddLinalgSchemas(std::vector<OpSchema>& out) { (void)out; }
+constexpr DTypeSet kF = DTypeSet::Float();
+// matmul: F, plus the optional integer class I (ops.md: "F (I optional)").
+constexpr DTypeSet kFI = DTypeSet::Numeric();
+
+AttrSpec Float(std::string_view name, double value) { return {name, AttrKind::kFloat, value}; }
+AttrSpec Flag(std::string_view name) { return {name, AttrKind::kInt, int64_t{0}}; }
+
+// A 0/1 attribute (trans_a, trans_b): anything else is an error naming it.
+Status RequireFlag(const Attrs& attrs, std::string_view name) {
+  const int64_t v = attrs.GetInt(name);
+  if (v == 0 || v == 1) return Status::Ok();
+  return AttrError(name, "is " + std::to_string(v) + " but must be 0 or 1");
+}
+
+std::string Dim(int64_t index, int64_t size) {
+  return "dimension " + std::to_string(index) + " (" + std::to_string(size) + ")";
+}
+
+// NumPy matmul: a [..., M, K] x b [..., K, N] -> [broadcast(...), M, N]. A 1-D a is
+// promoted to [1, K] and a 1-D b to [K, 1]; the promoted dim is removed from the output.
+Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx) {
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  for (auto [type, name] : {std::pair{&a, "a"}, {&b, "b"}}) {
+    if (type->rank() == 0) {
+      return InvalidModel("input " + std::string(name) +
+                          " is a scalar (shape []) but matmul needs rank at least 1");
+    }
+  }
+  const int64_t ra = a.rank();
+  const int64_t rb = b.rank();
+  // The contracted dims: a's last, b's second-to-last (its only one when 1-D).
+  const int64_t k_index_b = rb == 1 ? 0 : rb - 2;
+  const int64_t ka = a.shape[ra - 1];
+  const int64_t kb = b.shape[k_index_b];
+  if (ka != kb) {
+    return InvalidModel("input b has shape " + ShapeToString(b.shape) + " but its " +
+                        Dim(k_index_b, kb) + " must equal input a's last dimension (" +
+                        std::to_string(ka) + ")");
+  }
+  const std::span<const int64_t> batch_a(a.shape.data(), ra > 2 ? ra - 2 : 0);
+  const std::span<const int64_t> batch_b(b.shape.data(), rb > 2 ? rb - 2 : 0);
+  Shape shape(std::max(batch_a.size(), batch_b.size()));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const size_t pad_a = shape.size() - batch_a.size();
+    const size_t pad_b = shape.size() - batch_b.size();
+    const int64_t da = i < pad_a ? 1 : batch_a[i - pad_a];
+    const int64_t db = i < pad_b ? 1 : batch_b[i - pad_b];
+    if (da != db && da != 1 && db != 1) {
+      return InvalidModel("input a has shape " + ShapeToString(a.shape) +
+                          " and input b has shape " + ShapeToString(b.shape) +
+                          " whose batch dimensions " + ShapeToString(batch_a) + " and " +
+                          ShapeToString(batch_b) + " do not broadcast (" + std::to_string(da) +
+                          " vs " + std::to_string(db) + ")");
+    }
+    shape[i] = da == 1 ? db : da;
+  }
+  if (ra >= 2) shape.push_back(a.shape[ra - 2]);  // M (absent for a promoted 1-D a)
+  if (rb >= 2) shape.push_back(b.shape[rb - 1]);  // N (absent for a promoted 1-D b)
+  return std::vector<TensorType>{{a.dtype, std::move(shape)}};
+}
+
+// Gemm: Y = alpha * op(a) * op(b) + beta * c, op(a) [M, K], op(b) [K, N], c broadcast to
+// [M, N].
+Expected<std::vector<TensorType>> InferGemm(const InferContext& ctx) {
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "trans_a"));
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "trans_b"));
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireRank(a, "a", 2));
+  SY_RETURN_IF_ERROR(RequireRank(b, "b", 2));
+  const bool trans_a = ctx.attrs.GetInt("trans_a") == 1;
+  const bool trans_b = ctx.attrs.GetInt("trans_b") == 1;
+  const int64_t m = a.shape[trans_a ? 1 : 0];
+  const int64_t ka_index = trans_a ? 0 : 1;
+  const int64_t ka = a.shape[ka_index];
+  const int64_t kb_index = trans_b ? 1 : 0;
+  const int64_t kb = b.shape[kb_index];
+  const int64_t n = b.shape[trans_b ? 0 : 1];
+  if (ka != kb) {
+    return InvalidModel("input b has shape " + ShapeToString(b.shape) + " but its " +
+                        Dim(kb_index, kb) + " must equal input a's " + Dim(ka_index, ka) +
+                        " (trans_a = " + std::to_string(trans_a ? 1 : 0) +
+                        ", trans_b = " + std::to_string(trans_b ? 1 : 0) + ")");
+  }
+  const Shape out{m, n};
+  if (ctx.num_inputs() == 3) {
+    const TensorType& c = ctx.input(2);
+    if (!BroadcastsTo(c.shape, out)) {
+      return InvalidModel(
+          "input c has shape " + ShapeToString(c.shape) +
+          " which does not broadcast to the output shape [M, N] = " + ShapeToString(out));
+    }
+  }
+  return std::vector<TensorType>{{a.dtype, out}};
+}
+
+}  // namespace
+
+void AddLinalgSchemas(std::vector<OpSchema>& out) {
+  {
+    OpSchema s;
+    s.name = "matmul";
+    s.onnx_name = "MatMul";
+    s.type_vars = OneTypeVar(kFI);
+    s.inputs = {{"a", 0}, {"b", 0}};
+    s.infer = InferMatmul;
+    out.push_back(std::move(s));
+  }
+  {
+    OpSchema s;
+    s.name = "gemm";
+    s.onnx_name = "Gemm";
+    s.type_vars = OneTypeVar(kF);
+    s.inputs = {{"a", 0}, {"b", 0}, {"c", 0, /*optional=*/true}};
+    s.attrs = {Float("alpha", 1.0), Float("beta", 1.0), Flag("trans_a"), Flag("trans_b")};
+    s.infer = InferGemm;
+    out.push_back(std::move(s));
+  }
+}
 
 }  // namespace sy::ops

@@ -8,12 +8,12 @@
 
 namespace sy::ops {
 
-void AddElementwiseSchemas(std::vector<OpSchema>& out);   // elementwise_schemas.cpp
-void AddLinalgSchemas(std::vector<OpSchema>& out);        // linalg_schemas.cpp
-void AddMovementSchemas(std::vector<OpSchema>& out);      // movement_schemas.cpp
-void AddReductionSchemas(std::vector<OpSchema>& out);     // reduction_schemas.cpp
-void AddNormalizationSchemas(std::vector<OpSchema>& out); // normalization_schemas.cpp
-void AddConvPoolSchemas(std::vector<OpSchema>& out);      // conv_pool_schemas.cpp
-void AddNeuralSchemas(std::vector<OpSchema>& out);        // neural_schemas.cpp
+void AddElementwiseSchemas(std::vector<OpSchema>& out);    // elementwise_schemas.cpp
+void AddLinalgSchemas(std::vector<OpSchema>& out);         // linalg_schemas.cpp
+void AddMovementSchemas(std::vector<OpSchema>& out);       // movement_schemas.cpp
+void AddReductionSchemas(std::vector<OpSchema>& out);      // reduction_schemas.cpp
+void AddNormalizationSchemas(std::vector<OpSchema>& out);  // normalization_schemas.cpp
+void AddConvPoolSchemas(std::vector<OpSchema>& out);       // conv_pool_schemas.cpp
+void AddNeuralSchemas(std::vector<OpSchema>& out);         // neural_schemas.cpp
 
 }  // namespace sy::ops

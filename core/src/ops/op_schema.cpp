@@ -213,8 +213,8 @@ Status CheckInputs(const OpSchema& schema, std::span<const TensorType> inputs) {
       first = i;
     } else if (inputs[first].dtype != dtype) {
       return InvalidModel("input " + std::to_string(i) + " (" + std::string(spec.name) +
-                          ") has dtype " + std::string(DTypeName(dtype)) + " but must match input " +
-                          std::to_string(first) + " (" +
+                          ") has dtype " + std::string(DTypeName(dtype)) +
+                          " but must match input " + std::to_string(first) + " (" +
                           std::string(DTypeName(inputs[first].dtype)) + ")");
     }
   }
@@ -224,8 +224,8 @@ Status CheckInputs(const OpSchema& schema, std::span<const TensorType> inputs) {
 }  // namespace
 
 Expected<std::vector<TensorType>> InferOutputTypes(const OpSchema& schema,
-                                                   std::span<const TensorType> inputs,
-                                                   Attrs& attrs, int num_outputs) {
+                                                   std::span<const TensorType> inputs, Attrs& attrs,
+                                                   int num_outputs) {
   SY_RETURN_IF_ERROR(CheckInputs(schema, inputs));
   if (num_outputs < schema.min_outputs || num_outputs > schema.max_outputs) {
     std::string expected =
@@ -233,18 +233,18 @@ Expected<std::vector<TensorType>> InferOutputTypes(const OpSchema& schema,
         : schema.max_outputs == OpSchema::kVariadic
             ? "at least " + std::to_string(schema.min_outputs)
             : std::to_string(schema.min_outputs) + " to " + std::to_string(schema.max_outputs);
-    return InvalidModel("produces " + expected + " output" +
-                        (schema.max_outputs == 1 ? "" : "s") + " but the node lists " +
-                        std::to_string(num_outputs));
+    return InvalidModel("produces " + expected + " output" + (schema.max_outputs == 1 ? "" : "s") +
+                        " but the node lists " + std::to_string(num_outputs));
   }
   SY_RETURN_IF_ERROR(NormalizeAttrs(schema, attrs));
-  if (schema.infer == nullptr) return Internal("op " + std::string(schema.name) + " has no shape rule");
+  if (schema.infer == nullptr)
+    return Internal("op " + std::string(schema.name) + " has no shape rule");
   InferContext ctx{inputs, attrs, num_outputs};
   SY_ASSIGN_OR_RETURN(std::vector<TensorType> outputs, schema.infer(ctx));
   if (static_cast<int>(outputs.size()) != num_outputs) {
     return Internal("shape rule of " + std::string(schema.name) + " produced " +
-                    std::to_string(outputs.size()) + " outputs for " +
-                    std::to_string(num_outputs) + " declared");
+                    std::to_string(outputs.size()) + " outputs for " + std::to_string(num_outputs) +
+                    " declared");
   }
   for (const TensorType& out : outputs) {
     SY_RETURN_IF_ERROR(CheckedElementCount(out.shape).status());

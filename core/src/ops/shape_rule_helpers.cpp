@@ -51,8 +51,8 @@ Status RequireListSize(const Attrs& attrs, std::string_view attr, size_t size) {
   if (const auto* floats = std::get_if<std::vector<double>>(v)) actual = floats->size();
   if (const auto* strings = std::get_if<std::vector<std::string>>(v)) actual = strings->size();
   if (actual == size) return Status::Ok();
-  return AttrError(attr, "has " + std::to_string(actual) + " entries but must have " +
-                             std::to_string(size));
+  return AttrError(
+      attr, "has " + std::to_string(actual) + " entries but must have " + std::to_string(size));
 }
 
 Status AttrError(std::string_view attr, std::string_view what) {

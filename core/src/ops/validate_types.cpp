@@ -1,1 +1,71 @@
-// Not yet written.
+// Pass 2 of loading: every node is checked against its op's schema, and the types its
+// shape rule infers must equal the types recorded for its output values.
+#include <algorithm>
+
+#include "switchyard/model_io.h"
+#include "switchyard/op_schema.h"
+
+namespace sy {
+namespace {
+
+// The catalogue op whose name is closest to `op` (by edit distance), for "did you mean".
+std::string_view ClosestOp(std::string_view op) {
+  std::string_view best;
+  size_t best_distance = 3;         // suggest only near misses
+  if (op.size() > 64) return best;  // no op name is that long; skip the quadratic search
+  for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+    const std::string_view name = schema.name;
+    std::vector<size_t> row(name.size() + 1);
+    for (size_t j = 0; j <= name.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= op.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= name.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (op[i - 1] != name[j - 1])});
+        diagonal = above;
+      }
+    }
+    if (row[name.size()] < best_distance) {
+      best_distance = row[name.size()];
+      best = name;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+Status ValidateGraphTypes(Graph& graph) {
+  const OpRegistry& registry = OpRegistry::Global();
+  std::vector<TensorType> input_types;
+  for (size_t index = 0; index < graph.nodes.size(); ++index) {
+    Node& node = graph.nodes[index];
+    const std::string where = graph.DescribeNode(index);
+    const OpSchema* schema = registry.Find(node.op);
+    if (schema == nullptr) {
+      std::string message = where + ": unknown op \"" + node.op + "\"";
+      const std::string_view suggestion = ClosestOp(node.op);
+      if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
+      return InvalidModel(message + "; see docs/ops.md for the catalogue");
+    }
+    input_types.clear();
+    for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
+    Expected<std::vector<TensorType>> inferred =
+        InferOutputTypes(*schema, input_types, node.attrs, static_cast<int>(node.outputs.size()));
+    if (!inferred.ok()) return inferred.status().WithContext(where);
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const ValueId id = node.outputs[k];
+      const TensorType& recorded = graph.values[id].type;
+      if ((*inferred)[k] != recorded) {
+        return InvalidModel(where + " produces " + (*inferred)[k].ToString() +
+                            (node.outputs.size() > 1 ? " as output " + std::to_string(k) : "") +
+                            " but " + graph.DescribeValue(id) + " is recorded as " +
+                            recorded.ToString());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace sy

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README's second command: build and run every test.
+#   1. the release build's unit tests and CLI tests (ctest)
+#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. a short libFuzzer smoke run of each reader (clang)
+# SKIP_SANITIZERS=1 or SKIP_FUZZ=1 leave a stage out (for quick local runs only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+
+echo "== release build and tests"
+bash tools/build.sh
+ctest --test-dir build/release --output-on-failure -j "$JOBS"
+
+if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+  cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSY_SANITIZE=address,undefined \
+    >/dev/null
+  cmake --build build/asan -j "$JOBS"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build/asan --output-on-failure -j "$JOBS"
+fi
+
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzz smoke (${FUZZ_SECONDS}s per target)"
+  CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
+    -DSY_SANITIZE=address,undefined >/dev/null
+  cmake --build build/fuzz -j "$JOBS"
+  for target in graph_json safetensors; do
+    corpus=$(mktemp -d)
+    if [ "$target" = graph_json ]; then cp examples/*/*.json "$corpus/"; else
+      cp examples/*/*.safetensors "$corpus/"; fi
+    build/fuzz/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -max_len=16384 \
+      -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
+    rm -rf "$corpus"
+  done
+fi
+echo "== all tests passed"
