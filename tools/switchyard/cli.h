@@ -25,6 +25,7 @@ struct Subcommand {
 };
 
 int RunCheck(const std::vector<std::string>& args);
+int RunOps(const std::vector<std::string>& args);
 
 // {"name": ..., "dtype": "f32", "shape": [2, 12]}
 boost::json::object TypeToJson(std::string_view name, const TensorType& type);

@@ -8,6 +8,7 @@ namespace {
 
 constexpr sy::cli::Subcommand kSubcommands[] = {
     {"check", "validate a model (both passes) and print a one-line summary", sy::cli::RunCheck},
+    {"ops", "list the op catalogue: inputs, dtypes, outputs, attributes", sy::cli::RunOps},
 };
 
 void PrintUsage(std::ostream& out) {

@@ -1,8 +1,488 @@
-// Placeholder until this family's schemas land.
+// Shape and data movement ops of the catalogue (spec/ops.md, "Shape and data movement"):
+// reshape, transpose, expand, concat, split, slice, gather, gather_elements,
+// scatter_elements, pad, tile, range, trilu. They take every dtype; shapes follow the
+// ONNX operators of the same names with the static attributes of the catalogue.
+#include <algorithm>
+#include <cmath>
+
 #include "ops/op_families.h"
+#include "ops/shape_rule_helpers.h"
 
 namespace sy::ops {
+namespace {
 
-void AddMovementSchemas(std::vector<OpSchema>& out) { (void)out; }
+constexpr DTypeSet kAll = DTypeSet::All();
+constexpr DTypeSet kInd = DTypeSet::IndexTypes();
+
+OpSchema Movement(std::string_view name, std::string_view onnx, ShapeRule rule,
+                  std::vector<AttrSpec> attrs = {}) {
+  OpSchema s;
+  s.name = name;
+  s.onnx_name = onnx;
+  s.type_vars = OneTypeVar(kAll);
+  s.inputs = {{"x", 0}};
+  s.attrs = std::move(attrs);
+  s.infer = rule;
+  return s;
+}
+
+AttrSpec Int(std::string_view name, int64_t value) { return {name, AttrKind::kInt, value}; }
+AttrSpec RequiredInt(std::string_view name) { return {name, AttrKind::kInt, std::nullopt, true}; }
+AttrSpec RequiredInts(std::string_view name) { return {name, AttrKind::kInts, std::nullopt, true}; }
+AttrSpec OptionalInts(std::string_view name) { return {name, AttrKind::kInts, std::nullopt}; }
+AttrSpec RequiredFloat(std::string_view name) {
+  return {name, AttrKind::kFloat, std::nullopt, true};
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// "attribute axis 3 is out of range for rank 2 (expected -2 to 1)".
+Expected<int64_t> NormalizeAttrAxis(const InferContext& ctx, std::string_view attr, int64_t rank) {
+  return NormalizeAxis(ctx.attrs.GetInt(attr), rank, "attribute " + std::string(attr));
+}
+
+// a + b and a * b for dims, with an error instead of int64 overflow. Results up to
+// 2^63 pass here; the element-count check on the outputs then rejects them.
+Status CheckedAdd(int64_t a, int64_t b, int64_t& out) {
+  if (__builtin_add_overflow(a, b, &out)) {
+    return ResourceExhausted("dimension " + Str(a) + " + " + Str(b) + " overflows int64");
+  }
+  return Status::Ok();
+}
+Status CheckedMul(int64_t a, int64_t b, int64_t& out) {
+  if (__builtin_mul_overflow(a, b, &out)) {
+    return ResourceExhausted("dimension " + Str(a) + " * " + Str(b) + " overflows int64");
+  }
+  return Status::Ok();
+}
+
+// ---- reshape, transpose, expand ----
+
+// ONNX Reshape with allowzero = 0: 0 copies the input dim at the same index, one -1 is
+// inferred from the element count.
+Expected<std::vector<TensorType>> InferReshape(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const std::vector<int64_t> spec = ctx.attrs.GetInts("shape");
+  Shape shape(spec.size());
+  std::optional<size_t> inferred;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const int64_t d = spec[i];
+    if (d == -1) {
+      if (inferred) {
+        return AttrError("shape", ShapeToString(spec) + " has more than one -1");
+      }
+      inferred = i;
+      shape[i] = 1;
+    } else if (d == 0) {
+      if (static_cast<int64_t>(i) >= x.rank()) {
+        return AttrError("shape", ShapeToString(spec) + " has 0 at index " + Str(i) +
+                                      ", which copies a dimension of input x, but x has shape " +
+                                      ShapeToString(x.shape));
+      }
+      shape[i] = x.shape[i];
+    } else if (d < 0) {
+      return AttrError("shape", ShapeToString(spec) + " has " + Str(d) + " at index " + Str(i) +
+                                    "; entries must be >= -1");
+    } else {
+      shape[i] = d;
+    }
+  }
+  SY_ASSIGN_OR_RETURN(const int64_t in_count, CheckedElementCount(x.shape));
+  SY_ASSIGN_OR_RETURN(const int64_t known, CheckedElementCount(shape));
+  if (inferred) {
+    if (known == 0 || in_count % known != 0) {
+      return AttrError("shape", ShapeToString(spec) + " cannot reshape input x of shape " +
+                                    ShapeToString(x.shape) + " (" + Str(in_count) +
+                                    " elements): the other dimensions' product " + Str(known) +
+                                    " does not determine the -1");
+    }
+    shape[*inferred] = in_count / known;
+  } else if (known != in_count) {
+    return AttrError("shape", ShapeToString(spec) + " gives " + Str(known) +
+                                  " elements but input x of shape " + ShapeToString(x.shape) +
+                                  " has " + Str(in_count));
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(shape)}};
+}
+
+// ONNX Transpose: perm must be a permutation of 0..rank-1 (non-negative, as in ONNX).
+Expected<std::vector<TensorType>> InferTranspose(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  std::vector<int64_t> perm;
+  if (ctx.attrs.Has("perm")) {
+    perm = ctx.attrs.GetInts("perm");
+  } else {
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  }
+  if (static_cast<int64_t>(perm.size()) != rank) {
+    return AttrError("perm", ShapeToString(perm) + " has " + Str(perm.size()) +
+                                 " entries but input x has rank " + Str(rank));
+  }
+  std::vector<bool> seen(rank, false);
+  Shape shape(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t p = perm[i];
+    if (p < 0 || p >= rank || seen[p]) {
+      return AttrError("perm",
+                       ShapeToString(perm) + " is not a permutation of 0.." + Str(rank - 1));
+    }
+    seen[p] = true;
+    shape[i] = x.shape[p];
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(shape)}};
+}
+
+// ONNX Expand: the input and `shape` broadcast bidirectionally (NumPy rules).
+Expected<std::vector<TensorType>> InferExpand(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const std::vector<int64_t> target = ctx.attrs.GetInts("shape");
+  for (int64_t d : target) {
+    if (d < 0) return AttrError("shape", ShapeToString(target) + " has a negative entry");
+  }
+  Expected<Shape> shape = BroadcastShapes(x.shape, target);
+  if (!shape.ok()) {
+    return AttrError("shape", ShapeToString(target) + " does not broadcast with input x's shape " +
+                                  ShapeToString(x.shape));
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(*shape)}};
+}
+
+// ---- concat, split ----
+
+Expected<std::vector<TensorType>> InferConcat(const InferContext& ctx) {
+  const TensorType& first = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireMinRank(first, "0", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", first.rank()));
+  Shape shape = first.shape;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    const TensorType& in = ctx.input(i);
+    bool match = in.rank() == first.rank();
+    for (int64_t d = 0; match && d < first.rank(); ++d) {
+      match = d == axis || in.shape[d] == first.shape[d];
+    }
+    if (!match) {
+      return InvalidModel("input " + Str(i) + " has shape " + ShapeToString(in.shape) +
+                          " but must match input 0's shape " + ShapeToString(first.shape) +
+                          " except on axis " + Str(axis));
+    }
+    SY_RETURN_IF_ERROR(CheckedAdd(shape[axis], in.shape[axis], shape[axis]));
+  }
+  return std::vector<TensorType>{{first.dtype, std::move(shape)}};
+}
+
+// ONNX Split: `sizes` (the `split` input) when given, else the node's output count in
+// chunks of ceil(dim / n) with the last one smaller (ONNX's num_outputs rule).
+Expected<std::vector<TensorType>> InferSplit(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireMinRank(x, "x", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", x.rank()));
+  const int64_t dim = x.shape[axis];
+  const int64_t n = ctx.num_outputs;
+  std::vector<int64_t> sizes;
+  if (ctx.attrs.Has("sizes")) {
+    sizes = ctx.attrs.GetInts("sizes");
+    if (static_cast<int64_t>(sizes.size()) != n) {
+      return AttrError("sizes", ShapeToString(sizes) + " has " + Str(sizes.size()) +
+                                    " entries but the node lists " + Str(n) + " outputs");
+    }
+    int64_t total = 0;
+    for (int64_t s : sizes) {
+      if (s < 0) return AttrError("sizes", ShapeToString(sizes) + " has a negative entry");
+      SY_RETURN_IF_ERROR(CheckedAdd(total, s, total));
+    }
+    if (total != dim) {
+      return AttrError("sizes", ShapeToString(sizes) + " sums to " + Str(total) +
+                                    " but input x has shape " + ShapeToString(x.shape) + " with " +
+                                    Str(dim) + " on axis " + Str(axis));
+    }
+  } else {
+    const int64_t chunk = dim / n + (dim % n != 0 ? 1 : 0);
+    const int64_t last = dim - chunk * (n - 1);
+    if (last < 0) {
+      return InvalidModel("input x has shape " + ShapeToString(x.shape) + " whose axis " +
+                          Str(axis) + " (" + Str(dim) + ") cannot be split into " + Str(n) +
+                          " chunks of " + Str(chunk) + " with a smaller last chunk");
+    }
+    sizes.assign(n - 1, chunk);
+    sizes.push_back(last);
+  }
+  std::vector<TensorType> outputs;
+  for (int64_t s : sizes) {
+    outputs.push_back({x.dtype, x.shape});
+    outputs.back().shape[axis] = s;
+  }
+  return outputs;
+}
+
+// ---- slice ----
+
+// One axis of ONNX Slice: negative starts/ends count from the end, then both are clamped
+// ([0, dim] for positive steps, [0, dim-1] and [-1, dim-1] for negative ones).
+int64_t SliceLength(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+  } else {
+    // Upper bound last, so that an empty dim gives start = end = -1 (length 0).
+    start = std::min<int64_t>(std::max<int64_t>(start, 0), dim - 1);
+    end = std::min<int64_t>(std::max<int64_t>(end, -1), dim - 1);
+  }
+  const int64_t diff = end - start;
+  if (diff == 0 || (diff > 0) != (step > 0)) return 0;
+  // Same signs: truncation is floor, so this is ceil(diff / step).
+  return diff / step + (diff % step != 0 ? 1 : 0);
+}
+
+Expected<std::vector<TensorType>> InferSlice(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  const std::vector<int64_t> starts = ctx.attrs.GetInts("starts");
+  const std::vector<int64_t> ends = ctx.attrs.GetInts("ends");
+  const size_t n = starts.size();
+  for (std::string_view attr : {"ends", "axes", "steps"}) {
+    if (Status s = RequireListSize(ctx.attrs, attr, n); !s.ok()) {
+      return InvalidModel(s.message() + " (one per entry of starts)");
+    }
+  }
+  std::vector<int64_t> axes;
+  if (ctx.attrs.Has("axes")) {
+    std::vector<bool> seen(rank, false);
+    for (int64_t a : ctx.attrs.GetInts("axes")) {
+      SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAxis(a, rank, "attribute axes entry"));
+      if (seen[axis]) {
+        return AttrError("axes", ShapeToString(ctx.attrs.GetInts("axes")) + " names axis " +
+                                     Str(axis) + " twice");
+      }
+      seen[axis] = true;
+      axes.push_back(axis);
+    }
+  } else {
+    if (static_cast<int64_t>(n) > rank) {
+      return AttrError("starts", "has " + Str(n) + " entries but input x has rank " + Str(rank) +
+                                     " (and no axes are given)");
+    }
+    for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  const std::vector<int64_t> steps =
+      ctx.attrs.Has("steps") ? ctx.attrs.GetInts("steps") : std::vector<int64_t>(n, 1);
+  Shape shape = x.shape;
+  for (size_t i = 0; i < n; ++i) {
+    if (steps[i] == 0) return AttrError("steps", ShapeToString(steps) + " has a 0 entry");
+    shape[axes[i]] = SliceLength(x.shape[axes[i]], starts[i], ends[i], steps[i]);
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(shape)}};
+}
+
+// ---- gather, gather_elements, scatter_elements ----
+
+OpSchema Indexing(std::string_view name, std::string_view onnx, ShapeRule rule,
+                  std::vector<InputSpec> inputs, std::vector<AttrSpec> attrs) {
+  OpSchema s = Movement(name, onnx, rule, std::move(attrs));
+  s.type_vars = {{"T", kAll}, {"Tind", kInd}};
+  s.inputs = std::move(inputs);
+  return s;
+}
+
+// ONNX Gather: output = data[:axis] + indices.shape + data[axis+1:].
+Expected<std::vector<TensorType>> InferGather(const InferContext& ctx) {
+  const TensorType& data = ctx.input(0);
+  const TensorType& indices = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
+  Shape shape(data.shape.begin(), data.shape.begin() + axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), data.shape.begin() + axis + 1, data.shape.end());
+  return std::vector<TensorType>{{data.dtype, std::move(shape)}};
+}
+
+// Indices of GatherElements / ScatterElements: the rank of data, and off the axis no
+// larger than data (as onnxruntime checks), so that every index tuple names an element.
+Status CheckElementIndices(const TensorType& data, const TensorType& indices, int64_t axis) {
+  SY_RETURN_IF_ERROR(RequireRank(indices, "indices", data.rank()));
+  for (int64_t d = 0; d < data.rank(); ++d) {
+    if (d != axis && indices.shape[d] > data.shape[d]) {
+      return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
+                          " which exceeds input data's shape " + ShapeToString(data.shape) +
+                          " on dimension " + Str(d) + " (only axis " + Str(axis) +
+                          " may be larger)");
+    }
+  }
+  return Status::Ok();
+}
+
+Expected<std::vector<TensorType>> InferGatherElements(const InferContext& ctx) {
+  const TensorType& data = ctx.input(0);
+  const TensorType& indices = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
+  SY_RETURN_IF_ERROR(CheckElementIndices(data, indices, axis));
+  return std::vector<TensorType>{{data.dtype, indices.shape}};
+}
+
+Expected<std::vector<TensorType>> InferScatterElements(const InferContext& ctx) {
+  const TensorType& data = ctx.input(0);
+  const TensorType& indices = ctx.input(1);
+  const TensorType& updates = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
+  SY_RETURN_IF_ERROR(CheckElementIndices(data, indices, axis));
+  if (updates.shape != indices.shape) {
+    return InvalidModel("input updates has shape " + ShapeToString(updates.shape) +
+                        " but must equal input indices' shape " + ShapeToString(indices.shape));
+  }
+  return std::vector<TensorType>{data};
+}
+
+// ---- pad, tile ----
+
+// ONNX Pad: pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; negative pads crop.
+// reflect needs each positive pad smaller than the (uncropped) dim, edge a non-empty dim.
+Expected<std::vector<TensorType>> InferPad(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  const std::vector<int64_t> pads = ctx.attrs.GetInts("pads");
+  const std::string mode = ctx.attrs.GetString("mode");
+  if (static_cast<int64_t>(pads.size()) != 2 * rank) {
+    return AttrError("pads", ShapeToString(pads) + " has " + Str(pads.size()) +
+                                 " entries but input x has rank " + Str(rank) +
+                                 " (2 per dimension: all begins, then all ends)");
+  }
+  Shape shape = x.shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t dim = x.shape[d];
+    for (int64_t pad : {pads[d], pads[d + rank]}) {
+      if (pad <= 0) continue;
+      if (mode == "reflect" && pad >= dim) {
+        return AttrError("pads", ShapeToString(pads) + " pads dimension " + Str(d) + " by " +
+                                     Str(pad) + " but reflect mode needs pads smaller than " +
+                                     "the dimension (input x has shape " + ShapeToString(x.shape) +
+                                     ")");
+      }
+      if (mode == "edge" && dim == 0) {
+        return AttrError("pads", ShapeToString(pads) + " pads dimension " + Str(d) +
+                                     " but edge mode cannot pad an empty dimension (input x "
+                                     "has shape " +
+                                     ShapeToString(x.shape) + ")");
+      }
+    }
+    SY_RETURN_IF_ERROR(CheckedAdd(shape[d], pads[d], shape[d]));
+    SY_RETURN_IF_ERROR(CheckedAdd(shape[d], pads[d + rank], shape[d]));
+    if (shape[d] < 0) {
+      return AttrError("pads", ShapeToString(pads) + " crops dimension " + Str(d) +
+                                   " of input x's shape " + ShapeToString(x.shape) + " to " +
+                                   Str(shape[d]));
+    }
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(shape)}};
+}
+
+Expected<std::vector<TensorType>> InferTile(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const std::vector<int64_t> repeats = ctx.attrs.GetInts("repeats");
+  if (static_cast<int64_t>(repeats.size()) != x.rank()) {
+    return AttrError("repeats", ShapeToString(repeats) + " has " + Str(repeats.size()) +
+                                    " entries but input x has rank " + Str(x.rank()));
+  }
+  Shape shape = x.shape;
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    if (repeats[d] < 0) {
+      return AttrError("repeats", ShapeToString(repeats) + " has a negative entry");
+    }
+    SY_RETURN_IF_ERROR(CheckedMul(shape[d], repeats[d], shape[d]));
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(shape)}};
+}
+
+// ---- range, trilu ----
+
+std::vector<std::string_view> RangeDTypeNames() {
+  return {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64"};
+}
+
+// ONNX Range: [max(ceil((limit - start) / delta), 0)], computed in double from the
+// attributes. Integer dtypes need integral start, limit and delta.
+Expected<std::vector<TensorType>> InferRange(const InferContext& ctx) {
+  const std::string dtype_name = ctx.attrs.GetString("dtype");
+  const std::optional<DType> dtype = ParseDTypeName(dtype_name);
+  if (!dtype) return AttrError("dtype", "is \"" + dtype_name + "\" which is not a dtype");
+  for (std::string_view attr : {"start", "limit", "delta"}) {
+    const double v = ctx.attrs.GetFloat(attr);
+    if (!std::isfinite(v)) return AttrError(attr, "is " + std::to_string(v) + "; must be finite");
+    if (IsInteger(*dtype) && v != std::trunc(v)) {
+      return AttrError(
+          attr, "is " + AttrValueToString(v) + " but dtype " + dtype_name + " needs an integer");
+    }
+  }
+  const double start = ctx.attrs.GetFloat("start");
+  const double limit = ctx.attrs.GetFloat("limit");
+  const double delta = ctx.attrs.GetFloat("delta");
+  if (delta == 0) return AttrError("delta", "is 0");
+  const double count = std::ceil((limit - start) / delta);
+  if (!(count <= static_cast<double>(kMaxElementCount))) {
+    return ResourceExhausted("range from " + AttrValueToString(start) + " to " +
+                             AttrValueToString(limit) + " by " + AttrValueToString(delta) +
+                             " has more than 2^62 elements");
+  }
+  const int64_t length = count > 0 ? static_cast<int64_t>(count) : 0;
+  return std::vector<TensorType>{{*dtype, Shape{length}}};
+}
+
+Expected<std::vector<TensorType>> InferTrilu(const InferContext& ctx) {
+  SY_RETURN_IF_ERROR(RequireMinRank(ctx.input(0), "x", 2));
+  const int64_t upper = ctx.attrs.GetInt("upper");
+  if (upper != 0 && upper != 1) return AttrError("upper", "is " + Str(upper) + "; must be 0 or 1");
+  return std::vector<TensorType>{ctx.input(0)};
+}
+
+}  // namespace
+
+void AddMovementSchemas(std::vector<OpSchema>& out) {
+  out.push_back(Movement("reshape", "Reshape", InferReshape, {RequiredInts("shape")}));
+  out.push_back(Movement("transpose", "Transpose", InferTranspose, {OptionalInts("perm")}));
+  out.push_back(Movement("expand", "Expand", InferExpand, {RequiredInts("shape")}));
+  {
+    OpSchema s = Movement("concat", "Concat", InferConcat, {RequiredInt("axis")});
+    s.inputs = {{"inputs", 0, false, true}};
+    out.push_back(std::move(s));
+  }
+  {
+    OpSchema s = Movement("split", "Split", InferSplit, {Int("axis", 0), OptionalInts("sizes")});
+    s.max_outputs = OpSchema::kVariadic;
+    out.push_back(std::move(s));
+  }
+  out.push_back(Movement(
+      "slice", "Slice", InferSlice,
+      {RequiredInts("starts"), RequiredInts("ends"), OptionalInts("axes"), OptionalInts("steps")}));
+  out.push_back(
+      Indexing("gather", "Gather", InferGather, {{"data", 0}, {"indices", 1}}, {Int("axis", 0)}));
+  out.push_back(Indexing("gather_elements", "GatherElements", InferGatherElements,
+                         {{"data", 0}, {"indices", 1}}, {Int("axis", 0)}));
+  out.push_back(Indexing(
+      "scatter_elements", "ScatterElements", InferScatterElements,
+      {{"data", 0}, {"indices", 1}, {"updates", 0}},
+      {Int("axis", 0),
+       {"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
+  out.push_back(
+      Movement("pad", "Pad", InferPad,
+               {RequiredInts("pads"),
+                {"mode", AttrKind::kString, "constant", false, {"constant", "reflect", "edge"}},
+                {"value", AttrKind::kFloat, 0.0}}));
+  out.push_back(Movement("tile", "Tile", InferTile, {RequiredInts("repeats")}));
+  {
+    // No inputs; the type variable is unused but a schema always has one.
+    OpSchema s = Movement("range", "Range", InferRange,
+                          {RequiredFloat("start"),
+                           RequiredFloat("limit"),
+                           RequiredFloat("delta"),
+                           {"dtype", AttrKind::kString, std::nullopt, true, RangeDTypeNames()}});
+    s.type_vars = OneTypeVar(DTypeSet::Numeric());
+    s.inputs = {};
+    out.push_back(std::move(s));
+  }
+  out.push_back(Movement("trilu", "Trilu", InferTrilu, {Int("upper", 1), Int("k", 0)}));
+}
 
 }  // namespace sy::ops

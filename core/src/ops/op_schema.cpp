@@ -194,7 +194,8 @@ Status CheckInputs(const OpSchema& schema, std::span<const TensorType> inputs) {
                            : max == OpSchema::kVariadic
                                ? "at least " + std::to_string(min)
                                : std::to_string(min) + " to " + std::to_string(max);
-    return InvalidModel("takes " + expected + " input" + (max == 1 ? "" : "s") + " but has " +
+    const bool plural = max == OpSchema::kVariadic ? min != 1 : max != 1;
+    return InvalidModel("takes " + expected + " input" + (plural ? "s" : "") + " but has " +
                         std::to_string(count));
   }
   // First input seen for each type variable, to check they agree.

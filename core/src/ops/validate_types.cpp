@@ -1,6 +1,7 @@
 // Pass 2 of loading: every node is checked against its op's schema, and the types its
 // shape rule infers must equal the types recorded for its output values.
 #include <algorithm>
+#include <cctype>
 
 #include "switchyard/model_io.h"
 #include "switchyard/op_schema.h"
@@ -8,21 +9,30 @@
 namespace sy {
 namespace {
 
-// The catalogue op whose name is closest to `op` (by edit distance), for "did you mean".
+char ToLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// The catalogue op `op` most likely means, for "did you mean": the op whose ONNX name it
+// is ("MatMul", "LeakyRelu": exporters often write those), else the op closest to it by
+// edit distance, ignoring case ("Relu" is "relu", not "elu").
 std::string_view ClosestOp(std::string_view op) {
   std::string_view best;
-  size_t best_distance = 3;         // suggest only near misses
   if (op.size() > 64) return best;  // no op name is that long; skip the quadratic search
+  std::string lower(op);
+  for (char& c : lower) c = ToLower(c);
+  for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+    if (!schema.onnx_name.empty() && schema.onnx_name == op) return schema.name;
+  }
+  size_t best_distance = 3;  // suggest only near misses
   for (const OpSchema& schema : OpRegistry::Global().schemas()) {
     const std::string_view name = schema.name;
     std::vector<size_t> row(name.size() + 1);
     for (size_t j = 0; j <= name.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= op.size(); ++i) {
+    for (size_t i = 1; i <= lower.size(); ++i) {
       size_t diagonal = row[0];
       row[0] = i;
       for (size_t j = 1; j <= name.size(); ++j) {
         const size_t above = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (op[i - 1] != name[j - 1])});
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (lower[i - 1] != name[j - 1])});
         diagonal = above;
       }
     }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End-to-end tests of the `switchyard` CLI: exit codes, stdout/stderr contents.
+# usage: cli_test.sh PATH_TO_SWITCHYARD SOURCE_DIR
+set -u
+SY=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+passes=0
+
+# expect NAME WANT_EXIT PATTERN -- COMMAND...: runs COMMAND, checks its exit code and that
+# stdout+stderr matches the extended regex PATTERN.
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; echo "$out" | head -20
+    failures=$((failures + 1)); return
+  fi
+  if ! grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: output does not match /$pattern/"; echo "$out" | head -20
+    failures=$((failures + 1)); return
+  fi
+  passes=$((passes + 1))
+}
+
+for model in "$SRC"/examples/*/; do
+  name=$(basename "$model")
+  expect "check example $name" 0 ": ok: [0-9]+ values" -- "$SY" check "$model"
+done
+expect "check mlp summary" 0 \
+  "15 values, 8 nodes, 6 constants; inputs: x f32 \[2, 12\]; outputs: y f32 \[2, 4\]; weights: 2192 bytes" \
+  -- "$SY" check "$SRC/examples/mlp/mlp.json"
+expect "check --json" 0 '^\{"model":".*mlp.json","ok":true,"values":15,"nodes":8,"constants":6,.*"weight_bytes":2192\}$' \
+  -- "$SY" check --json "$SRC/examples/mlp/mlp"
+expect "check --help" 0 "usage: switchyard check" -- "$SY" check --help
+expect "check without a model" 2 "expected at least one MODEL" -- "$SY" check
+expect "check unknown option" 2 "unrecognised option|unrecognized option" -- "$SY" check --bogus x
+expect "check missing file" 1 "nope.json: cannot open: no such file" -- "$SY" check "$TMP/nope"
+
+printf '{"format": "rml-graph", "version": 1, "values": [' >"$TMP/truncated.json"
+expect "check truncated json" 1 "truncated.json: not valid JSON at line 1" -- "$SY" check "$TMP/truncated.json"
+: >"$TMP/empty.json"
+expect "check empty file" 1 "empty.json: not valid JSON.*empty document" -- "$SY" check "$TMP/empty.json"
+cat >"$TMP/bad_shape.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [2, 12]},
+            {"name": "w", "dtype": "f32", "shape": [12, 16]},
+            {"name": "h", "dtype": "f32", "shape": [2, 8]}],
+ "inputs": [0, 1], "outputs": [2],
+ "nodes": [{"op": "matmul", "inputs": [0, 1], "outputs": [2], "name": "fc0"}]}
+JSON
+expect "check recorded type disagrees" 1 \
+  'bad_shape.json: node 0 \(matmul\) "fc0" produces f32 \[2, 16\] but value 2 "h" is recorded as f32 \[2, 8\]' \
+  -- "$SY" check "$TMP/bad_shape.json"
+expect "check --json error" 1 '"ok":false,"error":".*bad_shape.json: node 0' -- "$SY" check --json "$TMP/bad_shape.json"
+expect "check several, one bad" 1 "mlp.json: ok" -- "$SY" check "$SRC/examples/mlp" "$TMP/bad_shape.json"
+printf 'not safetensors' >"$TMP/bad_shape.safetensors"
+expect "check corrupt safetensors" 1 "bad_shape.safetensors" -- "$SY" check "$TMP/bad_shape.json"
+
+expect "ops lists the catalogue" 0 "^90 ops$" -- "$SY" ops
+expect "ops one op" 0 "attrs:   approximate \(string, default \"none\", one of none tanh\)" -- "$SY" ops gelu
+expect "ops --json" 0 '^\[\{"name":"abs","onnx":"Abs"' -- "$SY" ops --json
+expect "ops --markdown" 0 '^\| op \| ONNX \|' -- "$SY" ops --markdown
+expect "ops unknown op" 1 'unknown op "matmull"' -- "$SY" ops matmull
+expect "ops --help" 0 "usage: switchyard ops" -- "$SY" ops --help
+
+expect "no command" 2 "usage: switchyard <command>" -- "$SY"
+expect "unknown command" 2 "unknown command 'frobnicate'" -- "$SY" frobnicate
+expect "--help" 0 "commands:" -- "$SY" --help
+expect "--version" 0 "^switchyard [0-9]+\.[0-9]+\.[0-9]+" -- "$SY" --version
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
