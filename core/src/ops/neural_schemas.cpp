@@ -1,8 +1,257 @@
-// Placeholder until this family's schemas land.
+// Remaining neural-network ops of the catalogue (spec/ops.md, "Neural network"): resize
+// with static scales or sizes, depth_to_space and space_to_depth, attention (ONNX opset 23,
+// 4-D inputs, grouped-query heads, optional float or bool mask) and rotary_embedding
+// (ONNX opset 23, x [B, H, S, D] with cos/sin caches [S, rotary_dim / 2]).
+#include <cmath>
+#include <string>
+
 #include "ops/op_families.h"
+#include "ops/shape_rule_helpers.h"
 
 namespace sy::ops {
+namespace {
 
-void AddNeuralSchemas(std::vector<OpSchema>& out) { (void)out; }
+constexpr DTypeSet kF = DTypeSet::Float();
+constexpr DTypeSet kFIB = DTypeSet::All();
+
+AttrSpec Flag(std::string_view name) { return {name, AttrKind::kInt, int64_t{0}}; }
+AttrSpec String(std::string_view name, std::string_view value,
+                std::vector<std::string_view> allowed) {
+  return {name, AttrKind::kString, std::string(value), false, std::move(allowed)};
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// A 0/1 attribute (is_causal, interleaved): anything else is an error naming it.
+Status RequireFlag(const Attrs& attrs, std::string_view name) {
+  const int64_t v = attrs.GetInt(name);
+  if (v == 0 || v == 1) return Status::Ok();
+  return AttrError(name, "is " + Str(v) + " but must be 0 or 1");
+}
+
+// "input k has shape [..] but its dimension 1 (3) must <rule>"
+Status DimError(std::string_view input, const TensorType& type, int64_t dim,
+                const std::string& rule) {
+  return InvalidModel("input " + std::string(input) + " has shape " + ShapeToString(type.shape) +
+                      " but its dimension " + Str(dim) + " (" + Str(type.shape[dim]) + ") must " +
+                      rule);
+}
+
+// resize: exactly one of scales (floats) and sizes (ints), one entry per dim of x.
+Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const bool has_scales = ctx.attrs.Has("scales");
+  const bool has_sizes = ctx.attrs.Has("sizes");
+  if (has_scales == has_sizes) {
+    return InvalidModel(std::string("needs exactly one of attributes scales and sizes but has ") +
+                        (has_scales ? "both" : "neither"));
+  }
+  const size_t rank = x.shape.size();
+  auto require_size = [&](std::string_view attr, size_t size) -> Status {
+    if (size == rank) return Status::Ok();
+    return AttrError(attr, "has " + std::to_string(size) + " entries but must have " +
+                               std::to_string(rank) + " (one per dimension of input x " +
+                               ShapeToString(x.shape) + ")");
+  };
+  Shape out(rank);
+  if (has_scales) {
+    const std::vector<double> scales = ctx.attrs.GetFloats("scales");
+    SY_RETURN_IF_ERROR(require_size("scales", scales.size()));
+    for (size_t i = 0; i < rank; ++i) {
+      if (!std::isfinite(scales[i]) || scales[i] <= 0) {
+        return AttrError("scales", "has " + AttrValueToString(scales[i]) + " at index " +
+                                       std::to_string(i) + " but every entry must be > 0");
+      }
+      const double dim = std::floor(static_cast<double>(x.shape[i]) * scales[i]);
+      if (dim > static_cast<double>(kMaxElementCount)) {
+        return AttrError("scales", "has " + AttrValueToString(scales[i]) + " at index " +
+                                       std::to_string(i) + " which makes dimension " +
+                                       std::to_string(i) + " too large");
+      }
+      out[i] = static_cast<int64_t>(dim);
+    }
+  } else {
+    const std::vector<int64_t> sizes = ctx.attrs.GetInts("sizes");
+    SY_RETURN_IF_ERROR(require_size("sizes", sizes.size()));
+    for (size_t i = 0; i < rank; ++i) {
+      if (sizes[i] < 0) {
+        return AttrError("sizes", "has " + Str(sizes[i]) + " at index " + std::to_string(i) +
+                                      " but every entry must be >= 0");
+      }
+      if (x.shape[i] == 0 && sizes[i] != 0) {
+        return AttrError("sizes", "has " + Str(sizes[i]) + " at index " + std::to_string(i) +
+                                      " but dimension " + std::to_string(i) + " of input x " +
+                                      ShapeToString(x.shape) +
+                                      " is empty and can only be resized to 0");
+      }
+      out[i] = sizes[i];
+    }
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(out)}};
+}
+
+Expected<int64_t> ReadBlocksize(const Attrs& attrs) {
+  const int64_t b = attrs.GetInt("blocksize");
+  // Bounded so that b * b and the scaled dims below cannot overflow int64.
+  if (b < 1 || b > (int64_t{1} << 31)) {
+    return AttrError("blocksize", "is " + Str(b) + " but must be between 1 and 2^31");
+  }
+  return b;
+}
+
+// [N, C, H, W] -> [N, C / (b * b), H * b, W * b]
+Expected<std::vector<TensorType>> InferDepthToSpace(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
+  if (x.shape[1] % (b * b) != 0) {
+    return DimError("x", x, 1,
+                    "be divisible by blocksize * blocksize (" + Str(b) + " * " + Str(b) + ")");
+  }
+  int64_t h = 0;
+  int64_t w = 0;
+  if (__builtin_mul_overflow(x.shape[2], b, &h) || __builtin_mul_overflow(x.shape[3], b, &w)) {
+    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
+  }
+  return std::vector<TensorType>{{x.dtype, {x.shape[0], x.shape[1] / (b * b), h, w}}};
+}
+
+// [N, C, H, W] -> [N, C * b * b, H / b, W / b]
+Expected<std::vector<TensorType>> InferSpaceToDepth(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
+  for (int64_t d : {2, 3}) {
+    if (x.shape[d] % b != 0)
+      return DimError("x", x, d, "be divisible by blocksize (" + Str(b) + ")");
+  }
+  int64_t c = 0;
+  if (__builtin_mul_overflow(x.shape[1], b * b, &c)) {
+    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
+  }
+  return std::vector<TensorType>{{x.dtype, {x.shape[0], c, x.shape[2] / b, x.shape[3] / b}}};
+}
+
+// q [B, Hq, S, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv], mask broadcasting to
+// [B, Hq, S, T] -> [B, Hq, S, Dv].
+Expected<std::vector<TensorType>> InferAttention(const InferContext& ctx) {
+  const TensorType& q = ctx.input(0);
+  const TensorType& k = ctx.input(1);
+  const TensorType& v = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireRank(q, "q", 4));
+  SY_RETURN_IF_ERROR(RequireRank(k, "k", 4));
+  SY_RETURN_IF_ERROR(RequireRank(v, "v", 4));
+  const int64_t batch = q.shape[0];
+  const int64_t q_heads = q.shape[1];
+  const int64_t kv_heads = k.shape[1];
+  if (k.shape[0] != batch) return DimError("k", k, 0, "equal input q's batch " + Str(batch));
+  if (k.shape[3] != q.shape[3]) {
+    return DimError("k", k, 3, "equal input q's head size " + Str(q.shape[3]));
+  }
+  if (kv_heads == 0 ? q_heads != 0 : q_heads % kv_heads != 0) {
+    return DimError("k", k, 1,
+                    "divide input q's number of heads " + Str(q_heads) + " (grouped-query)");
+  }
+  if (v.shape[0] != batch) return DimError("v", v, 0, "equal input q's batch " + Str(batch));
+  if (v.shape[1] != kv_heads) {
+    return DimError("v", v, 1, "equal input k's number of heads " + Str(kv_heads));
+  }
+  if (v.shape[2] != k.shape[2]) {
+    return DimError("v", v, 2, "equal input k's sequence length " + Str(k.shape[2]));
+  }
+  if (ctx.num_inputs() == 4) {
+    const TensorType& mask = ctx.input(3);
+    if (mask.dtype != DType::kBool && mask.dtype != q.dtype) {
+      return InvalidModel("input mask has dtype " + std::string(DTypeName(mask.dtype)) +
+                          " but must be bool or input q's dtype " +
+                          std::string(DTypeName(q.dtype)));
+    }
+    const Shape scores = {batch, q_heads, q.shape[2], k.shape[2]};
+    if (!BroadcastsTo(mask.shape, scores)) {
+      return InvalidModel("input mask has shape " + ShapeToString(mask.shape) +
+                          " which does not broadcast to the attention scores' shape " +
+                          ShapeToString(scores) + " ([B, Hq, S, T])");
+    }
+  }
+  if (const AttrValue* scale = ctx.attrs.Find("scale");
+      scale != nullptr && !std::isfinite(std::get<double>(*scale))) {
+    return AttrError("scale", "is " + AttrValueToString(*scale) + " but must be finite");
+  }
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "is_causal"));
+  return std::vector<TensorType>{{q.dtype, {batch, q_heads, q.shape[2], v.shape[3]}}};
+}
+
+// x [B, H, S, D]; cos and sin [S, rotary_dim / 2] -> x's type.
+Expected<std::vector<TensorType>> InferRotaryEmbedding(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  const int64_t head_size = x.shape[3];
+  int64_t rotary_dim = head_size;
+  if (ctx.attrs.Has("rotary_dim")) {
+    rotary_dim = ctx.attrs.GetInt("rotary_dim");
+    if (rotary_dim < 2 || rotary_dim % 2 != 0 || rotary_dim > head_size) {
+      return AttrError("rotary_dim", "is " + Str(rotary_dim) +
+                                         " but must be even, positive and at most input x's "
+                                         "head size (dimension 3 of " +
+                                         ShapeToString(x.shape) + ")");
+    }
+  } else if (head_size % 2 != 0) {
+    return DimError("x", x, 3, "be even (the head size, rotated in pairs)");
+  }
+  const Shape cache = {x.shape[2], rotary_dim / 2};
+  for (const size_t i : {size_t{1}, size_t{2}}) {
+    if (ctx.input(i).shape != cache) {
+      return InvalidModel(
+          "input " + std::string(i == 1 ? "cos" : "sin") + " has shape " +
+          ShapeToString(ctx.input(i).shape) + " but must be " + ShapeToString(cache) +
+          " ([S, rotary_dim / 2] with S = dimension 2 of input x " + ShapeToString(x.shape) + ")");
+    }
+  }
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "interleaved"));
+  return std::vector<TensorType>{x};
+}
+
+OpSchema Schema(std::string_view name, std::string_view onnx, DTypeSet allowed,
+                std::vector<InputSpec> inputs, std::vector<AttrSpec> attrs, ShapeRule rule) {
+  OpSchema s;
+  s.name = name;
+  s.onnx_name = onnx;
+  s.type_vars = OneTypeVar(allowed);
+  s.inputs = std::move(inputs);
+  s.attrs = std::move(attrs);
+  s.infer = rule;
+  return s;
+}
+
+}  // namespace
+
+void AddNeuralSchemas(std::vector<OpSchema>& out) {
+  out.push_back(Schema("resize", "Resize", kF, {{"x", 0}},
+                       {{"scales", AttrKind::kFloats, std::nullopt},
+                        {"sizes", AttrKind::kInts, std::nullopt},
+                        String("mode", "nearest", {"nearest", "linear"}),
+                        String("coordinate_transformation_mode", "half_pixel",
+                               {"half_pixel", "asymmetric", "align_corners"}),
+                        String("nearest_mode", "round_prefer_floor",
+                               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})},
+                       InferResize));
+  const AttrSpec blocksize = {"blocksize", AttrKind::kInt, std::nullopt, /*required=*/true};
+  out.push_back(Schema("depth_to_space", "DepthToSpace", kFIB, {{"x", 0}},
+                       {blocksize, String("mode", "DCR", {"DCR", "CRD"})}, InferDepthToSpace));
+  out.push_back(
+      Schema("space_to_depth", "SpaceToDepth", kFIB, {{"x", 0}}, {blocksize}, InferSpaceToDepth));
+  {
+    OpSchema s =
+        Schema("attention", "Attention", kF,
+               {{"q", 0}, {"k", 0}, {"v", 0}, {"mask", 1, /*optional=*/true}},
+               {{"scale", AttrKind::kFloat, std::nullopt}, Flag("is_causal")}, InferAttention);
+    // The mask is bool or q's float dtype (checked by the shape rule).
+    s.type_vars.push_back({"M", kF | DTypeSet::Bool()});
+    out.push_back(std::move(s));
+  }
+  out.push_back(Schema(
+      "rotary_embedding", "RotaryEmbedding", kF, {{"x", 0}, {"cos", 0}, {"sin", 0}},
+      {Flag("interleaved"), {"rotary_dim", AttrKind::kInt, std::nullopt}}, InferRotaryEmbedding));
+}
 
 }  // namespace sy::ops
