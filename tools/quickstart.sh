@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ]; then bash tools/install-deps.sh; else sudo bash tools/install-deps.sh; fi
 bash tools/build.sh
 for model in examples/*/*.json; do
-  build/release/tools/switchyard/switchyard check "$model"
+  build/release/bin/switchyard check "$model"
 done

@@ -32,7 +32,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
     corpus=$(mktemp -d)
     if [ "$target" = graph_json ]; then cp examples/*/*.json "$corpus/"; else
       cp examples/*/*.safetensors "$corpus/"; fi
-    build/fuzz/tests/fuzz/fuzz_$target -max_total_time="$FUZZ_SECONDS" -max_len=16384 \
+    build/fuzz/bin/fuzz_$target -max_total_time="$FUZZ_SECONDS" -max_len=16384 \
       -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
     rm -rf "$corpus"
   done

@@ -1,8 +1,15 @@
 #include "cli.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
+#include "switchyard/half.h"
+
 namespace sy::cli {
+
+namespace po = boost::program_options;
 
 boost::json::object TypeToJson(std::string_view name, const TensorType& type) {
   boost::json::array shape;
@@ -12,6 +19,107 @@ boost::json::object TypeToJson(std::string_view name, const TensorType& type) {
 
 void PrintError(std::string_view command, std::string_view message) {
   std::cerr << "switchyard " << command << ": " << message << "\n";
+}
+
+void AddPluginOptions(po::options_description& options) {
+  options.add_options()("plugin", po::value<std::vector<std::string>>()->composing(),
+                        "load this plugin shared object too (repeatable); failure is an error")(
+      "threads", po::value<uint32_t>()->default_value(0),
+      "threads for CPU work (0 = the number of cores)");
+}
+
+Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
+  DiscoveryOptions options;
+  if (vm.count("plugin")) {
+    for (const std::string& p : vm["plugin"].as<std::vector<std::string>>()) {
+      options.explicit_plugins.emplace_back(p);
+    }
+  }
+  if (vm.count("threads")) options.num_threads = vm["threads"].as<uint32_t>();
+  return PluginHost::Create(options);
+}
+
+bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
+               const po::options_description& visible, const char* positional_name,
+               po::variables_map& vm, int& exit_code) {
+  po::options_description all;
+  all.add(visible);
+  po::positional_options_description positional;
+  if (positional_name != nullptr) {
+    all.add_options()(positional_name, po::value<std::vector<std::string>>(), "");
+    positional.add(positional_name, -1);
+  }
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    PrintError(command,
+               std::string(e.what()) + " (see 'switchyard " + std::string(command) + " --help')");
+    exit_code = kExitUsage;
+    return false;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    exit_code = kExitOk;
+    return false;
+  }
+  return true;
+}
+
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  const std::byte* p = t.data() + i * static_cast<int64_t>(DTypeSize(t.dtype()));
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (t.dtype()) {
+    case DType::kF32:
+      return load(float{});
+    case DType::kF64:
+      return load(double{});
+    case DType::kF16:
+      return HalfToFloat(load(uint16_t{}));
+    case DType::kBF16:
+      return BFloat16ToFloat(load(uint16_t{}));
+    case DType::kI8:
+      return load(int8_t{});
+    case DType::kU8:
+      return load(uint8_t{});
+    case DType::kI32:
+      return load(int32_t{});
+    case DType::kI64:
+      return static_cast<double>(load(int64_t{}));
+    case DType::kBool:
+      return load(uint8_t{}) ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+std::string Preview(const Tensor& tensor, size_t limit) {
+  std::string text = "[";
+  const size_t n = static_cast<size_t>(tensor.element_count());
+  for (size_t i = 0; i < n && i < limit; ++i) {
+    if (i) text += ", ";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", ElementAsDouble(tensor, static_cast<int64_t>(i)));
+    text += buf;
+  }
+  if (n > limit) text += ", ...";
+  return text + "]";
+}
+
+boost::json::array PreviewJson(const Tensor& tensor, size_t limit) {
+  boost::json::array out;
+  const size_t n = static_cast<size_t>(tensor.element_count());
+  for (size_t i = 0; i < n && i < limit; ++i) {
+    const double v = ElementAsDouble(tensor, static_cast<int64_t>(i));
+    if (std::isfinite(v)) {
+      out.emplace_back(v);
+    } else {
+      out.emplace_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+    }
+  }
+  return out;
 }
 
 }  // namespace sy::cli

@@ -7,7 +7,11 @@
 
 #include <boost/json.hpp>
 
+#include <boost/program_options.hpp>
+
+#include "switchyard/plugin_host.h"
 #include "switchyard/shape.h"
+#include "switchyard/tensor.h"
 
 namespace sy::cli {
 
@@ -26,11 +30,32 @@ struct Subcommand {
 
 int RunCheck(const std::vector<std::string>& args);
 int RunOps(const std::vector<std::string>& args);
+int RunPlugins(const std::vector<std::string>& args);
+int RunDevices(const std::vector<std::string>& args);
+int RunRun(const std::vector<std::string>& args);
 
 // {"name": ..., "dtype": "f32", "shape": [2, 12]}
 boost::json::object TypeToJson(std::string_view name, const TensorType& type);
 
 // Prints "switchyard <command>: <message>" to stderr.
 void PrintError(std::string_view command, std::string_view message);
+
+// --plugin PATH (repeatable) and --threads N, shared by every command that loads plugins.
+void AddPluginOptions(boost::program_options::options_description& options);
+Expected<std::unique_ptr<PluginHost>> LoadPlugins(const boost::program_options::variables_map& vm);
+
+// Parses `args` against `visible` plus hidden positionals named `positional_name`.
+// Returns false (after printing help or the error, setting `exit_code`) when the caller
+// should stop.
+bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
+               const boost::program_options::options_description& visible,
+               const char* positional_name, boost::program_options::variables_map& vm,
+               int& exit_code);
+
+// The first `limit` elements as text: "[0.5, -1, 2, ...]".
+std::string Preview(const Tensor& tensor, size_t limit = 8);
+boost::json::array PreviewJson(const Tensor& tensor, size_t limit = 8);
+// Element i as a double (bool and integers exactly up to 2^53).
+double ElementAsDouble(const Tensor& tensor, int64_t i);
 
 }  // namespace sy::cli

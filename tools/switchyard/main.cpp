@@ -9,6 +9,9 @@ namespace {
 constexpr sy::cli::Subcommand kSubcommands[] = {
     {"check", "validate a model (both passes) and print a one-line summary", sy::cli::RunCheck},
     {"ops", "list the op catalogue: inputs, dtypes, outputs, attributes", sy::cli::RunOps},
+    {"plugins", "list plugin candidates, loaded or rejected with the reason", sy::cli::RunPlugins},
+    {"devices", "list the devices of the loaded plugins", sy::cli::RunDevices},
+    {"run", "run a model on a device and show or save its outputs", sy::cli::RunRun},
 };
 
 void PrintUsage(std::ostream& out) {

@@ -59,6 +59,16 @@ Status ValidateGraphTypes(Graph& graph) {
       if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
       return InvalidModel(message + "; see docs/ops.md for the catalogue");
     }
+    // Pass 1 guarantees ids in range; a graph built in code may not have been through it.
+    for (const auto* ids : {&node.inputs, &node.outputs}) {
+      for (ValueId id : *ids) {
+        if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
+          return InvalidModel(where + ": " + (ids == &node.inputs ? "input" : "output") +
+                              " value id " + std::to_string(id) + " is out of range [0, " +
+                              std::to_string(graph.values.size()) + ")");
+        }
+      }
+    }
     input_types.clear();
     for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
     Expected<std::vector<TensorType>> inferred =

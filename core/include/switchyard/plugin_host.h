@@ -1,0 +1,119 @@
+// The host side of the plugin ABI: finding plugin shared objects, negotiating the ABI,
+// and wrapping each loaded plugin's C function table in Status-returning C++.
+//
+// Discovery (docs/plugin-abi.md): every *.so in the directories of
+// SWITCHYARD_PLUGIN_PATH (colon-separated), then the installed plugin directory
+// (<prefix>/lib/switchyard/plugins, found relative to the executable as
+// ../lib/switchyard/plugins), then the executable's own directory, plus any path the
+// host names explicitly. A candidate that fails during a scan is kept with its reason;
+// an explicitly named plugin that fails is an error. Plugins are unloaded in the safe
+// order: executables and buffers (owned by sessions, which must be gone first), then
+// each plugin's context, then its library.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "switchyard/plugin.h"
+#include "switchyard/status.h"
+
+namespace sy {
+
+enum class DeviceKind : uint32_t { kCpu = 0, kDiscreteGpu = 1, kIntegratedGpu = 2, kAccelerator = 3 };
+std::string_view DeviceKindName(DeviceKind kind);  // "cpu", "gpu", "igpu", "accelerator"
+
+class Plugin;
+
+struct Device {
+  Plugin* plugin = nullptr;  // owned by the PluginHost; lives as long as it does
+  uint32_t index = 0;        // within its plugin
+  std::string name;          // "cpu", "cpu-ref", "NVIDIA H200"
+  std::string vendor;
+  DeviceKind kind = DeviceKind::kCpu;
+  uint32_t flags = 0;  // SY_DEVICE_FLAG_*
+  uint64_t memory_bytes = 0;
+
+  bool host_memory() const { return flags & 0x1u; }
+  bool reference() const { return flags & 0x2u; }
+  // "cpu:1"
+  std::string Spec() const;
+};
+
+// One loaded plugin: the library, its function table and its initialised context.
+class Plugin {
+ public:
+  ~Plugin();
+  Plugin(const Plugin&) = delete;
+  Plugin& operator=(const Plugin&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  const std::string& vendor() const { return vendor_; }
+  const std::filesystem::path& path() const { return path_; }
+  uint32_t abi_version() const;
+  const sy_plugin_api* api() const { return api_; }
+  sy_context* context() const { return context_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  // Why the plugin has no devices ("" when it has some).
+  const std::string& status() const { return status_; }
+
+  // Converts an sy_error from this plugin to a Status (destroying the error); ok for null.
+  Status TakeError(sy_error* error, std::string_view context) const;
+
+ private:
+  friend class PluginHost;
+  Plugin() = default;
+  struct Library;
+  std::unique_ptr<Library> library_;  // destroyed last
+  const sy_plugin_api* api_ = nullptr;
+  sy_context* context_ = nullptr;
+  std::filesystem::path path_;
+  std::string name_, version_, vendor_, status_;
+  std::vector<Device> devices_;
+};
+
+struct PluginCandidate {
+  std::filesystem::path path;
+  bool loaded = false;
+  std::string reason;  // why it was rejected; "" when loaded
+  std::string name, version;
+  uint32_t abi_version = 0;
+  bool explicit_request = false;
+};
+
+struct DiscoveryOptions {
+  bool scan_default_paths = true;          // SWITCHYARD_PLUGIN_PATH, installed dir, exe dir
+  std::vector<std::filesystem::path> explicit_plugins;  // loaded after the scan; failures are errors
+  uint32_t num_threads = 0;                // passed to plugins; 0 = their default
+};
+
+class PluginHost {
+ public:
+  // Scans and loads. Fails only when an explicit plugin fails (naming it and the reason).
+  static Expected<std::unique_ptr<PluginHost>> Create(const DiscoveryOptions& options);
+  ~PluginHost();
+
+  const std::vector<PluginCandidate>& candidates() const { return candidates_; }
+  const std::vector<std::unique_ptr<Plugin>>& plugins() const { return plugins_; }
+  // Every device of every loaded plugin, in load order.
+  std::vector<const Device*> devices() const;
+
+  // "cpu" (the plugin's first non-reference device), "cpu:1" (by index), or a device
+  // name such as "cpu-ref". Errors list what is available.
+  Expected<const Device*> FindDevice(std::string_view spec) const;
+
+  // The directories a scan looks in, in order (existing or not).
+  static std::vector<std::filesystem::path> SearchPath();
+
+ private:
+  PluginHost() = default;
+  // Loads one candidate; on failure returns the reason.
+  Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path, uint32_t threads);
+  std::vector<PluginCandidate> candidates_;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+};
+
+}  // namespace sy

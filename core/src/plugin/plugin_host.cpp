@@ -1,0 +1,263 @@
+#include "switchyard/plugin_host.h"
+
+#define BOOST_DLL_USE_STD_FS
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include "switchyard/plugin.h"
+
+namespace sy {
+
+struct Plugin::Library {
+  boost::dll::shared_library lib;
+};
+
+std::string_view DeviceKindName(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kDiscreteGpu: return "gpu";
+    case DeviceKind::kIntegratedGpu: return "igpu";
+    case DeviceKind::kAccelerator: return "accelerator";
+  }
+  return "unknown";
+}
+
+std::string Device::Spec() const {
+  return (plugin ? plugin->name() : std::string("?")) + ":" + std::to_string(index);
+}
+
+uint32_t Plugin::abi_version() const { return api_ ? api_->abi_version : 0; }
+
+Plugin::~Plugin() {
+  // The context goes before the library that holds its code.
+  if (context_ != nullptr && api_ != nullptr) api_->shutdown(context_);
+  context_ = nullptr;
+  library_.reset();
+}
+
+Status Plugin::TakeError(sy_error* error, std::string_view context) const {
+  if (error == nullptr) return Status::Ok();
+  const char* message = api_->error_message(error);
+  const uint32_t code = api_->error_code(error);
+  std::string text = "plugin " + name_ + ": " + std::string(context) + ": " +
+                     (message ? message : "(no message)");
+  api_->error_destroy(error);
+  switch (code) {
+    case SY_ERROR_INVALID_ARGUMENT:
+    case SY_ERROR_DATA: return InvalidArgument(std::move(text));
+    case SY_ERROR_NOT_FOUND: return NotFound(std::move(text));
+    case SY_ERROR_UNSUPPORTED: return Unsupported(std::move(text));
+    case SY_ERROR_RESOURCE_EXHAUSTED: return ResourceExhausted(std::move(text));
+    default: return Internal(std::move(text));
+  }
+}
+
+namespace {
+
+// The table must be long enough to hold every function of the version it claims.
+bool TableCovers(const sy_plugin_api* api) {
+  return api->struct_size >= sizeof(sy_plugin_api) && api->info != nullptr &&
+         api->error_message && api->error_code && api->error_destroy && api->initialize &&
+         api->shutdown && api->context_status && api->device_count && api->device_info &&
+         api->supports_node && api->buffer_alloc && api->buffer_free &&
+         api->buffer_host_pointer && api->copy_host_to_device && api->copy_device_to_host &&
+         api->prepare && api->execute && api->release;
+}
+
+std::string SafeString(const char* s) { return s ? std::string(s) : std::string(); }
+
+}  // namespace
+
+std::vector<std::filesystem::path> PluginHost::SearchPath() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("SWITCHYARD_PLUGIN_PATH")) {
+    std::string_view rest(env);
+    while (!rest.empty()) {
+      const size_t colon = rest.find(':');
+      const std::string_view part = rest.substr(0, colon);
+      if (!part.empty()) dirs.emplace_back(std::string(part));
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  std::error_code ec;
+  const std::filesystem::path exe = boost::dll::program_location(ec);
+  if (!ec) {
+    dirs.push_back((exe.parent_path() / ".." / "lib" / "switchyard" / "plugins").lexically_normal());
+    dirs.push_back(exe.parent_path());
+  }
+  return dirs;
+}
+
+Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& path,
+                                                   uint32_t threads) {
+  auto plugin = std::unique_ptr<Plugin>(new Plugin());
+  plugin->path_ = path;
+  plugin->library_ = std::make_unique<Plugin::Library>();
+  std::error_code ec;
+  // RTLD_LOCAL: plugins' symbols never satisfy each other's.
+  plugin->library_->lib.load(path, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
+  if (ec) return Unsupported("cannot load: " + ec.message() + " (not a shared object, or a library it needs is missing)");
+  if (!plugin->library_->lib.has(SY_PLUGIN_QUERY_SYMBOL)) {
+    return Unsupported("no entry symbol sy_plugin_query (not a Switchyard plugin)");
+  }
+  auto query = plugin->library_->lib.get<const sy_plugin_api*(uint32_t)>(SY_PLUGIN_QUERY_SYMBOL);
+  const sy_plugin_api* api = query(SY_PLUGIN_ABI_VERSION);
+  if (api == nullptr) {
+    return Unsupported("sy_plugin_query(" + std::to_string(SY_PLUGIN_ABI_VERSION) +
+                       ") returned null: the plugin cannot serve this host's ABI version");
+  }
+  if (api->abi_version > SY_PLUGIN_ABI_VERSION) {
+    return Unsupported("ABI version " + std::to_string(api->abi_version) +
+                       " is newer than this host's " + std::to_string(SY_PLUGIN_ABI_VERSION) +
+                       " (upgrade Switchyard)");
+  }
+  if (api->abi_version < SY_PLUGIN_ABI_MIN_VERSION) {
+    return Unsupported("ABI version " + std::to_string(api->abi_version) +
+                       " is older than the oldest this host accepts (" +
+                       std::to_string(SY_PLUGIN_ABI_MIN_VERSION) + "); rebuild the plugin");
+  }
+  if (!TableCovers(api)) {
+    return Unsupported("function table is incomplete for ABI version " +
+                       std::to_string(api->abi_version));
+  }
+  plugin->api_ = api;
+  plugin->name_ = SafeString(api->info->name);
+  plugin->version_ = SafeString(api->info->version);
+  plugin->vendor_ = SafeString(api->info->vendor);
+  if (plugin->name_.empty()) return Unsupported("plugin info has no name");
+
+  sy_init_options options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads, 0};
+  sy_context* context = nullptr;
+  Status init = plugin->TakeError(api->initialize(&options, &context), "initialize");
+  if (!init.ok()) return Unsupported("initialisation failed: " + init.message());
+  if (context == nullptr) return Unsupported("initialize returned no context");
+  plugin->context_ = context;
+  plugin->status_ = SafeString(api->context_status(context));
+  const uint32_t count = api->device_count(context);
+  for (uint32_t i = 0; i < count; ++i) {
+    sy_device_info info{};
+    info.struct_size = sizeof info;
+    info.abi_version = SY_PLUGIN_ABI_VERSION;
+    Status described = plugin->TakeError(api->device_info(context, i, &info), "device_info");
+    if (!described.ok()) return Unsupported(described.message());
+    Device device;
+    device.plugin = plugin.get();
+    device.index = i;
+    device.name = SafeString(info.name);
+    device.vendor = SafeString(info.vendor);
+    device.kind = info.kind <= 3 ? static_cast<DeviceKind>(info.kind) : DeviceKind::kAccelerator;
+    device.flags = info.flags;
+    device.memory_bytes = info.memory_bytes;
+    plugin->devices_.push_back(std::move(device));
+  }
+  if (plugin->devices_.empty()) {
+    return Unsupported("no devices" + (plugin->status_.empty() ? "" : ": " + plugin->status_));
+  }
+  return plugin;
+}
+
+Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions& options) {
+  auto host = std::unique_ptr<PluginHost>(new PluginHost());
+  std::set<std::filesystem::path> seen;
+  auto consider = [&](const std::filesystem::path& path, bool is_explicit) -> Status {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+    const std::filesystem::path key = ec ? path : canonical;
+    if (!seen.insert(key).second) return Status::Ok();
+    PluginCandidate candidate;
+    candidate.path = path;
+    candidate.explicit_request = is_explicit;
+    Expected<std::unique_ptr<Plugin>> plugin =
+        std::filesystem::exists(path, ec) ? host->Load(path, options.num_threads)
+                                          : Expected<std::unique_ptr<Plugin>>(NotFound("no such file"));
+    if (plugin.ok()) {
+      const auto same_name = std::find_if(host->plugins_.begin(), host->plugins_.end(),
+                                          [&](const auto& p) { return p->name() == (*plugin)->name(); });
+      if (same_name != host->plugins_.end()) {
+        plugin = Unsupported("a plugin named \"" + (*plugin)->name() + "\" is already loaded from " +
+                             (*same_name)->path().string());
+      }
+    }
+    if (plugin.ok()) {
+      candidate.loaded = true;
+      candidate.name = (*plugin)->name();
+      candidate.version = (*plugin)->version();
+      candidate.abi_version = (*plugin)->abi_version();
+      host->plugins_.push_back(std::move(*plugin));
+    } else {
+      candidate.reason = plugin.status().message();
+    }
+    host->candidates_.push_back(candidate);
+    if (!candidate.loaded && is_explicit) {
+      return plugin.status().WithContext("plugin " + path.string());
+    }
+    return Status::Ok();
+  };
+  if (options.scan_default_paths) {
+    for (const std::filesystem::path& dir : SearchPath()) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(dir, ec)) continue;
+      std::vector<std::filesystem::path> files;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.path().extension() == ".so" && entry.is_regular_file(ec)) {
+          files.push_back(entry.path());
+        }
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) SY_RETURN_IF_ERROR(consider(file, false));
+    }
+  }
+  for (const auto& path : options.explicit_plugins) SY_RETURN_IF_ERROR(consider(path, true));
+  return host;
+}
+
+PluginHost::~PluginHost() {
+  // Later plugins first, mirroring load order; each unloads its context then library.
+  while (!plugins_.empty()) plugins_.pop_back();
+}
+
+std::vector<const Device*> PluginHost::devices() const {
+  std::vector<const Device*> out;
+  for (const auto& p : plugins_) {
+    for (const Device& d : p->devices()) out.push_back(&d);
+  }
+  return out;
+}
+
+Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
+  const size_t colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  std::string available;
+  for (const Device* d : devices()) available += (available.empty() ? "" : ", ") + d->Spec() + " (" + d->name + ")";
+  if (available.empty()) available = "none";
+  for (const auto& p : plugins_) {
+    if (p->name() != name) continue;
+    if (colon == std::string_view::npos) {
+      for (const Device& d : p->devices()) {
+        if (!d.reference()) return &d;
+      }
+      return &p->devices().front();
+    }
+    const std::string index(spec.substr(colon + 1));
+    char* end = nullptr;
+    const unsigned long i = std::strtoul(index.c_str(), &end, 10);
+    if (index.empty() || *end != '\0' || i >= p->devices().size()) {
+      return NotFound("device \"" + std::string(spec) + "\": plugin " + p->name() + " has " +
+                      std::to_string(p->devices().size()) + " devices (available: " + available + ")");
+    }
+    return &p->devices()[i];
+  }
+  if (colon == std::string_view::npos) {
+    for (const Device* d : devices()) {
+      if (d->name == name) return d;
+    }
+  }
+  return NotFound("no device \"" + std::string(spec) + "\" (available: " + available + ")");
+}
+
+}  // namespace sy

@@ -1,0 +1,130 @@
+#include "cpu_executable.h"
+
+#include <string>
+
+namespace sy::cpu {
+namespace {
+
+[[noreturn]] void Fail(sy_error_code code, const std::string& message) {
+  throw sy_sdk::Error(code, message);
+}
+
+Expected<AttrValue> DecodeAttr(const sy_attr& a) {
+  switch (a.kind) {
+    case SY_ATTR_INT: return AttrValue(a.i);
+    case SY_ATTR_FLOAT: return AttrValue(a.f);
+    case SY_ATTR_STRING: return AttrValue(std::string(a.s ? a.s : ""));
+    case SY_ATTR_INTS:
+      if (a.count && a.ints == nullptr) break;
+      return AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
+    case SY_ATTR_FLOATS:
+      if (a.count && a.floats == nullptr) break;
+      return AttrValue(std::vector<double>(a.floats, a.floats + a.count));
+    case SY_ATTR_STRINGS: {
+      if (a.count && a.strings == nullptr) break;
+      std::vector<std::string> out;
+      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
+      return AttrValue(std::move(out));
+    }
+    default: break;
+  }
+  return InvalidArgument("malformed attribute");
+}
+
+TensorType DecodeType(const sy_tensor_type& t) {
+  if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "malformed tensor type");
+  }
+  TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
+  if (!CheckedElementCount(type.shape).ok()) Fail(SY_ERROR_INVALID_ARGUMENT, "bad tensor shape");
+  return type;
+}
+
+sy_error_code ToErrorCode(StatusCode code) {
+  switch (code) {
+    case StatusCode::kInvalidArgument: return SY_ERROR_DATA;  // kernels' data errors
+    case StatusCode::kUnsupported: return SY_ERROR_UNSUPPORTED;
+    case StatusCode::kResourceExhausted: return SY_ERROR_RESOURCE_EXHAUSTED;
+    default: return SY_ERROR_INTERNAL;
+  }
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p) {
+  if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
+      (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
+  }
+  for (uint32_t v = 0; v < p.num_values; ++v) values_.push_back(DecodeType(p.values[v]));
+  auto check_value = [&](uint32_t v) {
+    if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
+    return v;
+  };
+  std::vector<bool> is_bound(values_.size(), false);
+  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
+  for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
+  for (uint32_t v : bound_) is_bound[v] = true;
+
+  for (uint32_t n = 0; n < p.num_nodes; ++n) {
+    const sy_node& node = p.nodes[n];
+    if (node.op == nullptr || (node.num_inputs && node.input_values == nullptr) ||
+        (node.num_outputs && node.output_values == nullptr) ||
+        (node.num_attrs && node.attrs == nullptr)) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed node " + std::to_string(n));
+    }
+    Step step;
+    step.op = node.op;
+    step.kernel = table.Find(step.op);
+    if (step.kernel == nullptr) Fail(SY_ERROR_UNSUPPORTED, "no kernel for op " + step.op);
+    for (uint32_t a = 0; a < node.num_attrs; ++a) {
+      Expected<AttrValue> value = DecodeAttr(node.attrs[a]);
+      if (!value.ok() || node.attrs[a].name == nullptr) {
+        Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of node " + std::to_string(n));
+      }
+      step.attrs.Set(node.attrs[a].name, std::move(*value));
+    }
+    for (uint32_t i = 0; i < node.num_inputs; ++i) step.inputs.push_back(check_value(node.input_values[i]));
+    for (uint32_t i = 0; i < node.num_outputs; ++i) step.outputs.push_back(check_value(node.output_values[i]));
+    steps_.push_back(std::move(step));
+  }
+
+  data_.assign(values_.size(), nullptr);
+  bytes_.resize(values_.size());
+  for (size_t v = 0; v < values_.size(); ++v) {
+    bytes_[v] = static_cast<uint64_t>(ElementCount(values_[v].shape)) * DTypeSize(values_[v].dtype);
+    if (is_bound[v]) continue;
+    owned_.push_back(std::make_unique<sy_sdk::HostBuffer>(bytes_[v]));
+    data_[v] = static_cast<std::byte*>(owned_.back()->host_pointer());
+  }
+}
+
+void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  if (count != bound_.size()) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "execute: expected " + std::to_string(bound_.size()) +
+                                        " buffers, got " + std::to_string(count));
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t v = bound_[i];
+    void* host = buffers[i]->host_pointer();
+    if (host == nullptr) Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer is not host memory");
+    if (buffers[i]->size() < bytes_[v]) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " holds " +
+                                          std::to_string(buffers[i]->size()) + " bytes, needs " +
+                                          std::to_string(bytes_[v]));
+    }
+    data_[v] = static_cast<std::byte*>(host);
+  }
+  std::vector<ConstTensorView> inputs;
+  std::vector<TensorView> outputs;
+  for (const Step& step : steps_) {
+    inputs.clear();
+    outputs.clear();
+    for (uint32_t v : step.inputs) inputs.push_back({values_[v], data_[v]});
+    for (uint32_t v : step.outputs) outputs.push_back({values_[v], data_[v]});
+    const Status status = step.kernel({step.op, inputs, outputs, step.attrs});
+    if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
+  }
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,37 @@
+// A partition prepared for one of the CPU devices: kernels resolved, attributes decoded
+// and intermediate buffers allocated once at prepare time, then reused by every execute.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kernel.h"
+#include "switchyard/plugin_cpp.h"
+
+namespace sy::cpu {
+
+class CpuExecutable : public sy_executable {
+ public:
+  // Throws sy_sdk::Error on a malformed partition or an op without a kernel.
+  CpuExecutable(const KernelTable& table, const sy_partition& partition);
+
+  void Execute(sy_buffer* const* buffers, uint32_t count) override;
+
+ private:
+  struct Step {
+    std::string op;
+    KernelFn kernel = nullptr;
+    Attrs attrs;
+    std::vector<uint32_t> inputs;   // value indices
+    std::vector<uint32_t> outputs;  // value indices
+  };
+
+  std::vector<TensorType> values_;
+  std::vector<Step> steps_;
+  std::vector<uint32_t> bound_;                     // partition inputs, then outputs
+  std::vector<std::unique_ptr<sy_buffer>> owned_;   // intermediates' storage
+  std::vector<std::byte*> data_;                    // per value: where its bytes are
+  std::vector<uint64_t> bytes_;                     // per value: its byte size
+};
+
+}  // namespace sy::cpu

@@ -1,0 +1,19 @@
+#include "fast/fast_kernels.h"
+
+#include "ref/ref_kernels.h"
+
+namespace sy::cpu {
+
+const KernelTable& FastKernels() {
+  static const KernelTable* table = [] {
+    auto* t = new KernelTable();  // lives for the process
+    // Tuned kernels are added first so that Find() prefers them.
+    for (const KernelTable::Entry& e : RefKernels().entries()) {
+      if (t->Find(e.op) == nullptr) t->Add(e.op, e.fn);
+    }
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,203 @@
+// The CPU plugin's kernel interface: what one op's implementation receives. Kernels are
+// plain functions over contiguous row-major buffers; the plugin's executor (and the
+// tests) bind buffers, so a kernel neither allocates its outputs nor sees the ABI.
+//
+// Inputs and outputs have the types core's shape rules inferred, and `attrs` were
+// normalised by core's validation: every attribute with a default is present with its
+// schema kind, so kernels read attributes without re-checking them. What validation
+// cannot see (data-dependent errors: an index out of range, an integer division by
+// zero) a kernel reports as an error Status naming the op, never by reading or writing
+// out of bounds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "switchyard/attrs.h"
+#include "switchyard/half.h"
+#include "switchyard/shape.h"
+#include "switchyard/status.h"
+
+namespace sy::cpu {
+
+struct ConstTensorView {
+  TensorType type;
+  const std::byte* data = nullptr;  // ElementCount(type.shape) * DTypeSize(type.dtype) bytes
+
+  int64_t count() const { return ElementCount(type.shape); }
+  DType dtype() const { return type.dtype; }
+  const Shape& shape() const { return type.shape; }
+  int64_t rank() const { return type.rank(); }
+};
+
+struct TensorView {
+  TensorType type;
+  std::byte* data = nullptr;
+
+  int64_t count() const { return ElementCount(type.shape); }
+  DType dtype() const { return type.dtype; }
+  const Shape& shape() const { return type.shape; }
+  int64_t rank() const { return type.rank(); }
+};
+
+struct KernelContext {
+  std::string_view op;
+  std::span<const ConstTensorView> inputs;  // optional inputs that were omitted are absent
+  std::span<const TensorView> outputs;
+  const Attrs& attrs;
+};
+
+using KernelFn = Status (*)(const KernelContext& ctx);
+
+// Op name -> kernel. Built once, read-only afterwards (safe to share between threads).
+class KernelTable {
+ public:
+  void Add(std::string_view op, KernelFn fn) { entries_.push_back({op, fn}); }
+  KernelFn Find(std::string_view op) const {
+    for (const auto& e : entries_) {
+      if (e.op == op) return e.fn;
+    }
+    return nullptr;
+  }
+  struct Entry {
+    std::string_view op;
+    KernelFn fn;
+  };
+  std::span<const Entry> entries() const { return entries_; }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// Element access for reference kernels, which compute floats in double and integers in
+// int64_t (then store with the usual C++ narrowing: integers wrap, as in NumPy). Floats
+// are rounded to the storage type once, on store.
+inline double LoadFloat(DType dtype, const std::byte* data, int64_t i) {
+  switch (dtype) {
+    case DType::kF32: {
+      float v;
+      std::memcpy(&v, data + i * 4, 4);
+      return v;
+    }
+    case DType::kF64: {
+      double v;
+      std::memcpy(&v, data + i * 8, 8);
+      return v;
+    }
+    case DType::kF16: {
+      uint16_t v;
+      std::memcpy(&v, data + i * 2, 2);
+      return HalfToFloat(v);
+    }
+    case DType::kBF16: {
+      uint16_t v;
+      std::memcpy(&v, data + i * 2, 2);
+      return BFloat16ToFloat(v);
+    }
+    default:
+      return 0.0;
+  }
+}
+
+inline void StoreFloat(DType dtype, std::byte* data, int64_t i, double value) {
+  switch (dtype) {
+    case DType::kF32: {
+      const float v = static_cast<float>(value);
+      std::memcpy(data + i * 4, &v, 4);
+      return;
+    }
+    case DType::kF64:
+      std::memcpy(data + i * 8, &value, 8);
+      return;
+    case DType::kF16: {
+      const uint16_t v = FloatToHalf(static_cast<float>(value));
+      std::memcpy(data + i * 2, &v, 2);
+      return;
+    }
+    case DType::kBF16: {
+      const uint16_t v = FloatToBFloat16(static_cast<float>(value));
+      std::memcpy(data + i * 2, &v, 2);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+// Integers and bool (0/1) as int64_t.
+inline int64_t LoadInt(DType dtype, const std::byte* data, int64_t i) {
+  switch (dtype) {
+    case DType::kI8: return static_cast<int8_t>(data[i]);
+    case DType::kU8:
+    case DType::kBool: return static_cast<uint8_t>(data[i]);
+    case DType::kI32: {
+      int32_t v;
+      std::memcpy(&v, data + i * 4, 4);
+      return v;
+    }
+    case DType::kI64: {
+      int64_t v;
+      std::memcpy(&v, data + i * 8, 8);
+      return v;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Stores the low bits (two's complement wrap-around); bool stores value != 0.
+inline void StoreInt(DType dtype, std::byte* data, int64_t i, int64_t value) {
+  switch (dtype) {
+    case DType::kI8:
+    case DType::kU8: data[i] = static_cast<std::byte>(static_cast<uint64_t>(value) & 0xffu); return;
+    case DType::kBool: data[i] = static_cast<std::byte>(value != 0 ? 1 : 0); return;
+    case DType::kI32: {
+      const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(value)));
+      std::memcpy(data + i * 4, &v, 4);
+      return;
+    }
+    case DType::kI64: std::memcpy(data + i * 8, &value, 8); return;
+    default: return;
+  }
+}
+
+// Row-major strides (in elements) of a shape.
+inline std::vector<int64_t> Strides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+// For NumPy broadcasting: the element offset into an input of shape `in` for each
+// multi-index of `out` (right-aligned; size-1 dims repeat). Iterate with Next().
+class BroadcastCursor {
+ public:
+  BroadcastCursor(std::span<const int64_t> out, std::span<const int64_t> in)
+      : out_(out.begin(), out.end()), index_(out.size(), 0), stride_(out.size(), 0) {
+    const std::vector<int64_t> in_strides = Strides(in);
+    const size_t offset = out.size() - in.size();
+    for (size_t d = 0; d < in.size(); ++d) {
+      stride_[offset + d] = in[d] == 1 ? 0 : in_strides[d];
+    }
+  }
+  int64_t offset() const { return offset_; }
+  // Advances to the next output element in row-major order.
+  void Next() {
+    for (size_t d = out_.size(); d-- > 0;) {
+      offset_ += stride_[d];
+      if (++index_[d] < out_[d]) return;
+      offset_ -= stride_[d] * out_[d];
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  std::vector<int64_t> out_, index_, stride_;
+  int64_t offset_ = 0;
+};
+
+}  // namespace sy::cpu

@@ -1,0 +1,393 @@
+// Reference kernels for linear algebra, convolution and pooling: matmul, gemm, conv,
+// conv_transpose, max_pool, avg_pool and global_avg_pool (spec/ops.md; ONNX semantics).
+//
+// Floats accumulate in double and are rounded once on store; matmul's integer dtypes
+// accumulate in 64-bit two's complement (through uint64_t, so overflow wraps instead of
+// being UB) and wrap again on store, as NumPy does. Output shapes come from core's shape
+// rules (the output views already have them), so the kernels read the output extents
+// from the outputs and only derive per-tap positions from the attributes; every input
+// position is bounds-checked before it is read.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "ref/ref_kernels.h"
+
+namespace sy::cpu {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// An optional ints attribute (strides, pads, dilations, output_padding) with `fill` in
+// every entry when it is absent. Validation has checked the length; resizing keeps an
+// unvalidated caller from reading past the end.
+std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size, int64_t fill) {
+  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
+  std::vector<int64_t> values = attrs.GetInts(name);
+  values.resize(size, fill);
+  return values;
+}
+
+// Every multi-index of `shape` in row-major order, flattened: entry i * rank + d is dim
+// d of the i-th index. Used for kernel taps and output positions (small shapes).
+std::vector<int64_t> AllIndices(std::span<const int64_t> shape) {
+  const size_t rank = shape.size();
+  const int64_t count = ElementCount(shape);
+  std::vector<int64_t> out(static_cast<size_t>(count) * rank);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    std::copy(index.begin(), index.end(), out.begin() + static_cast<ptrdiff_t>(i * rank));
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+// Multi-index of flat position `flat` within `shape` (row-major).
+void Unflatten(int64_t flat, std::span<const int64_t> shape, std::vector<int64_t>& index) {
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// matmul: NumPy semantics. A 1-D a is promoted to [1, K] and a 1-D b to [K, 1] (the
+// promoted dim is absent from the output); batch dims broadcast.
+
+Status MatMul(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  Shape sa = a.shape();
+  Shape sb = b.shape();
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const int64_t m = sa[sa.size() - 2];
+  const int64_t k = sa.back();
+  const int64_t n = sb.back();
+  const std::span<const int64_t> batch_a(sa.data(), sa.size() - 2);
+  const std::span<const int64_t> batch_b(sb.data(), sb.size() - 2);
+  Shape batch(std::max(batch_a.size(), batch_b.size()));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t pa = batch.size() - batch_a.size();
+    const size_t pb = batch.size() - batch_b.size();
+    const int64_t da = i < pa ? 1 : batch_a[i - pa];
+    const int64_t db = i < pb ? 1 : batch_b[i - pb];
+    batch[i] = da == 1 ? db : da;
+  }
+  const int64_t batch_count = ElementCount(batch);
+  const bool is_float = IsFloat(y.dtype());
+  BroadcastCursor cursor_a(batch, batch_a);
+  BroadcastCursor cursor_b(batch, batch_b);
+  for (int64_t bi = 0; bi < batch_count; ++bi) {
+    const int64_t a_base = cursor_a.offset() * m * k;
+    const int64_t b_base = cursor_b.offset() * k * n;
+    const int64_t y_base = bi * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t out = y_base + i * n + j;
+        if (is_float) {
+          double acc = 0.0;
+          for (int64_t l = 0; l < k; ++l) {
+            acc += LoadFloat(a.dtype(), a.data, a_base + i * k + l) *
+                   LoadFloat(b.dtype(), b.data, b_base + l * n + j);
+          }
+          StoreFloat(y.dtype(), y.data, out, acc);
+        } else {
+          uint64_t acc = 0;  // wraps modulo 2^64 like NumPy's int64 accumulation
+          for (int64_t l = 0; l < k; ++l) {
+            acc += static_cast<uint64_t>(LoadInt(a.dtype(), a.data, a_base + i * k + l)) *
+                   static_cast<uint64_t>(LoadInt(b.dtype(), b.data, b_base + l * n + j));
+          }
+          StoreInt(y.dtype(), y.data, out, static_cast<int64_t>(acc));
+        }
+      }
+    }
+    cursor_a.Next();
+    cursor_b.Next();
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// gemm: y = alpha * op(a) * op(b) + beta * c, with op(a) [M, K], op(b) [K, N] and c
+// broadcast unidirectionally to [M, N]; without c, y = alpha * op(a) * op(b).
+
+Status Gemm(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  const bool trans_a = ctx.attrs.GetInt("trans_a") != 0;
+  const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
+  const double alpha = ctx.attrs.GetFloat("alpha", 1.0);
+  const double beta = ctx.attrs.GetFloat("beta", 1.0);
+  const int64_t m = y.shape()[0];
+  const int64_t n = y.shape()[1];
+  const int64_t k = a.shape()[trans_a ? 0 : 1];
+  const bool has_c = ctx.inputs.size() > 2;
+  const Shape out_shape = {m, n};
+  BroadcastCursor cursor_c(out_shape, has_c ? ctx.inputs[2].shape() : Shape{});
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0.0;
+      for (int64_t l = 0; l < k; ++l) {
+        const int64_t ai = trans_a ? l * m + i : i * k + l;
+        const int64_t bi = trans_b ? j * k + l : l * n + j;
+        acc += LoadFloat(a.dtype(), a.data, ai) * LoadFloat(b.dtype(), b.data, bi);
+      }
+      double value = alpha * acc;
+      if (has_c) {
+        const ConstTensorView& c = ctx.inputs[2];
+        value += beta * LoadFloat(c.dtype(), c.data, cursor_c.offset());
+      }
+      StoreFloat(y.dtype(), y.data, i * n + j, value);
+      cursor_c.Next();
+    }
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// Sliding windows shared by conv, conv_transpose and the pools.
+
+struct Window {
+  size_t spatial = 0;
+  std::vector<int64_t> strides, pads, dilations;  // pads: all begins, then all ends
+};
+
+Window ReadWindow(const Attrs& attrs, size_t spatial) {
+  Window w;
+  w.spatial = spatial;
+  w.strides = IntsOr(attrs, "strides", spatial, 1);
+  w.pads = IntsOr(attrs, "pads", 2 * spatial, 0);
+  w.dilations = IntsOr(attrs, "dilations", spatial, 1);
+  return w;
+}
+
+// conv: x [N, C, in...], w [M, C / group, k...], bias [M] -> y [N, M, out...], where
+// y[n, m, o] = bias[m] + sum over c, t of x[n, g * C/g + c, o * stride - pad_begin + t *
+// dilation] * w[m, c, t] (g = m's group; taps that land in the padding contribute 0).
+
+Status Conv(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& w = ctx.inputs[1];
+  const ConstTensorView* bias = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const size_t spatial = static_cast<size_t>(x.rank()) - 2;
+  const Window win = ReadWindow(ctx.attrs, spatial);
+  const int64_t group = ctx.attrs.GetInt("group", 1);
+  const int64_t batch = x.shape()[0];
+  const int64_t channels = x.shape()[1];
+  const int64_t out_channels = y.shape()[1];
+  const int64_t channels_per_group = channels / group;
+  const int64_t outs_per_group = out_channels / group;
+  const std::span<const int64_t> in_dims(x.shape().data() + 2, spatial);
+  const std::span<const int64_t> out_dims(y.shape().data() + 2, spatial);
+  const std::span<const int64_t> kernel_dims(w.shape().data() + 2, spatial);
+  const int64_t in_count = ElementCount(in_dims);
+  const int64_t out_count = ElementCount(out_dims);
+  const int64_t tap_count = ElementCount(kernel_dims);
+  const std::vector<int64_t> taps = AllIndices(kernel_dims);
+  std::vector<int64_t> pos(spatial);
+  for (int64_t nb = 0; nb < batch; ++nb) {
+    for (int64_t m = 0; m < out_channels; ++m) {
+      const int64_t g = m / outs_per_group;
+      const double b = bias != nullptr ? LoadFloat(bias->dtype(), bias->data, m) : 0.0;
+      for (int64_t o = 0; o < out_count; ++o) {
+        Unflatten(o, out_dims, pos);
+        double acc = b;
+        for (int64_t c = 0; c < channels_per_group; ++c) {
+          const int64_t x_base = (nb * channels + g * channels_per_group + c) * in_count;
+          const int64_t w_base = (m * channels_per_group + c) * tap_count;
+          for (int64_t t = 0; t < tap_count; ++t) {
+            int64_t offset = 0;
+            bool inside = true;
+            for (size_t d = 0; d < spatial && inside; ++d) {
+              const int64_t p = pos[d] * win.strides[d] - win.pads[d] +
+                                taps[static_cast<size_t>(t) * spatial + d] * win.dilations[d];
+              inside = p >= 0 && p < in_dims[d];
+              offset = offset * in_dims[d] + p;
+            }
+            if (!inside) continue;
+            acc += LoadFloat(x.dtype(), x.data, x_base + offset) *
+                   LoadFloat(w.dtype(), w.data, w_base + t);
+          }
+        }
+        StoreFloat(y.dtype(), y.data, (nb * out_channels + m) * out_count + o, acc);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// conv_transpose: x [N, C, in...], w [C, M / group, k...], bias [M] -> y [N, M, out...],
+// the adjoint of conv: each x[n, c, i] adds x * w[c, m', t] to y[n, g * M/g + m', i *
+// stride + t * dilation - pad_begin] (g = c's group), dropping positions outside y
+// (the cropped pads); output_padding only lengthens y at the end (y's shape has it).
+
+Status ConvTranspose(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& w = ctx.inputs[1];
+  const ConstTensorView* bias = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const size_t spatial = static_cast<size_t>(x.rank()) - 2;
+  const Window win = ReadWindow(ctx.attrs, spatial);
+  const int64_t group = ctx.attrs.GetInt("group", 1);
+  const int64_t batch = x.shape()[0];
+  const int64_t channels = x.shape()[1];
+  const int64_t out_channels = y.shape()[1];
+  const int64_t channels_per_group = channels / group;
+  const int64_t outs_per_group = w.shape()[1];
+  const std::span<const int64_t> in_dims(x.shape().data() + 2, spatial);
+  const std::span<const int64_t> out_dims(y.shape().data() + 2, spatial);
+  const std::span<const int64_t> kernel_dims(w.shape().data() + 2, spatial);
+  const int64_t in_count = ElementCount(in_dims);
+  const int64_t out_count = ElementCount(out_dims);
+  const int64_t tap_count = ElementCount(kernel_dims);
+  const std::vector<int64_t> taps = AllIndices(kernel_dims);
+  // Accumulate the whole output in double, then round once.
+  std::vector<double> acc(static_cast<size_t>(y.count()), 0.0);
+  for (int64_t nb = 0; nb < batch; ++nb) {
+    for (int64_t m = 0; m < out_channels; ++m) {
+      const double b = bias != nullptr ? LoadFloat(bias->dtype(), bias->data, m) : 0.0;
+      const int64_t base = (nb * out_channels + m) * out_count;
+      for (int64_t o = 0; o < out_count; ++o) acc[static_cast<size_t>(base + o)] = b;
+    }
+  }
+  std::vector<int64_t> pos(spatial);
+  for (int64_t nb = 0; nb < batch; ++nb) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t g = c / channels_per_group;
+      for (int64_t i = 0; i < in_count; ++i) {
+        Unflatten(i, in_dims, pos);
+        const double xv = LoadFloat(x.dtype(), x.data, (nb * channels + c) * in_count + i);
+        for (int64_t mg = 0; mg < outs_per_group; ++mg) {
+          const int64_t m = g * outs_per_group + mg;
+          const int64_t y_base = (nb * out_channels + m) * out_count;
+          const int64_t w_base = (c * outs_per_group + mg) * tap_count;
+          for (int64_t t = 0; t < tap_count; ++t) {
+            int64_t offset = 0;
+            bool inside = true;
+            for (size_t d = 0; d < spatial && inside; ++d) {
+              const int64_t p = pos[d] * win.strides[d] - win.pads[d] +
+                                taps[static_cast<size_t>(t) * spatial + d] * win.dilations[d];
+              inside = p >= 0 && p < out_dims[d];
+              offset = offset * out_dims[d] + p;
+            }
+            if (!inside) continue;
+            acc[static_cast<size_t>(y_base + offset)] +=
+                xv * LoadFloat(w.dtype(), w.data, w_base + t);
+          }
+        }
+      }
+    }
+  }
+  for (int64_t i = 0; i < y.count(); ++i) {
+    StoreFloat(y.dtype(), y.data, i, acc[static_cast<size_t>(i)]);
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// max_pool, avg_pool: x [N, C, in...] (any number of spatial dims) -> y [N, C, out...].
+// Window o covers taps at o * stride - pad_begin + t * dilation. Padding never takes
+// part in a max; avg_pool sums the in-bounds taps and divides by their count
+// (count_include_pad 0) or by the number of taps inside the padded input [-pad_begin,
+// in + pad_end) (count_include_pad 1): with ceil_mode the last window can run past the
+// end padding, and those taps are not counted (as in ONNX's reference and PyTorch).
+// A window with no in-bounds tap (possible with dilations) gives -inf for max_pool
+// (the identity of max) and NaN (0 / 0) for avg_pool with count_include_pad 0.
+
+enum class PoolKind { kMax, kAvg };
+
+Status Pool(const KernelContext& ctx, PoolKind kind) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const size_t spatial = static_cast<size_t>(x.rank()) - 2;
+  const Window win = ReadWindow(ctx.attrs, spatial);
+  const std::vector<int64_t> kernel = IntsOr(ctx.attrs, "kernel_shape", spatial, 1);
+  const bool count_include_pad = ctx.attrs.GetInt("count_include_pad", 0) != 0;
+  const int64_t planes = x.shape()[0] * x.shape()[1];
+  const std::span<const int64_t> in_dims(x.shape().data() + 2, spatial);
+  const std::span<const int64_t> out_dims(y.shape().data() + 2, spatial);
+  const int64_t in_count = ElementCount(in_dims);
+  const int64_t out_count = ElementCount(out_dims);
+  const int64_t tap_count = ElementCount(kernel);
+  const std::vector<int64_t> taps = AllIndices(kernel);
+  std::vector<int64_t> pos(spatial);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    const int64_t x_base = plane * in_count;
+    for (int64_t o = 0; o < out_count; ++o) {
+      Unflatten(o, out_dims, pos);
+      double best = -std::numeric_limits<double>::infinity();
+      double sum = 0.0;
+      int64_t in_bounds = 0;  // taps inside x
+      int64_t in_padded = 0;  // taps inside x with its explicit padding
+      for (int64_t t = 0; t < tap_count; ++t) {
+        int64_t offset = 0;
+        bool inside = true;
+        bool inside_padded = true;
+        for (size_t d = 0; d < spatial; ++d) {
+          const int64_t p = pos[d] * win.strides[d] - win.pads[d] +
+                            taps[static_cast<size_t>(t) * spatial + d] * win.dilations[d];
+          inside = inside && p >= 0 && p < in_dims[d];
+          inside_padded =
+              inside_padded && p >= -win.pads[d] && p < in_dims[d] + win.pads[spatial + d];
+          if (inside) offset = offset * in_dims[d] + p;
+        }
+        if (inside_padded) ++in_padded;
+        if (!inside) continue;
+        ++in_bounds;
+        const double v = LoadFloat(x.dtype(), x.data, x_base + offset);
+        if (!std::isnan(best) && (std::isnan(v) || v > best)) best = v;  // NaN sticks
+        sum += v;
+      }
+      double value = best;
+      if (kind == PoolKind::kAvg) {
+        const int64_t divisor = count_include_pad ? in_padded : in_bounds;
+        value = divisor == 0 ? kNaN : sum / static_cast<double>(divisor);
+      }
+      StoreFloat(y.dtype(), y.data, plane * out_count + o, value);
+    }
+  }
+  return Status::Ok();
+}
+
+Status MaxPool(const KernelContext& ctx) { return Pool(ctx, PoolKind::kMax); }
+Status AvgPool(const KernelContext& ctx) { return Pool(ctx, PoolKind::kAvg); }
+
+// global_avg_pool: the mean over all spatial dims of each [n, c] plane (NaN when the
+// spatial extent is empty, like NumPy's mean of nothing).
+Status GlobalAvgPool(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t planes = x.shape()[0] * x.shape()[1];
+  const int64_t size = ElementCount(std::span<const int64_t>(x.shape()).subspan(2));
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < size; ++i) sum += LoadFloat(x.dtype(), x.data, plane * size + i);
+    StoreFloat(y.dtype(), y.data, plane, size == 0 ? kNaN : sum / static_cast<double>(size));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddLinalgConvRefKernels(KernelTable& table) {
+  table.Add("matmul", MatMul);
+  table.Add("gemm", Gemm);
+  table.Add("conv", Conv);
+  table.Add("conv_transpose", ConvTranspose);
+  table.Add("max_pool", MaxPool);
+  table.Add("avg_pool", AvgPool);
+  table.Add("global_avg_pool", GlobalAvgPool);
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,302 @@
+/*
+ * Switchyard plugin ABI, version 1.
+ *
+ * The only header a backend vendor needs: pure C, standalone (only <stdint.h> and
+ * <stddef.h>). A plugin is a shared object exporting exactly one symbol,
+ *
+ *     const sy_plugin_api* sy_plugin_query(uint32_t host_max_abi);
+ *
+ * which returns the plugin's function table, or NULL when the plugin cannot serve a
+ * host that speaks at most `host_max_abi`.
+ *
+ * Versioning rules (docs/plugin-abi.md):
+ *  - Every struct that crosses the boundary starts with `struct_size` (its sizeof as the
+ *    writer was compiled) and `abi_version`. Structs only grow at the end; a reader looks
+ *    at a member only when `struct_size` covers it. Released layouts are frozen by the
+ *    static assertions at the end of this file.
+ *  - The host accepts a plugin whose table says SY_PLUGIN_ABI_MIN_VERSION <= abi_version
+ *    <= the host's SY_PLUGIN_ABI_VERSION; others are refused with a reason.
+ *
+ * Ownership and lifetime, in one place (each function repeats what applies to it):
+ *  - Strings and arrays the host passes in are borrowed for the duration of the call
+ *    only, unless a function says otherwise. A plugin that needs them later copies them.
+ *  - Strings a plugin returns in sy_plugin_info and sy_device_info live until
+ *    `shutdown` of the context they came from (static storage is fine).
+ *  - sy_error objects are created by the plugin and destroyed by the host with
+ *    `error_destroy`; the message lives until then.
+ *  - Handles (sy_context, sy_buffer, sy_executable) are created and destroyed by the
+ *    plugin, at the host's request. The host destroys executables and buffers before
+ *    calling `shutdown`, and calls `shutdown` before unloading the library.
+ *
+ * Threading: `sy_plugin_query`, `initialize` and `shutdown` are called from one thread at
+ * a time. Every other function may be called concurrently from several threads, except
+ * that one sy_executable is never executed from two threads at once and a buffer is
+ * never freed while another call uses it.
+ *
+ * Errors: functions return NULL for success or an sy_error* describing the failure. No
+ * C++ exception, longjmp or abort may cross this boundary.
+ */
+#ifndef SWITCHYARD_PLUGIN_H_
+#define SWITCHYARD_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_PLUGIN_ABI_VERSION 1u     /* the version this header describes */
+#define SY_PLUGIN_ABI_MIN_VERSION 1u /* the oldest version a current host accepts */
+
+#if defined(_WIN32)
+#define SY_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define SY_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- scalar enums ---- */
+
+/* Element types. Values are part of the ABI. */
+typedef enum sy_dtype {
+  SY_DTYPE_F32 = 0,
+  SY_DTYPE_F16 = 1,
+  SY_DTYPE_BF16 = 2,
+  SY_DTYPE_F64 = 3,
+  SY_DTYPE_I8 = 4,
+  SY_DTYPE_U8 = 5,
+  SY_DTYPE_I32 = 6,
+  SY_DTYPE_I64 = 7,
+  SY_DTYPE_BOOL = 8 /* one byte, 0 or 1 */
+} sy_dtype;
+
+/* Error codes, as core's StatusCode. */
+typedef enum sy_error_code {
+  SY_ERROR_INVALID_ARGUMENT = 1, /* the host passed something malformed */
+  SY_ERROR_NOT_FOUND = 3,
+  SY_ERROR_UNSUPPORTED = 5,        /* well-formed but not implemented by this plugin */
+  SY_ERROR_RESOURCE_EXHAUSTED = 6, /* out of device memory, or a limit */
+  SY_ERROR_INTERNAL = 7,           /* a bug or a device failure */
+  SY_ERROR_DATA = 8                /* run-time data error: index out of range, int div by 0 */
+} sy_error_code;
+
+typedef enum sy_device_kind {
+  SY_DEVICE_CPU = 0,
+  SY_DEVICE_DISCRETE_GPU = 1,
+  SY_DEVICE_INTEGRATED_GPU = 2,
+  SY_DEVICE_ACCELERATOR = 3
+} sy_device_kind;
+
+/* sy_device_info.flags */
+#define SY_DEVICE_FLAG_HOST_MEMORY 0x1u /* buffers are host memory: buffer_host_pointer works */
+#define SY_DEVICE_FLAG_REFERENCE 0x2u   /* a reference device: never chosen unless asked for */
+#define SY_DEVICE_FLAG_F16 0x4u         /* computes f16 natively */
+#define SY_DEVICE_FLAG_F64 0x8u         /* computes f64 natively */
+
+typedef enum sy_attr_kind {
+  SY_ATTR_INT = 0,
+  SY_ATTR_FLOAT = 1,
+  SY_ATTR_STRING = 2,
+  SY_ATTR_INTS = 3,
+  SY_ATTR_FLOATS = 4,
+  SY_ATTR_STRINGS = 5
+} sy_attr_kind;
+
+/* ------------------------------------------------------------- opaque handles ---- */
+
+typedef struct sy_error sy_error;           /* plugin-owned; destroyed by error_destroy */
+typedef struct sy_context sy_context;       /* one initialised plugin instance */
+typedef struct sy_buffer sy_buffer;         /* device memory */
+typedef struct sy_executable sy_executable; /* a prepared partition */
+
+/* ---------------------------------------------------------- descriptive structs ---- */
+
+typedef struct sy_plugin_info {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* name;        /* lower-case identifier used in backend hints: "cpu", "cuda" */
+  const char* version;     /* the plugin's own version, free form: "1.2.0" */
+  const char* vendor;      /* "Switchyard", "Acme Corp" */
+  const char* description; /* one line */
+} sy_plugin_info;
+
+/* Filled by the plugin in device_info; the host sets struct_size and abi_version first,
+ * and the plugin writes only the members that both sides know. */
+typedef struct sy_device_info {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* name;      /* "cpu", "NVIDIA H200", ... */
+  const char* vendor;
+  uint32_t kind;         /* sy_device_kind */
+  uint32_t flags;        /* SY_DEVICE_FLAG_* */
+  uint64_t memory_bytes; /* memory the device offers for buffers; 0 = unknown */
+} sy_device_info;
+
+/* A tensor's type: dtype, rank and dims (row-major, contiguous). */
+typedef struct sy_tensor_type {
+  uint32_t dtype; /* sy_dtype */
+  uint32_t rank;
+  const int64_t* dims; /* rank entries; may be NULL when rank is 0 */
+} sy_tensor_type;
+
+/* One attribute of a node; only the member that `kind` names is meaningful. */
+typedef struct sy_attr {
+  const char* name;
+  uint32_t kind;  /* sy_attr_kind */
+  uint32_t count; /* number of entries for list kinds */
+  int64_t i;
+  double f;
+  const char* s;
+  const int64_t* ints;
+  const double* floats;
+  const char* const* strings;
+} sy_attr;
+
+/* A node as the support query and partitions describe it. Its attributes are
+ * normalised by the host: every attribute of the op's schema that has a default is
+ * present, with its schema kind (docs/ops.md). */
+typedef struct sy_node {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  const char* op;   /* catalogue name: "matmul" */
+  const char* name; /* label for messages; "" when the model gives none */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const sy_tensor_type* inputs;  /* num_inputs entries */
+  const sy_tensor_type* outputs; /* num_outputs entries */
+  uint32_t num_attrs;
+  uint32_t reserved; /* 0 */
+  const sy_attr* attrs;
+  /* In partitions only (NULL in support queries): the partition-local value index of
+   * each input and output, into sy_partition.values. */
+  const uint32_t* input_values;
+  const uint32_t* output_values;
+} sy_node;
+
+/* A subgraph to prepare: nodes in a valid execution order over a local value table. */
+typedef struct sy_partition {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  uint32_t num_values;
+  uint32_t num_nodes;
+  const sy_tensor_type* values; /* num_values entries */
+  const sy_node* nodes;         /* num_nodes entries, in execution order */
+  /* Values bound by the host at execute time, in this order: first the partition's
+   * inputs (which include its constants), then its outputs. Every other value is an
+   * intermediate the plugin keeps to itself. */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const uint32_t* inputs;
+  const uint32_t* outputs;
+} sy_partition;
+
+/* What the host tells a plugin at initialisation. */
+typedef struct sy_init_options {
+  uint32_t struct_size;
+  uint32_t abi_version;
+  uint32_t num_threads; /* for CPU-side work; 0 = the plugin's default */
+  uint32_t reserved;
+} sy_init_options;
+
+/* ----------------------------------------------------------- the function table ---- */
+
+typedef struct sy_plugin_api {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the SY_PLUGIN_ABI_VERSION the plugin was built with */
+
+  /* Static identity; lives as long as the library is loaded. */
+  const sy_plugin_info* info;
+
+  /* --- errors --- */
+  /* The message of `error`, UTF-8, owned by the error. */
+  const char* (*error_message)(const sy_error* error);
+  uint32_t (*error_code)(const sy_error* error); /* sy_error_code */
+  void (*error_destroy)(sy_error* error);
+
+  /* --- lifecycle --- */
+  /* Creates a context: finds devices, loads runtimes. A plugin whose runtime is absent
+   * (no driver, no GPU) succeeds with zero devices and explains why in
+   * `context_status`; it fails only when it cannot work at all. `options` is borrowed. */
+  sy_error* (*initialize)(const sy_init_options* options, sy_context** out_context);
+  /* Destroys the context; every buffer and executable of it must be gone already. */
+  void (*shutdown)(sy_context* context);
+  /* Why the context has no devices (or "" when it has some); owned by the context. */
+  const char* (*context_status)(const sy_context* context);
+
+  /* --- devices --- */
+  uint32_t (*device_count)(const sy_context* context);
+  /* Fills `info` (host-owned; the host sets struct_size and abi_version). */
+  sy_error* (*device_info)(const sy_context* context, uint32_t device, sy_device_info* info);
+
+  /* --- support query --- */
+  /* Sets *supported to 1 when `device` can run `node` as described, else 0 and writes a
+   * short reason (NUL-terminated, truncated to reason_capacity) into `reason`. `node`
+   * is borrowed. Returns an error only for malformed arguments. */
+  sy_error* (*supports_node)(const sy_context* context, uint32_t device, const sy_node* node,
+                             uint32_t* supported, char* reason, size_t reason_capacity);
+
+  /* --- buffers --- */
+  /* Allocates `bytes` (0 is allowed) on `device`. Owned by the caller until
+   * buffer_free. */
+  sy_error* (*buffer_alloc)(sy_context* context, uint32_t device, uint64_t bytes,
+                            sy_buffer** out_buffer);
+  void (*buffer_free)(sy_buffer* buffer);
+  /* The buffer's bytes as host memory, or NULL when not host addressable. Valid until
+   * buffer_free. */
+  void* (*buffer_host_pointer)(sy_buffer* buffer);
+  /* Copies between host memory and a buffer. Ranges must lie inside the buffer. */
+  sy_error* (*copy_host_to_device)(sy_buffer* dst, uint64_t dst_offset, const void* src,
+                                   uint64_t bytes);
+  sy_error* (*copy_device_to_host)(const sy_buffer* src, uint64_t src_offset, void* dst,
+                                   uint64_t bytes);
+  /* Between two buffers of this plugin (any of its devices). May be NULL: the host then
+   * goes through host memory. */
+  sy_error* (*copy_device_to_device)(sy_buffer* dst, uint64_t dst_offset, const sy_buffer* src,
+                                     uint64_t src_offset, uint64_t bytes);
+
+  /* --- partitions --- */
+  /* Prepares `partition` for `device` once (kernel selection, compilation, workspace).
+   * `partition` is borrowed; the executable copies what it needs. */
+  sy_error* (*prepare)(sy_context* context, uint32_t device, const sy_partition* partition,
+                       sy_executable** out_executable);
+  /* Runs it. `buffers` has num_inputs + num_outputs entries in the order of
+   * sy_partition's inputs then outputs, each sized for its value. Returns when outputs
+   * are complete (synchronous in ABI v1). */
+  sy_error* (*execute)(sy_executable* executable, uint32_t num_buffers,
+                       sy_buffer* const* buffers);
+  void (*release)(sy_executable* executable);
+} sy_plugin_api;
+
+/* The one exported symbol. Returns NULL when the plugin cannot serve this host. */
+typedef const sy_plugin_api* (*sy_plugin_query_fn)(uint32_t host_max_abi);
+#define SY_PLUGIN_QUERY_SYMBOL "sy_plugin_query"
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* Released layouts are frozen: on 64-bit targets these sizes and offsets never change.
+ * A new member goes at the end of its struct, with a new assertion here. */
+#if defined(__cplusplus)
+#define SY_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define SY_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+#if UINTPTR_MAX == 0xffffffffffffffffu
+SY_STATIC_ASSERT(offsetof(sy_plugin_info, name) == 8, "sy_plugin_info layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_info, description) == 32, "sy_plugin_info layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_device_info) == 40, "sy_device_info v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_device_info, memory_bytes) == 32, "sy_device_info layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_tensor_type) == 16, "sy_tensor_type is frozen (no size field)");
+SY_STATIC_ASSERT(sizeof(sy_attr) == 64, "sy_attr is frozen (no size field)");
+SY_STATIC_ASSERT(sizeof(sy_node) == 80, "sy_node v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_node, output_values) == 72, "sy_node layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_partition) == 56, "sy_partition v1 layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 19, "sy_plugin_api v1 layout is frozen");
+#endif
+#undef SY_STATIC_ASSERT
+
+#endif /* SWITCHYARD_PLUGIN_H_ */

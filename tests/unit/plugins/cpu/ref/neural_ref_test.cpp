@@ -1,0 +1,564 @@
+// Reference kernels for resize, depth_to_space, space_to_depth, attention and
+// rotary_embedding, checked against NumPy (tools/kernel_refs/neural.py; its optional
+// --check-onnx run also compares those references with onnx.reference), hand-derived
+// values (several from the ONNX backend tests' documented outputs) and identities.
+// (softmax and the norms: normalization_ref_test.cpp.) None of these ops has a
+// data-dependent error: every check is the schema's.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "neural_test_util.h"
+
+namespace sy::cpu::test {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// ---------------------------------------------------------------------------------------
+// resize
+
+struct ResizeCase {
+  const char* name;
+  const char* x;
+  const char* mode;
+  const char* coord;
+  const char* nearest;
+  std::vector<double> scales;  // or
+  std::vector<int64_t> sizes;
+};
+
+// The same table as RESIZE_CASES in tools/kernel_refs/neural.py.
+const std::vector<ResizeCase>& ResizeCases() {
+  static const std::vector<ResizeCase> cases = {
+      {"nearest_half_pixel_round_prefer_floor",
+       "resize_x",
+       "nearest",
+       "half_pixel",
+       "round_prefer_floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_half_pixel_round_prefer_ceil",
+       "resize_x",
+       "nearest",
+       "half_pixel",
+       "round_prefer_ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_half_pixel_floor",
+       "resize_x",
+       "nearest",
+       "half_pixel",
+       "floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_half_pixel_ceil",
+       "resize_x",
+       "nearest",
+       "half_pixel",
+       "ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_half_pixel_sizes",
+       "resize_x",
+       "nearest",
+       "half_pixel",
+       "round_prefer_floor",
+       {},
+       {1, 1, 5, 7}},
+      {"linear_half_pixel_scales",
+       "resize_x",
+       "linear",
+       "half_pixel",
+       "round_prefer_floor",
+       {1.0, 1.0, 1.7, 0.8},
+       {}},
+      {"linear_half_pixel_sizes",
+       "resize_x",
+       "linear",
+       "half_pixel",
+       "round_prefer_floor",
+       {},
+       {1, 1, 7, 2}},
+      {"nearest_asymmetric_round_prefer_floor",
+       "resize_x",
+       "nearest",
+       "asymmetric",
+       "round_prefer_floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_asymmetric_round_prefer_ceil",
+       "resize_x",
+       "nearest",
+       "asymmetric",
+       "round_prefer_ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_asymmetric_floor",
+       "resize_x",
+       "nearest",
+       "asymmetric",
+       "floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_asymmetric_ceil",
+       "resize_x",
+       "nearest",
+       "asymmetric",
+       "ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_asymmetric_sizes",
+       "resize_x",
+       "nearest",
+       "asymmetric",
+       "round_prefer_floor",
+       {},
+       {1, 1, 5, 7}},
+      {"linear_asymmetric_scales",
+       "resize_x",
+       "linear",
+       "asymmetric",
+       "round_prefer_floor",
+       {1.0, 1.0, 1.7, 0.8},
+       {}},
+      {"linear_asymmetric_sizes",
+       "resize_x",
+       "linear",
+       "asymmetric",
+       "round_prefer_floor",
+       {},
+       {1, 1, 7, 2}},
+      {"nearest_align_corners_round_prefer_floor",
+       "resize_x",
+       "nearest",
+       "align_corners",
+       "round_prefer_floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_align_corners_round_prefer_ceil",
+       "resize_x",
+       "nearest",
+       "align_corners",
+       "round_prefer_ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_align_corners_floor",
+       "resize_x",
+       "nearest",
+       "align_corners",
+       "floor",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_align_corners_ceil",
+       "resize_x",
+       "nearest",
+       "align_corners",
+       "ceil",
+       {1.0, 1.0, 2.5, 0.6},
+       {}},
+      {"nearest_align_corners_sizes",
+       "resize_x",
+       "nearest",
+       "align_corners",
+       "round_prefer_floor",
+       {},
+       {1, 1, 5, 7}},
+      {"linear_align_corners_scales",
+       "resize_x",
+       "linear",
+       "align_corners",
+       "round_prefer_floor",
+       {1.0, 1.0, 1.7, 0.8},
+       {}},
+      {"linear_align_corners_sizes",
+       "resize_x",
+       "linear",
+       "align_corners",
+       "round_prefer_floor",
+       {},
+       {1, 1, 7, 2}},
+      {"linear_align_corners_to_one",
+       "resize_x",
+       "linear",
+       "align_corners",
+       "round_prefer_floor",
+       {},
+       {1, 1, 1, 3}},
+      {"linear_align_corners_fractional",
+       "resize_x",
+       "linear",
+       "align_corners",
+       "round_prefer_floor",
+       {1.0, 1.0, 0.5, 0.7},
+       {}},
+      {"linear_rank3_all_axes",
+       "resize_rank3_x",
+       "linear",
+       "half_pixel",
+       "round_prefer_floor",
+       {1.5, 0.7, 2.0},
+       {}},
+      {"nearest_rank3_all_axes",
+       "resize_rank3_x",
+       "nearest",
+       "asymmetric",
+       "ceil",
+       {2.0, 1.4, 0.5},
+       {}},
+      {"linear_rank5_trilinear",
+       "resize_rank5_x",
+       "linear",
+       "align_corners",
+       "round_prefer_floor",
+       {},
+       {1, 2, 3, 5, 3}},
+      {"linear_rank1", "resize_rank1_x", "linear", "half_pixel", "round_prefer_floor", {}, {8}},
+      {"linear_f16",
+       "resize_f16_x",
+       "linear",
+       "asymmetric",
+       "round_prefer_floor",
+       {1.0, 1.0, 2.0, 1.5},
+       {}},
+      {"linear_special",
+       "resize_special_x",
+       "linear",
+       "asymmetric",
+       "round_prefer_floor",
+       {1.0, 2.0},
+       {}},
+      {"nearest_special",
+       "resize_special_x",
+       "nearest",
+       "half_pixel",
+       "round_prefer_floor",
+       {1.5, 1.5},
+       {}},
+  };
+  return cases;
+}
+
+Attrs ResizeAttrs(std::string mode, std::string coord, std::string nearest,
+                  std::vector<double> scales, std::vector<int64_t> sizes) {
+  Attrs attrs = MakeAttrs({{"mode", std::move(mode)},
+                           {"coordinate_transformation_mode", std::move(coord)},
+                           {"nearest_mode", std::move(nearest)}});
+  if (sizes.empty()) {
+    attrs.Set("scales", std::move(scales));
+  } else {
+    attrs.Set("sizes", std::move(sizes));
+  }
+  return attrs;
+}
+
+Attrs Scales(std::string mode, std::string coord, std::vector<double> scales) {
+  return ResizeAttrs(std::move(mode), std::move(coord), "round_prefer_floor", std::move(scales),
+                     {});
+}
+
+TEST(NeuralRefResize, MatchesNumPyForEveryModeAndCoordinateTransformation) {
+  for (const ResizeCase& c : ResizeCases()) {
+    const Tensor y =
+        RunRef1("resize", {Ref(c.x)}, ResizeAttrs(c.mode, c.coord, c.nearest, c.scales, c.sizes));
+    ExpectClose(y, Ref(std::string("resize_") + c.name + "_y"), c.name);
+  }
+}
+
+TEST(NeuralRefResize, F64MatchesTheSameReferences) {
+  // The f32 inputs are exact in f64: the same references hold, more tightly.
+  for (const ResizeCase& c : ResizeCases()) {
+    if (std::string(c.x) != "resize_x") continue;
+    const Tensor y = RunRef1("resize", {As(Ref(c.x), DType::kF64)},
+                             ResizeAttrs(c.mode, c.coord, c.nearest, c.scales, c.sizes));
+    ExpectClose(y, Ref(std::string("resize_") + c.name + "_y"), 1e-12, c.name);
+  }
+}
+
+// Documented outputs of the ONNX backend tests (onnx/backend/test/case/node/resize.py).
+TEST(NeuralRefResize, OnnxBackendExamples) {
+  const Tensor x22 = Make(DType::kF32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  ExpectValues(RunRef1("resize", {x22}, Scales("linear", "half_pixel", {1, 1, 2, 2})), {1, 1, 4, 4},
+               {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4},
+               1e-6, "upsample_scales_linear");
+  const double t = 1.0 / 3;
+  ExpectValues(RunRef1("resize", {x22}, Scales("linear", "align_corners", {1, 1, 2, 2})),
+               {1, 1, 4, 4},
+               {1, 1 + t, 1 + 2 * t, 2, 1 + 2 * t, 2, 2 + t, 2 + 2 * t, 2 + t, 2 + 2 * t, 3, 3 + t,
+                3, 3 + t, 3 + 2 * t, 4},
+               1e-6, "upsample_scales_linear_align_corners");
+  ExpectValues(RunRef1("resize", {x22}, Scales("nearest", "half_pixel", {1, 1, 2, 3})),
+               {1, 1, 4, 6},
+               {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}, 0,
+               "upsample_scales_nearest");
+  const Tensor x24 = Make(DType::kF32, {1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  ExpectValues(RunRef1("resize", {x24}, Scales("nearest", "half_pixel", {1, 1, 0.6, 0.6})),
+               {1, 1, 1, 2}, {1, 3}, 0, "downsample_scales_nearest");
+  ExpectValues(RunRef1("resize", {x24}, Scales("linear", "half_pixel", {1, 1, 0.6, 0.6})),
+               {1, 1, 1, 2}, {2.6666666666666665, 4.333333333333333}, 1e-6,
+               "downsample_scales_linear");
+}
+
+TEST(NeuralRefResize, HalfPixelClampsAtTheEdgesAndBF16) {
+  // half_pixel x2 on [10, 20]: coordinates -0.25, 0.25, 0.75, 1.25 -> clamped at both ends.
+  const Tensor x = Make(DType::kBF16, {2}, {10, 20});
+  const Tensor y = RunRef1("resize", {x}, Scales("linear", "half_pixel", {2}));
+  EXPECT_EQ(y.dtype(), DType::kBF16);
+  ExpectValues(y, {4}, {10, 12.5, 17.5, 20}, 0);
+}
+
+TEST(NeuralRefResize, ScalarEmptyAndIdentity) {
+  ExpectValues(RunRef1("resize", {Make(DType::kF32, {}, {5})}, Scales("linear", "half_pixel", {})),
+               {}, {5}, 0);
+  EXPECT_EQ(RunRef1("resize", {Make(DType::kF32, {1, 0, 3}, {})},
+                    ResizeAttrs("linear", "half_pixel", "floor", {}, {1, 0, 5}))
+                .shape(),
+            (Shape{1, 0, 5}));
+  EXPECT_EQ(RunRef1("resize", {Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6})},
+                    Scales("nearest", "asymmetric", {1, 0.2}))
+                .shape(),
+            (Shape{2, 0}));
+  // Scale 1 (or sizes = the input's) is the identity in every mode, NaN included.
+  const Tensor x = Make(DType::kF64, {2, 3}, {1, kNaN, 3, 4, 5, -6});
+  for (const char* coord : {"half_pixel", "asymmetric", "align_corners"}) {
+    for (const char* mode : {"nearest", "linear"}) {
+      ExpectClose(RunRef1("resize", {x}, ResizeAttrs(mode, coord, "ceil", {}, {2, 3})), x, 0,
+                  std::string(mode) + " " + coord);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// depth_to_space, space_to_depth (every dtype: they only move elements)
+
+constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI8,
+                                DType::kU8,  DType::kI32, DType::kI64, DType::kBool};
+
+TEST(NeuralRefDepthToSpace, MatchesNumPyForEveryDTypeAndMode) {
+  struct Case {
+    const char* x;
+    int64_t blocksize;
+    const char* mode;
+    const char* y;
+  };
+  for (const Case& c :
+       {Case{"d2s_x", 2, "DCR", "d2s_dcr_y"}, Case{"d2s_x", 2, "CRD", "d2s_crd_y"},
+        Case{"d2s_b3_x", 3, "DCR", "d2s_b3_dcr_y"}, Case{"d2s_b3_x", 3, "CRD", "d2s_b3_crd_y"}}) {
+    for (DType dt : kAllDTypes) {
+      const Tensor y = RunRef1("depth_to_space", {As(Ref(c.x), dt)},
+                               MakeAttrs({{"blocksize", c.blocksize}, {"mode", c.mode}}));
+      EXPECT_EQ(y.dtype(), dt);
+      ExpectClose(y, As(Ref(c.y), dt), 0, std::string(c.y) + " " + std::string(DTypeName(dt)));
+    }
+  }
+}
+
+TEST(NeuralRefSpaceToDepth, MatchesNumPyForEveryDType) {
+  for (const auto& [x, b, y] : {std::tuple{"s2d_x", int64_t{2}, "s2d_b2_y"},
+                                std::tuple{"s2d_b3_x", int64_t{3}, "s2d_b3_y"}}) {
+    for (DType dt : kAllDTypes) {
+      const Tensor out = RunRef1("space_to_depth", {As(Ref(x), dt)}, MakeAttrs({{"blocksize", b}}));
+      ExpectClose(out, As(Ref(y), dt), 0, std::string(y) + " " + std::string(DTypeName(dt)));
+    }
+  }
+}
+
+TEST(NeuralRefDepthToSpace, HandValuesRoundTripAndEmpty) {
+  // [1, 4, 1, 1] -> [1, 1, 2, 2]: DCR takes channels in order, CRD too when C' = 1.
+  const Tensor x = Make(DType::kI32, {1, 4, 1, 1}, {1, 2, 3, 4});
+  for (const char* mode : {"DCR", "CRD"}) {
+    ExpectValues(
+        RunRef1("depth_to_space", {x}, MakeAttrs({{"blocksize", int64_t{2}}, {"mode", mode}})),
+        {1, 1, 2, 2}, {1, 2, 3, 4}, 0, mode);
+  }
+  // space_to_depth inverts DCR depth_to_space.
+  const Tensor d = Ref("d2s_x");
+  const Tensor up =
+      RunRef1("depth_to_space", {d}, MakeAttrs({{"blocksize", int64_t{2}}, {"mode", "DCR"}}));
+  ExpectClose(RunRef1("space_to_depth", {up}, MakeAttrs({{"blocksize", int64_t{2}}})), d, 0);
+  EXPECT_EQ(RunRef1("depth_to_space", {Make(DType::kBool, {0, 4, 2, 2}, {})},
+                    MakeAttrs({{"blocksize", int64_t{2}}}))
+                .shape(),
+            (Shape{0, 1, 4, 4}));
+  EXPECT_EQ(RunRef1("space_to_depth", {Make(DType::kU8, {1, 0, 2, 4}, {})},
+                    MakeAttrs({{"blocksize", int64_t{2}}}))
+                .shape(),
+            (Shape{1, 0, 1, 2}));
+  SY_EXPECT_ERROR(RunRef("depth_to_space", {Make(DType::kF32, {1, 3, 1, 1}, {1, 2, 3})},
+                         MakeAttrs({{"blocksize", int64_t{2}}})),
+                  "divisible");
+}
+
+// ---------------------------------------------------------------------------------------
+// attention
+
+struct AttentionCase {
+  const char* name;
+  bool mask;
+  Attrs attrs;
+};
+
+TEST(NeuralRefAttention, MatchesNumPy) {
+  const AttentionCase cases[] = {
+      {"mha", true, {}},
+      {"negscale", false, MakeAttrs({{"scale", -0.5}})},
+      {"gqa_causal_bool", true, MakeAttrs({{"scale", 0.3}, {"is_causal", int64_t{1}}})},
+      {"causal_rect", false, MakeAttrs({{"is_causal", int64_t{1}}})},
+      {"causal_tall", false, MakeAttrs({{"is_causal", int64_t{1}}})},
+      {"masked_rows", true, {}},
+      {"f16", true, {}},
+  };
+  for (const AttentionCase& c : cases) {
+    const std::string p = std::string("attn_") + c.name + "_";
+    std::vector<Tensor> inputs = {Ref(p + "q"), Ref(p + "k"), Ref(p + "v")};
+    if (c.mask) inputs.push_back(Ref(p + "mask"));
+    ExpectClose(RunRef1("attention", inputs, c.attrs), Ref(p + "y"), c.name);
+  }
+  // f64 (the f32 inputs are exact in f64) and bf16.
+  ExpectClose(RunRef1("attention",
+                      {As(Ref("attn_mha_q"), DType::kF64), As(Ref("attn_mha_k"), DType::kF64),
+                       As(Ref("attn_mha_v"), DType::kF64), As(Ref("attn_mha_mask"), DType::kF64)}),
+              Ref("attn_mha_y"), "f64");
+  const Tensor yb =
+      RunRef1("attention",
+              {As(Ref("attn_bf16_q"), DType::kBF16), As(Ref("attn_bf16_k"), DType::kBF16),
+               As(Ref("attn_bf16_v"), DType::kBF16)},
+              MakeAttrs({{"is_causal", int64_t{1}}}));
+  EXPECT_EQ(yb.dtype(), DType::kBF16);
+  ExpectClose(yb, Ref("attn_bf16_y"), "bf16");
+}
+
+TEST(NeuralRefAttention, FullyMaskedRowsAreZeroAndNaNMaskPropagates) {
+  // gqa_causal_bool: head 1 masks key 0, so its query 0 (causal: key 0 only) is zero.
+  const std::vector<double> y = Values(Ref("attn_gqa_causal_bool_y"));
+  const std::vector<double> got =
+      Values(RunRef1("attention",
+                     {Ref("attn_gqa_causal_bool_q"), Ref("attn_gqa_causal_bool_k"),
+                      Ref("attn_gqa_causal_bool_v"), Ref("attn_gqa_causal_bool_mask")},
+                     MakeAttrs({{"scale", 0.3}, {"is_causal", int64_t{1}}})));
+  ASSERT_EQ(got.size(), 24u);  // [1, 4, 3, 2]
+  EXPECT_EQ(got[6], 0.0);
+  EXPECT_EQ(got[7], 0.0);
+  // masked_rows: batch 0 query 1 has an all -inf float mask (zeros, every head); batch 1
+  // query 2 has a NaN in its mask (NaN).
+  const std::vector<double> m =
+      Values(RunRef1("attention", {Ref("attn_masked_rows_q"), Ref("attn_masked_rows_k"),
+                                   Ref("attn_masked_rows_v"), Ref("attn_masked_rows_mask")}));
+  for (int h = 0; h < 3; ++h) {  // [2, 3, 3, 2]
+    EXPECT_EQ(m[(h * 3 + 1) * 2], 0.0);
+    EXPECT_EQ(m[(h * 3 + 1) * 2 + 1], 0.0);
+    EXPECT_TRUE(std::isnan(m[((3 + h) * 3 + 2) * 2]));
+  }
+  // A bool mask that masks every key: zeros even where the scores are NaN.
+  const Tensor q = Make(DType::kF32, {1, 1, 2, 1}, {kNaN, 1});
+  const Tensor k = Make(DType::kF32, {1, 1, 2, 1}, {1, 2});
+  const Tensor v = Make(DType::kF32, {1, 1, 2, 1}, {3, 4});
+  const Tensor none = Make(DType::kBool, {2}, {0, 0});
+  ExpectValues(RunRef1("attention", {q, k, v, none}), {1, 1, 2, 1}, {0, 0}, 0);
+  // Without the mask the NaN query row is NaN.
+  const std::vector<double> nan_row = Values(RunRef1("attention", {q, k, v}));
+  EXPECT_TRUE(std::isnan(nan_row[0]));
+}
+
+TEST(NeuralRefAttention, HandValues) {
+  // Zero queries: uniform weights, the mean of v; one key: that key's value.
+  const Tensor q = Make(DType::kF64, {1, 1, 1, 2}, {0, 0});
+  const Tensor k = Make(DType::kF64, {1, 1, 3, 2}, {1, 2, 3, 4, 5, 6});
+  const Tensor v = Make(DType::kF64, {1, 1, 3, 1}, {1, 2, 6});
+  ExpectValues(RunRef1("attention", {q, k, v}), {1, 1, 1, 1}, {3}, 1e-15);
+  // q . k = [1, 2] with scale 1 and an additive mask [0, log 2]: weights e : 2e^2.
+  const Tensor q1 = Make(DType::kF64, {1, 1, 1, 1}, {1});
+  const Tensor k2 = Make(DType::kF64, {1, 1, 2, 1}, {1, 2});
+  const Tensor v2 = Make(DType::kF64, {1, 1, 2, 1}, {10, 20});
+  const Tensor mask = Make(DType::kF64, {1, 2}, {0, std::log(2.0)});
+  const double w0 = std::exp(1.0), w1 = 2 * std::exp(2.0);
+  ExpectValues(RunRef1("attention", {q1, k2, v2, mask}, MakeAttrs({{"scale", 1.0}})), {1, 1, 1, 1},
+               {(10 * w0 + 20 * w1) / (w0 + w1)}, 1e-14);
+  // Causal, S = T = 2: query 0 sees key 0 only.
+  const Tensor q2 = Make(DType::kF64, {1, 1, 2, 1}, {1, 1});
+  const Tensor y = RunRef1("attention", {q2, k2, v2}, MakeAttrs({{"is_causal", int64_t{1}}}));
+  const double a = std::exp(1.0), b = std::exp(2.0);
+  ExpectValues(y, {1, 1, 2, 1}, {10, (10 * a + 20 * b) / (a + b)}, 1e-14);
+}
+
+TEST(NeuralRefAttention, EmptyDims) {
+  // D = 0: every score is 0 (whatever the default scale 1/sqrt(0)): the mean of v.
+  const Tensor v = Make(DType::kF32, {1, 1, 3, 2}, {1, 2, 3, 4, 5, 9});
+  ExpectValues(RunRef1("attention", {Make(DType::kF32, {1, 1, 2, 0}, {}),
+                                     Make(DType::kF32, {1, 1, 3, 0}, {}), v}),
+               {1, 1, 2, 2}, {3, 5, 3, 5}, 1e-6);
+  // T = 0: no key at all, zeros.
+  ExpectValues(RunRef1("attention",
+                       {Make(DType::kF32, {1, 2, 1, 2}, {1, 2, 3, 4}),
+                        Make(DType::kF32, {1, 1, 0, 2}, {}), Make(DType::kF32, {1, 1, 0, 3}, {})}),
+               {1, 2, 1, 3}, {0, 0, 0, 0, 0, 0}, 0);
+  // B = 0, S = 0, Hkv = Hq = 0.
+  EXPECT_EQ(RunRef1("attention",
+                    {Make(DType::kF32, {0, 2, 3, 4}, {}), Make(DType::kF32, {0, 1, 5, 4}, {}),
+                     Make(DType::kF32, {0, 1, 5, 6}, {})})
+                .shape(),
+            (Shape{0, 2, 3, 6}));
+  EXPECT_EQ(RunRef1("attention",
+                    {Make(DType::kF16, {1, 0, 3, 1}, {}), Make(DType::kF16, {1, 0, 2, 1}, {}),
+                     Make(DType::kF16, {1, 0, 2, 1}, {})})
+                .shape(),
+            (Shape{1, 0, 3, 1}));
+  SY_EXPECT_ERROR(RunRef("attention", {Make(DType::kF32, {1, 3, 1, 1}, {1, 2, 3}),
+                                       Make(DType::kF32, {1, 2, 1, 1}, {1, 2}),
+                                       Make(DType::kF32, {1, 2, 1, 1}, {1, 2})}),
+                  "grouped-query");
+}
+
+// ---------------------------------------------------------------------------------------
+// rotary_embedding
+
+TEST(NeuralRefRotaryEmbedding, MatchesNumPy) {
+  const Tensor x = Ref("rope_x");  // [2, 2, 3, 8]
+  for (int64_t inter : {0, 1}) {
+    const std::string i = std::to_string(inter);
+    ExpectClose(RunRef1("rotary_embedding", {x, Ref("rope_cos"), Ref("rope_sin")},
+                        MakeAttrs({{"interleaved", inter}})),
+                Ref("rope_i" + i + "_y"), "full, interleaved " + i);
+    ExpectClose(RunRef1("rotary_embedding", {x, Ref("rope_r4_cos"), Ref("rope_r4_sin")},
+                        MakeAttrs({{"interleaved", inter}, {"rotary_dim", int64_t{4}}})),
+                Ref("rope_r4_i" + i + "_y"), "rotary_dim 4, interleaved " + i);
+    ExpectClose(RunRef1("rotary_embedding",
+                        {As(x, DType::kF64), As(Ref("rope_cos"), DType::kF64),
+                         As(Ref("rope_sin"), DType::kF64)},
+                        MakeAttrs({{"interleaved", inter}})),
+                Ref("rope_i" + i + "_y"), 1e-12, "f64, interleaved " + i);
+  }
+  ExpectClose(
+      RunRef1("rotary_embedding", {Ref("rope_f16_x"), Ref("rope_f16_cos"), Ref("rope_f16_sin")},
+              MakeAttrs({{"interleaved", int64_t{1}}})),
+      Ref("rope_f16_i1_y"), "f16");
+}
+
+TEST(NeuralRefRotaryEmbedding, HandValuesBF16AndEmpty) {
+  // A quarter turn (cos 0, sin 1): (x1, x2) -> (-x2, x1); dims past rotary_dim pass.
+  const Tensor x = Make(DType::kBF16, {1, 1, 1, 6}, {1, 2, 3, 4, 5, 6});
+  const Tensor cos = Make(DType::kBF16, {1, 2}, {0, 0});
+  const Tensor sin = Make(DType::kBF16, {1, 2}, {1, 1});
+  ExpectValues(RunRef1("rotary_embedding", {x, cos, sin}, MakeAttrs({{"rotary_dim", int64_t{4}}})),
+               {1, 1, 1, 6}, {-3, -4, 1, 2, 5, 6}, 0, "halves");
+  ExpectValues(RunRef1("rotary_embedding", {x, cos, sin},
+                       MakeAttrs({{"rotary_dim", int64_t{4}}, {"interleaved", int64_t{1}}})),
+               {1, 1, 1, 6}, {-2, 1, -4, 3, 5, 6}, 0, "pairs");
+  // Per position: position 1 has cos 1, sin 0 (identity).
+  const Tensor x2 = Make(DType::kF32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  ExpectValues(RunRef1("rotary_embedding",
+                       {x2, Make(DType::kF32, {2, 1}, {0, 1}), Make(DType::kF32, {2, 1}, {1, 0})}),
+               {1, 1, 2, 2}, {-2, 1, 3, 4}, 0, "positions");
+  EXPECT_EQ(
+      RunRef1("rotary_embedding", {Make(DType::kF32, {2, 3, 0, 4}, {}),
+                                   Make(DType::kF32, {0, 2}, {}), Make(DType::kF32, {0, 2}, {})})
+          .shape(),
+      (Shape{2, 3, 0, 4}));
+}
+
+}  // namespace
+}  // namespace sy::cpu::test

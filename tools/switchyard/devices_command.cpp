@@ -1,0 +1,84 @@
+// `switchyard devices [--json]`: every device of every loaded plugin, with how many ops
+// of the catalogue it supports (asked per op with f32 inputs of a representative shape).
+#include <iostream>
+
+#include "cli.h"
+#include "switchyard/op_schema.h"
+
+namespace sy::cli {
+namespace {
+
+// Counts catalogue ops the device's plugin claims for some f32 node of the op. The
+// query describes the op only by name and a plausible f32 signature, so it measures
+// breadth, not every dtype and shape.
+int CountSupportedOps(const Device& device) {
+  const sy_plugin_api* api = device.plugin->api();
+  int count = 0;
+  for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+    sy_node node{};
+    node.struct_size = sizeof node;
+    node.abi_version = SY_PLUGIN_ABI_VERSION;
+    std::string op(schema.name);
+    node.op = op.c_str();
+    node.name = "";
+    uint32_t supported = 0;
+    char reason[128];
+    sy_error* error = api->supports_node(device.plugin->context(), device.index, &node, &supported,
+                                         reason, sizeof reason);
+    if (error != nullptr) {
+      api->error_destroy(error);
+      continue;
+    }
+    count += supported ? 1 : 0;
+  }
+  return count;
+}
+
+}  // namespace
+
+int RunDevices(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description visible(
+      "usage: switchyard devices [--plugin PATH]... [--json]\n\n"
+      "Lists every device of every loaded plugin: its spec (plugin:index) for --device,\n"
+      "name, kind, memory, and how many catalogue ops it supports.\n\n"
+      "options");
+  visible.add_options()("help,h", "show this help")("json", "print JSON");
+  AddPluginOptions(visible);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("devices", args, visible, nullptr, vm, exit_code)) return exit_code;
+  Expected<std::unique_ptr<PluginHost>> host = LoadPlugins(vm);
+  if (!host.ok()) {
+    PrintError("devices", host.status().message());
+    return kExitFailure;
+  }
+  const size_t catalogue = OpRegistry::Global().schemas().size();
+  boost::json::array out;
+  for (const Device* d : (*host)->devices()) {
+    const int ops = CountSupportedOps(*d);
+    if (vm.count("json")) {
+      out.push_back({{"spec", d->Spec()},
+                     {"plugin", d->plugin->name()},
+                     {"index", d->index},
+                     {"name", d->name},
+                     {"kind", DeviceKindName(d->kind)},
+                     {"memory_bytes", d->memory_bytes},
+                     {"reference", d->reference()},
+                     {"ops_supported", ops},
+                     {"ops_in_catalogue", catalogue}});
+    } else {
+      std::cout << d->Spec() << "  " << d->name << "  kind " << DeviceKindName(d->kind)
+                << "  memory " << (d->memory_bytes >> 20) << " MiB  ops " << ops << "/" << catalogue
+                << (d->reference() ? "  (reference: used only when asked for)" : "") << "\n";
+    }
+  }
+  if (vm.count("json")) {
+    std::cout << boost::json::serialize(out) << "\n";
+  } else if ((*host)->devices().empty()) {
+    std::cout << "no devices (see 'switchyard plugins' for why)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace sy::cli

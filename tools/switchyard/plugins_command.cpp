@@ -1,0 +1,62 @@
+// `switchyard plugins [--json]`: every plugin candidate found, loaded or rejected with
+// the reason, and where discovery looked.
+#include <iostream>
+
+#include "cli.h"
+
+namespace sy::cli {
+
+int RunPlugins(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description visible(
+      "usage: switchyard plugins [--plugin PATH]... [--json]\n\n"
+      "Lists every plugin candidate: the shared objects in SWITCHYARD_PLUGIN_PATH, the\n"
+      "installed plugin directory and the executable's directory, plus --plugin paths.\n"
+      "Each is shown loaded (name, version, ABI version) or rejected with the reason.\n\n"
+      "options");
+  visible.add_options()("help,h", "show this help")("json", "print JSON");
+  AddPluginOptions(visible);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("plugins", args, visible, nullptr, vm, exit_code)) return exit_code;
+  Expected<std::unique_ptr<PluginHost>> host = LoadPlugins(vm);
+  if (!host.ok()) {
+    PrintError("plugins", host.status().message());
+    return kExitFailure;
+  }
+  if (vm.count("json")) {
+    boost::json::array candidates;
+    for (const PluginCandidate& c : (*host)->candidates()) {
+      boost::json::object o{{"path", c.path.string()}, {"loaded", c.loaded}};
+      if (c.loaded) {
+        o["name"] = c.name;
+        o["version"] = c.version;
+        o["abi_version"] = c.abi_version;
+      } else {
+        o["reason"] = c.reason;
+      }
+      candidates.push_back(std::move(o));
+    }
+    boost::json::array path;
+    for (const auto& dir : PluginHost::SearchPath()) path.emplace_back(dir.string());
+    std::cout << boost::json::serialize(boost::json::object{{"search_path", std::move(path)},
+                                                            {"plugins", std::move(candidates)}})
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << "search path:";
+  for (const auto& dir : PluginHost::SearchPath()) std::cout << " " << dir.string();
+  std::cout << "\n";
+  for (const PluginCandidate& c : (*host)->candidates()) {
+    if (c.loaded) {
+      std::cout << "loaded   " << c.name << " " << c.version << " (ABI " << c.abi_version << ")  "
+                << c.path.string() << "\n";
+    } else {
+      std::cout << "rejected " << c.path.string() << ": " << c.reason << "\n";
+    }
+  }
+  if ((*host)->candidates().empty()) std::cout << "no plugin candidates found\n";
+  return kExitOk;
+}
+
+}  // namespace sy::cli
