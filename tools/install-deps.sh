@@ -7,6 +7,6 @@ apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format \
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev \
   libboost-filesystem1.81-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
   python3 ca-certificates >/dev/null
 echo "install-deps: done"

@@ -69,6 +69,41 @@ expect "ops --markdown" 0 '^\| op \| ONNX \|' -- "$SY" ops --markdown
 expect "ops unknown op" 1 'unknown op "matmull"' -- "$SY" ops matmull
 expect "ops --help" 0 "usage: switchyard ops" -- "$SY" ops --help
 
+# Plugins, devices, and running every bundled example against NumPy's outputs on the
+# fast device and on the reference device.
+expect "plugins" 0 "loaded   cpu [0-9.]+ \(ABI 1\)" -- "$SY" plugins
+expect "plugins --json" 0 '"name":"cpu"' -- "$SY" plugins --json
+expect "plugins explicit bad path" 1 "plugin $TMP/nope.so: no such file" -- "$SY" plugins --plugin "$TMP/nope.so"
+expect "devices" 0 "cpu:1  cpu-ref  kind cpu" -- "$SY" devices
+expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":90' -- "$SY" devices --json
+for model in "$SRC"/examples/*/; do
+  name=$(basename "$model")
+  for device in cpu cpu-ref; do
+    expect "run $name on $device" 0 "matches" -- "$SY" run "$model" --device "$device" --compare "$model/expected"
+  done
+done
+expect "run --json" 0 '"device":"cpu:0".*"matches":true' -- "$SY" run "$SRC/examples/mlp" --json --compare "$SRC/examples/mlp/expected"
+expect "run --out" 0 "y: f32 \[2, 4\]" -- "$SY" run "$SRC/examples/mlp" --out "$TMP/out"
+[ -f "$TMP/out/y.npy" ] && passes=$((passes + 1)) || { echo "FAIL run --out wrote no y.npy"; failures=$((failures + 1)); }
+expect "run unknown input" 1 'the model has no input "nope"' -- "$SY" run "$SRC/examples/mlp" --input nope=random
+expect "run bad input file" 1 "cannot open" -- "$SY" run "$SRC/examples/mlp" --input "x=$TMP/missing.npy"
+cp "$SRC/examples/transformer/transformer.json" "$SRC/examples/transformer/transformer.safetensors" "$TMP/"
+expect "run missing input" 1 'missing input "tokens"' -- "$SY" run "$TMP/transformer"
+expect "run wrong input shape" 1 'input "x" is f32 \[2, 3\] but the model expects f32 \[2, 12\]' \
+  -- "$SY" run "$SRC/examples/mlp" --input "x=$SRC/tests/data/npy/f32_2x3.npy"
+expect "run unknown device" 1 'no device "tpu"' -- "$SY" run "$SRC/examples/mlp" --device tpu
+expect "run random input" 0 "ran on cpu:0" -- "$SY" run "$SRC/examples/mlp" --input x=random
+expect "bench" 0 "median [0-9.]+ us, min" -- "$SY" bench "$SRC/examples/mlp" --repeat 5
+expect "bench --json" 0 '"median_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
+expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repeat 0
+
+# Plugins export exactly their entry symbol.
+for plugin in "$(dirname "$SY")"/../lib/switchyard/plugins/*.so; do
+  exported=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')
+  if [ "$exported" = "sy_plugin_query " ]; then passes=$((passes + 1)); else
+    echo "FAIL $plugin exports: $exported"; failures=$((failures + 1)); fi
+done
+
 expect "no command" 2 "usage: switchyard <command>" -- "$SY"
 expect "unknown command" 2 "unknown command 'frobnicate'" -- "$SY" frobnicate
 expect "--help" 0 "commands:" -- "$SY" --help

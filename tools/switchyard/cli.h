@@ -33,6 +33,7 @@ int RunOps(const std::vector<std::string>& args);
 int RunPlugins(const std::vector<std::string>& args);
 int RunDevices(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
+int RunBench(const std::vector<std::string>& args);
 
 // {"name": ..., "dtype": "f32", "shape": [2, 12]}
 boost::json::object TypeToJson(std::string_view name, const TensorType& type);

@@ -12,6 +12,7 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
     {"plugins", "list plugin candidates, loaded or rejected with the reason", sy::cli::RunPlugins},
     {"devices", "list the devices of the loaded plugins", sy::cli::RunDevices},
     {"run", "run a model on a device and show or save its outputs", sy::cli::RunRun},
+    {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
 };
 
 void PrintUsage(std::ostream& out) {

@@ -3,7 +3,7 @@
 #define BOOST_DLL_USE_STD_FS
 #include <algorithm>
 #include <cstdlib>
-#include <set>
+#include <map>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
@@ -163,12 +163,21 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
 
 Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions& options) {
   auto host = std::unique_ptr<PluginHost>(new PluginHost());
-  std::set<std::filesystem::path> seen;
+  std::map<std::filesystem::path, size_t> seen;  // canonical path -> index in candidates_
   auto consider = [&](const std::filesystem::path& path, bool is_explicit) -> Status {
     std::error_code ec;
     const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
     const std::filesystem::path key = ec ? path : canonical;
-    if (!seen.insert(key).second) return Status::Ok();
+    if (const auto it = seen.find(key); it != seen.end()) {
+      // Already considered (found by the scan, or named twice). A plugin the user asked
+      // for by name that the scan rejected is still an error.
+      PluginCandidate& earlier = host->candidates_[it->second];
+      if (!is_explicit) return Status::Ok();
+      earlier.explicit_request = true;
+      if (earlier.loaded) return Status::Ok();
+      return Unsupported(earlier.reason).WithContext("plugin " + path.string());
+    }
+    seen.emplace(key, host->candidates_.size());
     PluginCandidate candidate;
     candidate.path = path;
     candidate.explicit_request = is_explicit;

@@ -11,9 +11,12 @@ namespace {
 
 Expected<AttrValue> DecodeAttr(const sy_attr& a) {
   switch (a.kind) {
-    case SY_ATTR_INT: return AttrValue(a.i);
-    case SY_ATTR_FLOAT: return AttrValue(a.f);
-    case SY_ATTR_STRING: return AttrValue(std::string(a.s ? a.s : ""));
+    case SY_ATTR_INT:
+      return AttrValue(a.i);
+    case SY_ATTR_FLOAT:
+      return AttrValue(a.f);
+    case SY_ATTR_STRING:
+      return AttrValue(std::string(a.s ? a.s : ""));
     case SY_ATTR_INTS:
       if (a.count && a.ints == nullptr) break;
       return AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
@@ -26,7 +29,8 @@ Expected<AttrValue> DecodeAttr(const sy_attr& a) {
       for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
       return AttrValue(std::move(out));
     }
-    default: break;
+    default:
+      break;
   }
   return InvalidArgument("malformed attribute");
 }
@@ -42,10 +46,14 @@ TensorType DecodeType(const sy_tensor_type& t) {
 
 sy_error_code ToErrorCode(StatusCode code) {
   switch (code) {
-    case StatusCode::kInvalidArgument: return SY_ERROR_DATA;  // kernels' data errors
-    case StatusCode::kUnsupported: return SY_ERROR_UNSUPPORTED;
-    case StatusCode::kResourceExhausted: return SY_ERROR_RESOURCE_EXHAUSTED;
-    default: return SY_ERROR_INTERNAL;
+    case StatusCode::kInvalidArgument:
+      return SY_ERROR_DATA;  // kernels' data errors
+    case StatusCode::kUnsupported:
+      return SY_ERROR_UNSUPPORTED;
+    case StatusCode::kResourceExhausted:
+      return SY_ERROR_RESOURCE_EXHAUSTED;
+    default:
+      return SY_ERROR_INTERNAL;
   }
 }
 
@@ -80,12 +88,19 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p) {
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
       Expected<AttrValue> value = DecodeAttr(node.attrs[a]);
       if (!value.ok() || node.attrs[a].name == nullptr) {
-        Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of node " + std::to_string(n));
+        Fail(SY_ERROR_INVALID_ARGUMENT,
+             "prepare: malformed attribute of node " + std::to_string(n));
       }
       step.attrs.Set(node.attrs[a].name, std::move(*value));
     }
-    for (uint32_t i = 0; i < node.num_inputs; ++i) step.inputs.push_back(check_value(node.input_values[i]));
-    for (uint32_t i = 0; i < node.num_outputs; ++i) step.outputs.push_back(check_value(node.output_values[i]));
+    for (uint32_t i = 0; i < node.num_inputs; ++i) {
+      step.inputs.push_back(check_value(node.input_values[i]));
+      step.input_views.push_back({values_[step.inputs.back()], nullptr});
+    }
+    for (uint32_t i = 0; i < node.num_outputs; ++i) {
+      step.outputs.push_back(check_value(node.output_values[i]));
+      step.output_views.push_back({values_[step.outputs.back()], nullptr});
+    }
     steps_.push_back(std::move(step));
   }
 
@@ -115,14 +130,12 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
     }
     data_[v] = static_cast<std::byte*>(host);
   }
-  std::vector<ConstTensorView> inputs;
-  std::vector<TensorView> outputs;
-  for (const Step& step : steps_) {
-    inputs.clear();
-    outputs.clear();
-    for (uint32_t v : step.inputs) inputs.push_back({values_[v], data_[v]});
-    for (uint32_t v : step.outputs) outputs.push_back({values_[v], data_[v]});
-    const Status status = step.kernel({step.op, inputs, outputs, step.attrs});
+  for (Step& step : steps_) {
+    for (size_t i = 0; i < step.inputs.size(); ++i)
+      step.input_views[i].data = data_[step.inputs[i]];
+    for (size_t i = 0; i < step.outputs.size(); ++i)
+      step.output_views[i].data = data_[step.outputs[i]];
+    const Status status = step.kernel({step.op, step.input_views, step.output_views, step.attrs});
     if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
   }
 }

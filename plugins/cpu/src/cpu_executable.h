@@ -24,14 +24,18 @@ class CpuExecutable : public sy_executable {
     Attrs attrs;
     std::vector<uint32_t> inputs;   // value indices
     std::vector<uint32_t> outputs;  // value indices
+    // Views built once at prepare time; execute only refreshes their data pointers, so
+    // dispatching a node allocates nothing.
+    std::vector<ConstTensorView> input_views;
+    std::vector<TensorView> output_views;
   };
 
   std::vector<TensorType> values_;
   std::vector<Step> steps_;
-  std::vector<uint32_t> bound_;                     // partition inputs, then outputs
-  std::vector<std::unique_ptr<sy_buffer>> owned_;   // intermediates' storage
-  std::vector<std::byte*> data_;                    // per value: where its bytes are
-  std::vector<uint64_t> bytes_;                     // per value: its byte size
+  std::vector<uint32_t> bound_;                    // partition inputs, then outputs
+  std::vector<std::unique_ptr<sy_buffer>> owned_;  // intermediates' storage
+  std::vector<std::byte*> data_;                   // per value: where its bytes are
+  std::vector<uint64_t> bytes_;                    // per value: its byte size
 };
 
 }  // namespace sy::cpu

@@ -17,7 +17,10 @@
 namespace sy::cpu {
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION, "cpu", "0.1.0",
+constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info),
+                                  SY_PLUGIN_ABI_VERSION,
+                                  "cpu",
+                                  "0.1.0",
                                   "Switchyard",
                                   "host CPU: fast kernels (OpenBLAS) and reference kernels"};
 

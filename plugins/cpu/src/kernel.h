@@ -103,6 +103,20 @@ inline double LoadFloat(DType dtype, const std::byte* data, int64_t i) {
   }
 }
 
+// double -> float rounding to odd (truncate, then set the last bit when inexact). Going
+// on to f16/bf16 from such a float rounds exactly as one direct rounding from double
+// would, because float keeps more than two extra bits; plain double -> float -> half
+// rounds twice and can land one unit off at near-ties.
+inline float DoubleToFloatRoundToOdd(double d) {
+  float f = static_cast<float>(d);
+  if (f - f == 0.0f && static_cast<double>(f) != d) {  // finite and inexact
+    uint32_t bits = FloatBits(f);
+    if ((d < 0 ? -static_cast<double>(f) : static_cast<double>(f)) > (d < 0 ? -d : d)) --bits;
+    f = BitsToFloat(bits | 1u);
+  }
+  return f;
+}
+
 inline void StoreFloat(DType dtype, std::byte* data, int64_t i, double value) {
   switch (dtype) {
     case DType::kF32: {
@@ -114,12 +128,12 @@ inline void StoreFloat(DType dtype, std::byte* data, int64_t i, double value) {
       std::memcpy(data + i * 8, &value, 8);
       return;
     case DType::kF16: {
-      const uint16_t v = FloatToHalf(static_cast<float>(value));
+      const uint16_t v = FloatToHalf(DoubleToFloatRoundToOdd(value));
       std::memcpy(data + i * 2, &v, 2);
       return;
     }
     case DType::kBF16: {
-      const uint16_t v = FloatToBFloat16(static_cast<float>(value));
+      const uint16_t v = FloatToBFloat16(DoubleToFloatRoundToOdd(value));
       std::memcpy(data + i * 2, &v, 2);
       return;
     }
@@ -131,9 +145,11 @@ inline void StoreFloat(DType dtype, std::byte* data, int64_t i, double value) {
 // Integers and bool (0/1) as int64_t.
 inline int64_t LoadInt(DType dtype, const std::byte* data, int64_t i) {
   switch (dtype) {
-    case DType::kI8: return static_cast<int8_t>(data[i]);
+    case DType::kI8:
+      return static_cast<int8_t>(data[i]);
     case DType::kU8:
-    case DType::kBool: return static_cast<uint8_t>(data[i]);
+    case DType::kBool:
+      return static_cast<uint8_t>(data[i]);
     case DType::kI32: {
       int32_t v;
       std::memcpy(&v, data + i * 4, 4);
@@ -153,15 +169,22 @@ inline int64_t LoadInt(DType dtype, const std::byte* data, int64_t i) {
 inline void StoreInt(DType dtype, std::byte* data, int64_t i, int64_t value) {
   switch (dtype) {
     case DType::kI8:
-    case DType::kU8: data[i] = static_cast<std::byte>(static_cast<uint64_t>(value) & 0xffu); return;
-    case DType::kBool: data[i] = static_cast<std::byte>(value != 0 ? 1 : 0); return;
+    case DType::kU8:
+      data[i] = static_cast<std::byte>(static_cast<uint64_t>(value) & 0xffu);
+      return;
+    case DType::kBool:
+      data[i] = static_cast<std::byte>(value != 0 ? 1 : 0);
+      return;
     case DType::kI32: {
       const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(value)));
       std::memcpy(data + i * 4, &v, 4);
       return;
     }
-    case DType::kI64: std::memcpy(data + i * 8, &value, 8); return;
-    default: return;
+    case DType::kI64:
+      std::memcpy(data + i * 8, &value, 8);
+      return;
+    default:
+      return;
   }
 }
 

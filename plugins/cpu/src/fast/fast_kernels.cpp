@@ -8,6 +8,9 @@ const KernelTable& FastKernels() {
   static const KernelTable* table = [] {
     auto* t = new KernelTable();  // lives for the process
     // Tuned kernels are added first so that Find() prefers them.
+    AddElementwiseFastKernels(*t);
+    AddMatmulBlasKernels(*t);
+    AddConvBlasKernels(*t);
     for (const KernelTable::Entry& e : RefKernels().entries()) {
       if (t->Find(e.op) == nullptr) t->Add(e.op, e.fn);
     }

@@ -302,8 +302,10 @@ Status ConvTranspose(const KernelContext& ctx) {
 // (count_include_pad 0) or by the number of taps inside the padded input [-pad_begin,
 // in + pad_end) (count_include_pad 1): with ceil_mode the last window can run past the
 // end padding, and those taps are not counted (as in ONNX's reference and PyTorch).
-// A window with no in-bounds tap (possible with dilations) gives -inf for max_pool
-// (the identity of max) and NaN (0 / 0) for avg_pool with count_include_pad 0.
+// A window with no in-bounds tap (possible with dilations, or when x's spatial extent is
+// empty but padded) gives -inf for max_pool (the identity of max) and NaN (0 / 0) for
+// avg_pool with count_include_pad 0 (its first tap is always inside the padded input, so
+// count_include_pad 1 always has a divisor).
 
 enum class PoolKind { kMax, kAvg };
 

@@ -154,7 +154,7 @@ Status Resize(const KernelContext& ctx) {
   std::vector<int64_t> pos(rank, 0);  // output multi-index
   std::vector<size_t> pick(rank, 0);  // which tap of each axis, while summing the corners
   for (int64_t o = 0; o < y.count(); ++o) {
-    double sum = 0;
+    double sum = -0.0;  // so that a single tap copies -0.0 as it is
     std::fill(pick.begin(), pick.end(), 0);
     while (true) {
       double w = 1.0;

@@ -459,6 +459,13 @@ TEST(NeuralRefAttention, FullyMaskedRowsAreZeroAndNaNMaskPropagates) {
   const Tensor v = Make(DType::kF32, {1, 1, 2, 1}, {3, 4});
   const Tensor none = Make(DType::kBool, {2}, {0, 0});
   ExpectValues(RunRef1("attention", {q, k, v, none}), {1, 1, 2, 1}, {0, 0}, 0);
+  ExpectValues(RunRef1("attention", {q, k, v, Make(DType::kBool, {}, {0})}), {1, 1, 2, 1}, {0, 0},
+               0);
+  // A scalar additive mask shifts every score alike: no effect (row 1: scores 1, 2).
+  const double e1 = std::exp(1.0), e2 = std::exp(2.0);
+  const std::vector<double> shifted =
+      Values(RunRef1("attention", {q, k, v, Make(DType::kF32, {}, {-7})}));
+  EXPECT_NEAR(shifted[1], (3 * e1 + 4 * e2) / (e1 + e2), 1e-6);
   // Without the mask the NaN query row is NaN.
   const std::vector<double> nan_row = Values(RunRef1("attention", {q, k, v}));
   EXPECT_TRUE(std::isnan(nan_row[0]));

@@ -1,0 +1,150 @@
+// Session-level benchmarks of the CPU plugin (issue 3's targets):
+//   BM_AddChain/N      run a chain of N `add` nodes on f32 [1, 8]: the per-node dispatch
+//                      cost is the slope between N=10 and N=1000 (target < 100 ns/node)
+//   BM_PrepareChain/N  Session::Create for the same chain (target < 2 us/node)
+//   BM_MatmulSession   1024^3 f32 matmul through a session on `cpu`
+//   BM_MatmulDirect    the same product with one direct cblas_sgemm call (target: the
+//                      session reaches >= 95% of its throughput)
+// Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
+// The summary line printed last states the ratios.
+#include <cblas.h>
+
+#include <cstdio>
+#include <random>
+
+#include <benchmark/benchmark.h>
+
+#include "switchyard/model_io.h"
+#include "switchyard/plugin_host.h"
+#include "switchyard/session.h"
+
+namespace {
+
+sy::PluginHost& Host() {
+  static std::unique_ptr<sy::PluginHost> host = [] {
+    sy::DiscoveryOptions options;
+    options.num_threads = 1;
+    auto h = sy::PluginHost::Create(options);
+    if (!h.ok()) {
+      std::fprintf(stderr, "%s\n", h.status().message().c_str());
+      std::exit(1);
+    }
+    return std::move(*h);
+  }();
+  return *host;
+}
+
+const sy::Device& Cpu() {
+  auto d = Host().FindDevice("cpu");
+  if (!d.ok()) {
+    std::fprintf(stderr, "%s\n", d.status().message().c_str());
+    std::exit(1);
+  }
+  return **d;
+}
+
+// x -> add(x, c) -> add(., c) ... N times; c a [1, 8] constant.
+sy::Graph AddChain(int n) {
+  sy::Graph g;
+  g.values.push_back({"x", {sy::DType::kF32, {1, 8}}});
+  g.values.push_back({"c", {sy::DType::kF32, {1, 8}}});
+  g.inputs = {0};
+  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {1, 8});
+  for (float& v : c.mutable_values<float>()) v = 0.5f;
+  g.constants.push_back({1, "", c});
+  sy::ValueId last = 0;
+  for (int i = 0; i < n; ++i) {
+    g.values.push_back({"h" + std::to_string(i), {sy::DType::kF32, {1, 8}}});
+    const sy::ValueId out = static_cast<sy::ValueId>(g.values.size() - 1);
+    g.nodes.push_back({"add", {last, 1}, {out}, {}, "", ""});
+    last = out;
+  }
+  g.outputs = {last};
+  if (!sy::ValidateGraphTypes(g).ok()) std::exit(1);
+  return g;
+}
+
+void BM_AddChain(benchmark::State& state) {
+  const sy::Graph g = AddChain(static_cast<int>(state.range(0)));
+  auto session = sy::Session::Create(g, Cpu());
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs{{"x", *sy::Tensor::Allocate(sy::DType::kF32, {1, 8})}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(state.range(0)),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_AddChain)->Arg(10)->Arg(1000);
+
+void BM_PrepareChain(benchmark::State& state) {
+  const sy::Graph g = AddChain(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    auto session = sy::Session::Create(g, Cpu());
+    benchmark::DoNotOptimize(session);
+  }
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(state.range(0)),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_PrepareChain)->Arg(1000);
+
+constexpr int kN = 1024;
+
+sy::Tensor RandomMatrix(uint32_t seed) {
+  sy::Tensor t = *sy::Tensor::Allocate(sy::DType::kF32, {kN, kN});
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float& v : t.mutable_values<float>()) v = u(rng);
+  return t;
+}
+
+void SetFlops(benchmark::State& state) {
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * kN * kN * kN * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_MatmulSession(benchmark::State& state) {
+  sy::Graph g;
+  g.values = {{"a", {sy::DType::kF32, {kN, kN}}},
+              {"b", {sy::DType::kF32, {kN, kN}}},
+              {"c", {sy::DType::kF32, {kN, kN}}}};
+  g.inputs = {0, 1};
+  g.outputs = {2};
+  g.nodes.push_back({"matmul", {0, 1}, {2}, {}, "", ""});
+  if (!sy::ValidateGraphTypes(g).ok()) std::exit(1);
+  auto session = sy::Session::Create(g, Cpu());
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs{{"a", RandomMatrix(1)}, {"b", RandomMatrix(2)}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+  }
+  SetFlops(state);
+}
+BENCHMARK(BM_MatmulSession)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MatmulDirect(benchmark::State& state) {
+  const sy::Tensor a = RandomMatrix(1), b = RandomMatrix(2);
+  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {kN, kN});
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1.0f,
+                a.values<float>().data(), kN, b.values<float>().data(), kN, 0.0f,
+                c.mutable_values<float>().data(), kN);
+    benchmark::DoNotOptimize(c.mutable_data());
+  }
+  SetFlops(state);
+}
+BENCHMARK(BM_MatmulDirect)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

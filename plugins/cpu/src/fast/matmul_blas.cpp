@@ -1,0 +1,200 @@
+// Fast matmul and gemm through OpenBLAS (cblas_sgemm for f32, cblas_dgemm for f64).
+//
+// Every other dtype (f16, bf16, the integers) and every case BLAS cannot take as it
+// stands goes to the reference kernel: a dimension over BLAS's int range, a buffer not
+// aligned for its dtype, and gemm with alpha == 0 (BLAS then skips op(a) * op(b), so a
+// NaN or infinity in a or b would not reach the output as it does in the reference).
+//
+// Semantics are the reference kernels' (spec/ops.md, ONNX MatMul / Gemm); only the
+// rounding differs: BLAS accumulates in the storage type, the reference in double.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "fast/fast_kernels.h"
+#include "ref/ref_kernels.h"
+
+namespace sy::cpu {
+namespace {
+
+// The reference kernel for `ctx.op`, for the cases the BLAS path does not take.
+Status RunReference(const KernelContext& ctx) {
+  const KernelFn ref = RefKernels().Find(ctx.op);
+  if (ref == nullptr) return Internal("no reference kernel for op " + std::string(ctx.op));
+  return ref(ctx);
+}
+
+bool FitsBlasInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<blasint>::max(); }
+
+template <typename T>
+bool AlignedFor(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
+}
+
+// C = alpha * op(A) * op(B) + beta * C, row-major.
+template <typename T>
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+              int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
+  const auto i = [](int64_t v) { return static_cast<blasint>(v); };
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, ta, tb, i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb), beta, c,
+                i(ldc));
+  } else {
+    cblas_dgemm(CblasRowMajor, ta, tb, i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb), beta, c,
+                i(ldc));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// matmul: NumPy semantics (1-D promotion, broadcast batch dims), as the reference.
+
+template <typename T>
+Status MatMulBlas(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  if (y.count() == 0) return Status::Ok();
+  Shape sa = a.shape();
+  Shape sb = b.shape();
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const int64_t m = sa[sa.size() - 2];
+  const int64_t k = sa.back();
+  const int64_t n = sb.back();
+  T* out = reinterpret_cast<T*>(y.data);
+  if (!AlignedFor<T>(a.data) || !AlignedFor<T>(b.data) || !AlignedFor<T>(y.data) ||
+      !FitsBlasInt(m) || !FitsBlasInt(n) || !FitsBlasInt(k)) {
+    return RunReference(ctx);
+  }
+  if (k == 0) {  // empty sums
+    std::fill(out, out + y.count(), T(0));
+    return Status::Ok();
+  }
+  const T* pa = reinterpret_cast<const T*>(a.data);
+  const T* pb = reinterpret_cast<const T*>(b.data);
+  const std::span<const int64_t> batch_a(sa.data(), sa.size() - 2);
+  const std::span<const int64_t> batch_b(sb.data(), sb.size() - 2);
+  const int64_t count_a = ElementCount(batch_a);
+  const int64_t count_b = ElementCount(batch_b);
+  const int64_t batch_count = y.count() / (m * n);
+
+  // b is one matrix and a's matrices are contiguous: one [batch * M, K] x [K, N] call.
+  if (count_b == 1 && count_a == batch_count && FitsBlasInt(batch_count * m)) {
+    BlasGemm<T>(false, false, batch_count * m, n, k, T(1), pa, k, pb, n, T(0), out, n);
+    return Status::Ok();
+  }
+
+  Shape batch(std::max(batch_a.size(), batch_b.size()));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const size_t off_a = batch.size() - batch_a.size();
+    const size_t off_b = batch.size() - batch_b.size();
+    const int64_t da = i < off_a ? 1 : batch_a[i - off_a];
+    const int64_t db = i < off_b ? 1 : batch_b[i - off_b];
+    batch[i] = da == 1 ? db : da;
+  }
+  BroadcastCursor cursor_a(batch, batch_a);
+  BroadcastCursor cursor_b(batch, batch_b);
+  for (int64_t bi = 0; bi < batch_count; ++bi) {
+    BlasGemm<T>(false, false, m, n, k, T(1), pa + cursor_a.offset() * m * k, k,
+                pb + cursor_b.offset() * k * n, n, T(0), out + bi * m * n, n);
+    cursor_a.Next();
+    cursor_b.Next();
+  }
+  return Status::Ok();
+}
+
+Status MatMul(const KernelContext& ctx) {
+  switch (ctx.outputs[0].dtype()) {
+    case DType::kF32:
+      return MatMulBlas<float>(ctx);
+    case DType::kF64:
+      return MatMulBlas<double>(ctx);
+    default:
+      return RunReference(ctx);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// gemm: y = alpha * op(a) * op(b) + beta * c, c broadcast unidirectionally to [M, N].
+// The broadcast c is copied into y, and BLAS scales it by beta in place.
+
+template <typename T>
+Status GemmBlas(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const ConstTensorView* c = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const bool trans_a = ctx.attrs.GetInt("trans_a") != 0;
+  const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
+  const T alpha = static_cast<T>(ctx.attrs.GetFloat("alpha", 1.0));
+  const T beta = static_cast<T>(ctx.attrs.GetFloat("beta", 1.0));
+  const int64_t m = y.shape()[0];
+  const int64_t n = y.shape()[1];
+  const int64_t k = a.shape()[trans_a ? 0 : 1];
+  if (y.count() == 0) return Status::Ok();
+  if (alpha == T(0) || !AlignedFor<T>(a.data) || !AlignedFor<T>(b.data) || !AlignedFor<T>(y.data) ||
+      (c != nullptr && !AlignedFor<T>(c->data)) || !FitsBlasInt(m) || !FitsBlasInt(n) ||
+      !FitsBlasInt(k)) {
+    return RunReference(ctx);
+  }
+  T* out = reinterpret_cast<T*>(y.data);
+  // c's element strides over [M, N]: 0 along the dims it broadcasts.
+  int64_t c_row = 0;
+  int64_t c_col = 0;
+  const T* pc = nullptr;
+  if (c != nullptr) {
+    pc = reinterpret_cast<const T*>(c->data);
+    const Shape& sc = c->shape();
+    if (sc.size() >= 1 && sc.back() != 1) c_col = 1;
+    if (sc.size() == 2 && sc[0] != 1) c_row = sc[1];
+  }
+  if (c != nullptr && beta != T(0)) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) out[i * n + j] = pc[i * c_row + j * c_col];
+    }
+  }
+  const T blas_beta = c != nullptr ? beta : T(0);
+  if (k == 0) {  // op(a) * op(b) is all zeros: y = beta * c
+    for (int64_t i = 0; i < y.count(); ++i) out[i] = blas_beta == T(0) ? T(0) : out[i] * blas_beta;
+  } else {
+    const int64_t lda = trans_a ? m : k;
+    const int64_t ldb = trans_b ? k : n;
+    BlasGemm<T>(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const T*>(a.data), lda,
+                reinterpret_cast<const T*>(b.data), ldb, blas_beta, out, n);
+  }
+  if (c != nullptr && beta == T(0)) {
+    // BLAS never reads c when beta is 0; the reference adds 0 * c, which is NaN where c
+    // is NaN or infinite.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) out[i * n + j] += T(0) * pc[i * c_row + j * c_col];
+    }
+  }
+  return Status::Ok();
+}
+
+Status Gemm(const KernelContext& ctx) {
+  switch (ctx.outputs[0].dtype()) {
+    case DType::kF32:
+      return GemmBlas<float>(ctx);
+    case DType::kF64:
+      return GemmBlas<double>(ctx);
+    default:
+      return RunReference(ctx);
+  }
+}
+
+}  // namespace
+
+void AddMatmulBlasKernels(KernelTable& table) {
+  table.Add("matmul", MatMul);
+  table.Add("gemm", Gemm);
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,474 @@
+// Sessions on the CPU plugin's two devices (cpu and cpu-ref), loaded as a real shared
+// object: graphs built in code checked against hand-computed values, repeated runs,
+// errors that leave the session usable, outputs that are inputs or constants,
+// concurrent sessions, and the bundled examples against their NumPy references.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "switchyard/graph.h"
+#include "switchyard/model_io.h"
+#include "switchyard/npy.h"
+#include "switchyard/plugin_host.h"
+#include "switchyard/session.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+namespace fs = std::filesystem;
+using Feeds = std::map<std::string, Tensor>;
+
+// ---- building graphs and tensors ----
+
+class GraphBuilder {
+ public:
+  ValueId Value(const std::string& name, DType dtype, Shape shape) {
+    graph_.values.push_back({name, {dtype, std::move(shape)}});
+    return static_cast<ValueId>(graph_.values.size() - 1);
+  }
+  ValueId Input(const std::string& name, DType dtype, Shape shape) {
+    const ValueId id = Value(name, dtype, std::move(shape));
+    graph_.inputs.push_back(id);
+    return id;
+  }
+  ValueId Const(const std::string& name, const Tensor& data) {
+    const ValueId id = Value(name, data.dtype(), data.shape());
+    graph_.constants.push_back({id, "", data});
+    return id;
+  }
+  void Node(const std::string& op, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+            Attrs attrs = {}, const std::string& name = "") {
+    graph_.nodes.push_back({op, std::move(inputs), std::move(outputs), std::move(attrs), name, ""});
+  }
+  void Output(ValueId id) { graph_.outputs.push_back(id); }
+
+  // Runs pass 2 (which must succeed) and returns the graph.
+  Graph Build() {
+    Status validated = ValidateGraphTypes(graph_);
+    EXPECT_TRUE(validated.ok()) << validated.ToString();
+    return graph_;
+  }
+
+ private:
+  Graph graph_;
+};
+
+template <typename T>
+Tensor Make(DType dtype, Shape shape, std::vector<T> values) {
+  Tensor t = *Tensor::Allocate(dtype, std::move(shape));
+  EXPECT_EQ(static_cast<size_t>(t.element_count()), values.size());
+  for (size_t i = 0; i < values.size(); ++i) t.mutable_values<T>()[i] = values[i];
+  return t;
+}
+Tensor F32(Shape shape, std::vector<float> values) {
+  return Make<float>(DType::kF32, std::move(shape), std::move(values));
+}
+Tensor I32(Shape shape, std::vector<int32_t> values) {
+  return Make<int32_t>(DType::kI32, std::move(shape), std::move(values));
+}
+Tensor I64(Shape shape, std::vector<int64_t> values) {
+  return Make<int64_t>(DType::kI64, std::move(shape), std::move(values));
+}
+
+template <typename T>
+std::vector<T> ValuesOf(const Tensor& t) {
+  return {t.values<T>().begin(), t.values<T>().end()};
+}
+
+// ---- the fixture: the CPU plugin, loaded once for the suite ----
+
+class SessionTest : public testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    DiscoveryOptions options;
+    options.scan_default_paths = false;
+    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    host_ = std::move(*host).release();
+  }
+  static void TearDownTestSuite() {
+    delete host_;
+    host_ = nullptr;
+  }
+
+  // The device of this parameter: "cpu" or "cpu-ref".
+  static const Device& DeviceFor(const std::string& spec) {
+    Expected<const Device*> device = host_->FindDevice(spec);
+    EXPECT_TRUE(device.ok()) << device.status().ToString();
+    return **device;
+  }
+  const Device& device() const { return DeviceFor(GetParam()); }
+
+  std::unique_ptr<Session> Prepare(const Graph& graph) const {
+    Expected<std::unique_ptr<Session>> session = Session::Create(graph, device());
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    return session.ok() ? std::move(*session) : nullptr;
+  }
+
+  static PluginHost* host_;
+};
+PluginHost* SessionTest::host_ = nullptr;
+
+std::string PrintDevice(const testing::TestParamInfo<std::string>& info) {
+  return info.param == "cpu" ? "cpu" : "cpu_ref";
+}
+
+// x f32 [2, 3] -> y = relu(matmul(x, w) + b), w [3, 2] and b [2] constants.
+Graph DenseReluGraph() {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {2, 3});
+  const ValueId w = g.Const("w", F32({3, 2}, {1, 0, 0, 1, 1, -1}));
+  const ValueId b = g.Const("b", F32({2}, {0.5f, 0.5f}));
+  const ValueId h = g.Value("h", DType::kF32, {2, 2});
+  const ValueId z = g.Value("z", DType::kF32, {2, 2});
+  const ValueId y = g.Value("y", DType::kF32, {2, 2});
+  g.Node("matmul", {x, w}, {h}, {}, "fc");
+  g.Node("add", {h, b}, {z}, {}, "bias");
+  g.Node("relu", {z}, {y}, {}, "act");
+  g.Output(y);
+  return g.Build();
+}
+
+// What DenseReluGraph computes, by hand: h = [x0 + x2, x1 - x2] per row.
+std::vector<float> DenseRelu(const std::vector<float>& x) {
+  std::vector<float> y;
+  for (int r = 0; r < 2; ++r) {
+    const float* row = &x[3 * r];
+    y.push_back(std::max(0.0f, row[0] + row[2] + 0.5f));
+    y.push_back(std::max(0.0f, row[1] - row[2] + 0.5f));
+  }
+  return y;
+}
+
+TEST_P(SessionTest, RunsAGraphBuiltInCode) {
+  std::unique_ptr<Session> session = Prepare(DenseReluGraph());
+  ASSERT_NE(session, nullptr);
+  EXPECT_EQ(session->device().name, GetParam());
+  ASSERT_EQ(session->input_names(), std::vector<std::string>{"x"});
+  EXPECT_EQ(session->input_types()[0], (TensorType{DType::kF32, {2, 3}}));
+
+  // h = [[1 + 3, 2 - 3], [4 + 6, 5 - 6]] = [[4, -1], [10, -1]]; + 0.5; relu.
+  Expected<Feeds> out = session->Run({{"x", F32({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  SY_ASSERT_OK(out);
+  ASSERT_EQ(out->size(), 1u);
+  const Tensor& y = out->at("y");
+  EXPECT_EQ(y.type(), (TensorType{DType::kF32, {2, 2}}));
+  EXPECT_EQ(ValuesOf<float>(y), (std::vector<float>{4.5f, 0.0f, 10.5f, 0.0f}));
+}
+
+TEST_P(SessionTest, RepeatedRunsAreIndependentAndDeterministic) {
+  std::unique_ptr<Session> session = Prepare(DenseReluGraph());
+  ASSERT_NE(session, nullptr);
+  const Tensor first_input = F32({2, 3}, {0.25f, -1, 2, 3, 0.5f, -0.75f});
+  Expected<Feeds> first = session->Run({{"x", first_input}});
+  SY_ASSERT_OK(first);
+  for (int i = 0; i < 20; ++i) {
+    // A different input each time: nothing of an earlier run leaks into a later one.
+    std::vector<float> x = {float(i), float(-i), 1, float(2 * i), 0.5f, float(i % 3)};
+    Expected<Feeds> out = session->Run({{"x", F32({2, 3}, x)}});
+    SY_ASSERT_OK(out);
+    EXPECT_EQ(ValuesOf<float>(out->at("y")), DenseRelu(x)) << "run " << i;
+    // The same input again gives bitwise the same result.
+    Expected<Feeds> again = session->Run({{"x", first_input}});
+    SY_ASSERT_OK(again);
+    EXPECT_TRUE(again->at("y").BitwiseEquals(first->at("y"))) << "run " << i;
+  }
+}
+
+TEST_P(SessionTest, InputErrorsLeaveTheSessionUsable) {
+  std::unique_ptr<Session> session = Prepare(DenseReluGraph());
+  ASSERT_NE(session, nullptr);
+  const Tensor good = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const std::vector<float> expected = {4.5f, 0.0f, 10.5f, 0.0f};
+  auto check_usable = [&] {
+    Expected<Feeds> out = session->Run({{"x", good}});
+    SY_ASSERT_OK(out);
+    EXPECT_EQ(ValuesOf<float>(out->at("y")), expected);
+  };
+
+  Expected<Feeds> unknown = session->Run({{"x", good}, {"nope", good}});
+  SY_EXPECT_ERROR(unknown, "unknown input \"nope\"");
+  SY_EXPECT_ERROR(unknown, "the model's inputs are: x");
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  check_usable();
+
+  Expected<Feeds> missing = session->Run({});
+  SY_EXPECT_ERROR(missing, "missing input \"x\" (f32 [2, 3])");
+  check_usable();
+
+  Expected<Feeds> dtype = session->Run({{"x", I32({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  SY_EXPECT_ERROR(dtype, "input \"x\" is i32 [2, 3] but the model expects f32 [2, 3]");
+  check_usable();
+
+  Expected<Feeds> shape = session->Run({{"x", F32({3, 2}, {1, 2, 3, 4, 5, 6})}});
+  SY_EXPECT_ERROR(shape, "input \"x\" is f32 [3, 2] but the model expects f32 [2, 3]");
+  Expected<Feeds> rank = session->Run({{"x", F32({6}, {1, 2, 3, 4, 5, 6})}});
+  SY_EXPECT_ERROR(rank, "input \"x\" is f32 [6] but the model expects f32 [2, 3]");
+  check_usable();
+}
+
+TEST_P(SessionTest, GatherIndexOutOfRangeIsADataError) {
+  GraphBuilder g;
+  const ValueId data = g.Input("data", DType::kF32, {4});
+  const ValueId indices = g.Input("indices", DType::kI64, {2});
+  const ValueId y = g.Value("y", DType::kF32, {2});
+  g.Node("gather", {data, indices}, {y}, {}, "pick");
+  g.Output(y);
+  std::unique_ptr<Session> session = Prepare(g.Build());
+  ASSERT_NE(session, nullptr);
+  const Tensor d = F32({4}, {10, 20, 30, 40});
+
+  Expected<Feeds> bad = session->Run({{"data", d}, {"indices", I64({2}, {1, 7})}});
+  SY_EXPECT_ERROR(bad, "plugin cpu: execute: gather: index 7 is out of range");
+  SY_EXPECT_ERROR(bad, "of size 4");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  Expected<Feeds> negative = session->Run({{"data", d}, {"indices", I64({2}, {0, -5})}});
+  SY_EXPECT_ERROR(negative, "gather: index -5 is out of range");
+
+  Expected<Feeds> ok = session->Run({{"data", d}, {"indices", I64({2}, {3, -4})}});
+  SY_ASSERT_OK(ok);
+  EXPECT_EQ(ValuesOf<float>(ok->at("y")), (std::vector<float>{40, 10}));
+}
+
+TEST_P(SessionTest, IntegerDivisionByZeroIsADataError) {
+  GraphBuilder g;
+  const ValueId a = g.Input("a", DType::kI32, {3});
+  const ValueId b = g.Input("b", DType::kI32, {3});
+  const ValueId y = g.Value("y", DType::kI32, {3});
+  g.Node("div", {a, b}, {y}, {}, "ratio");
+  g.Output(y);
+  std::unique_ptr<Session> session = Prepare(g.Build());
+  ASSERT_NE(session, nullptr);
+
+  Expected<Feeds> bad = session->Run({{"a", I32({3}, {7, 8, 9})}, {"b", I32({3}, {1, 0, 2})}});
+  SY_EXPECT_ERROR(bad, "plugin cpu: execute: div: integer division by zero");
+  SY_EXPECT_ERROR(bad, "element 1 of input b");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+
+  Expected<Feeds> ok = session->Run({{"a", I32({3}, {7, 8, 9})}, {"b", I32({3}, {2, 4, 3})}});
+  SY_ASSERT_OK(ok);
+  EXPECT_EQ(ValuesOf<int32_t>(ok->at("y")), (std::vector<int32_t>{3, 2, 3}));
+}
+
+TEST_P(SessionTest, OutputsThatAreInputsOrConstants) {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {3});
+  const ValueId c = g.Const("c", F32({2}, {1.5f, -2.5f}));
+  const ValueId n = g.Value("n", DType::kF32, {3});
+  g.Node("neg", {x}, {n});
+  g.Output(x);
+  g.Output(c);
+  g.Output(n);
+  std::unique_ptr<Session> session = Prepare(g.Build());
+  ASSERT_NE(session, nullptr);
+  for (int run = 0; run < 3; ++run) {
+    const float v = static_cast<float>(run);
+    Expected<Feeds> out = session->Run({{"x", F32({3}, {v, 2, -3})}});
+    SY_ASSERT_OK(out);
+    ASSERT_EQ(out->size(), 3u);
+    EXPECT_EQ(ValuesOf<float>(out->at("x")), (std::vector<float>{v, 2, -3}));
+    EXPECT_EQ(ValuesOf<float>(out->at("c")), (std::vector<float>{1.5f, -2.5f}));
+    EXPECT_EQ(ValuesOf<float>(out->at("n")), (std::vector<float>{-v, -2, 3}));
+  }
+}
+
+TEST_P(SessionTest, GraphWithoutNodes) {
+  // Every output is an input or a constant: the partition is empty.
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kI64, {2});
+  const ValueId c = g.Const("c", I32({1}, {9}));
+  g.Output(c);
+  g.Output(x);
+  std::unique_ptr<Session> session = Prepare(g.Build());
+  ASSERT_NE(session, nullptr);
+  Expected<Feeds> out = session->Run({{"x", I64({2}, {5, 6})}});
+  SY_ASSERT_OK(out);
+  EXPECT_EQ(ValuesOf<int64_t>(out->at("x")), (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(ValuesOf<int32_t>(out->at("c")), (std::vector<int32_t>{9}));
+}
+
+TEST_P(SessionTest, ConcurrentSessionsOnSeparateThreads) {
+  const Graph graph = DenseReluGraph();
+  constexpr int kThreads = 4;
+  constexpr int kRuns = 50;
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int t = 0; t < kThreads; ++t) {
+    sessions.push_back(Prepare(graph));
+    ASSERT_NE(sessions.back(), nullptr);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::string> first_error(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRuns; ++r) {
+        const std::vector<float> x = {float(t), float(r), float(-t), float(r - t), 1.0f,
+                                      float(t * r % 7)};
+        Expected<Feeds> out = sessions[t]->Run({{"x", F32({2, 3}, x)}});
+        std::string error;
+        if (!out.ok()) {
+          error = out.status().ToString();
+        } else if (ValuesOf<float>(out->at("y")) != DenseRelu(x)) {
+          error = "wrong result in run " + std::to_string(r);
+        }
+        if (!error.empty()) {
+          if (failures.fetch_add(1) == 0 || first_error[t].empty()) first_error[t] = error;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(first_error[t], "") << "thread " << t;
+}
+
+TEST(SessionMixedDevices, ConcurrentSessionsOnBothDevices) {
+  // cpu and cpu-ref sessions of one plugin context, run at the same time.
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_ASSERT_OK(host);
+  const Graph graph = DenseReluGraph();
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (const char* spec : {"cpu", "cpu-ref", "cpu", "cpu-ref"}) {
+    Expected<const Device*> device = (*host)->FindDevice(spec);
+    SY_ASSERT_OK(device);
+    Expected<std::unique_ptr<Session>> session = Session::Create(graph, **device);
+    SY_ASSERT_OK(session);
+    sessions.push_back(std::move(*session));
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < sessions.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 50; ++r) {
+        const std::vector<float> x = {float(r), 1, float(t), -2, float(r * t), 3};
+        Expected<Feeds> out = sessions[t]->Run({{"x", F32({2, 3}, x)}});
+        if (!out.ok() || ValuesOf<float>(out->at("y")) != DenseRelu(x)) failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  sessions.clear();  // before the host
+}
+
+TEST(SessionCreate, DeclinedNodeNamesTheNodeAndTheReason) {
+  // The test plugin "dup" (tests/plugins/duplicate.cpp) declines every op.
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {fs::path(SY_TEST_PLUGIN_DIR) / "duplicate" /
+                              "libswitchyard_test_dup_a.so"};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_ASSERT_OK(host);
+  Expected<const Device*> device = (*host)->FindDevice("dup");
+  SY_ASSERT_OK(device);
+  Expected<std::unique_ptr<Session>> session = Session::Create(DenseReluGraph(), **device);
+  SY_EXPECT_ERROR(session, "node 0 (matmul) \"fc\"");
+  SY_EXPECT_ERROR(session, "device dup:0 (dup-device) declines it");
+  SY_EXPECT_ERROR(session, "test plugin runs no op (asked for matmul)");
+}
+
+INSTANTIATE_TEST_SUITE_P(Session, SessionTest, testing::Values("cpu", "cpu-ref"), PrintDevice);
+
+// ---- the bundled examples against their NumPy references ----
+
+struct ExampleCase {
+  std::string model;
+  std::string device;
+};
+
+class SessionExample : public testing::TestWithParam<ExampleCase> {};
+
+// Every <dir>/<name>.npy, by name.
+Expected<Feeds> ReadNpyFolder(const fs::path& dir) {
+  Feeds out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".npy") continue;
+    SY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(entry.path()));
+    out[entry.path().stem().string()] = std::move(t);
+  }
+  if (ec) return NotFound("cannot list " + dir.string() + ": " + ec.message());
+  return out;
+}
+
+double AsDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kF32: return t.values<float>()[i];
+    case DType::kF64: return t.values<double>()[i];
+    case DType::kI32: return t.values<int32_t>()[i];
+    case DType::kI64: return static_cast<double>(t.values<int64_t>()[i]);
+    default: ADD_FAILURE() << "unexpected dtype in a reference"; return 0;
+  }
+}
+
+TEST_P(SessionExample, MatchesNumPyReference) {
+  const ExampleCase& c = GetParam();
+  const fs::path dir = fs::path(SY_SOURCE_DIR) / "examples" / c.model;
+  Expected<Graph> graph = LoadModel(dir);
+  SY_ASSERT_OK(graph);
+  Expected<Feeds> inputs = ReadNpyFolder(dir / "inputs");
+  SY_ASSERT_OK(inputs);
+  Expected<Feeds> expected = ReadNpyFolder(dir / "expected");
+  SY_ASSERT_OK(expected);
+  ASSERT_FALSE(expected->empty());
+
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_ASSERT_OK(host);
+  Expected<const Device*> device = (*host)->FindDevice(c.device);
+  SY_ASSERT_OK(device);
+  Expected<std::unique_ptr<Session>> session = Session::Create(*graph, **device);
+  SY_ASSERT_OK(session);
+
+  for (int run = 0; run < 2; ++run) {  // a second run must agree as well
+    Expected<Feeds> out = (*session)->Run(*inputs);
+    SY_ASSERT_OK(out);
+    ASSERT_EQ(out->size(), expected->size());
+    for (const auto& [name, want] : *expected) {
+      SCOPED_TRACE(c.model + " output " + name + " on " + c.device);
+      ASSERT_TRUE(out->count(name));
+      const Tensor& got = out->at(name);
+      ASSERT_EQ(got.shape(), want.shape());
+      int mismatches = 0;
+      double max_diff = 0;
+      for (int64_t i = 0; i < want.element_count(); ++i) {
+        const double a = AsDouble(got, i), b = AsDouble(want, i);
+        const double diff = std::fabs(a - b);
+        max_diff = std::max(max_diff, diff);
+        if (!(diff <= 1e-5 + 1e-4 * std::fabs(b)) && mismatches++ < 5) {
+          ADD_FAILURE() << "element " << i << ": got " << a << ", expected " << b;
+        }
+      }
+      EXPECT_EQ(mismatches, 0) << "max |diff| " << max_diff;
+    }
+  }
+  session->reset();
+}
+
+std::string PrintExample(const testing::TestParamInfo<ExampleCase>& info) {
+  return info.param.model + "_" + (info.param.device == "cpu" ? "cpu" : "cpu_ref");
+}
+
+INSTANTIATE_TEST_SUITE_P(Session, SessionExample,
+                         testing::Values(ExampleCase{"mlp", "cpu"}, ExampleCase{"mlp", "cpu-ref"},
+                                         ExampleCase{"cnn", "cpu"}, ExampleCase{"cnn", "cpu-ref"},
+                                         ExampleCase{"transformer", "cpu"},
+                                         ExampleCase{"transformer", "cpu-ref"}),
+                         PrintExample);
+
+}  // namespace
+}  // namespace sy

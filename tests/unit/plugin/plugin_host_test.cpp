@@ -1,0 +1,403 @@
+// The plugin host against real shared objects, through the public discovery path: the
+// CPU plugin, and the deliberately broken plugins of tests/plugins/ (one folder per
+// case under SY_TEST_PLUGIN_DIR). A scan keeps each bad candidate with a reason that
+// names the problem; naming the same file explicitly is an error naming the path and
+// the reason. Loading and unloading is clean (run under ASan: no leak, no use after
+// unload) and really unloads the library.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "switchyard/graph.h"
+#include "switchyard/model_io.h"
+#include "switchyard/plugin_host.h"
+#include "switchyard/session.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTestPlugins = SY_TEST_PLUGIN_DIR;
+const fs::path kCpuPlugin = SY_CPU_PLUGIN_PATH;
+
+fs::path CaseDir(const std::string& name) { return kTestPlugins / name; }
+fs::path TestPlugin(const std::string& dir, const std::string& suffix) {
+  return CaseDir(dir) / ("libswitchyard_test_" + suffix + ".so");
+}
+
+// Sets SWITCHYARD_PLUGIN_PATH for the lifetime of the object, then restores it.
+class ScopedPluginPath {
+ public:
+  explicit ScopedPluginPath(const std::string& value) {
+    if (const char* old = std::getenv(kVar)) old_ = old;
+    setenv(kVar, value.c_str(), 1);
+  }
+  ~ScopedPluginPath() {
+    if (old_) {
+      setenv(kVar, old_->c_str(), 1);
+    } else {
+      unsetenv(kVar);
+    }
+  }
+  ScopedPluginPath(const ScopedPluginPath&) = delete;
+  ScopedPluginPath& operator=(const ScopedPluginPath&) = delete;
+
+ private:
+  static constexpr const char* kVar = "SWITCHYARD_PLUGIN_PATH";
+  std::optional<std::string> old_;
+};
+
+bool SameFile(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+// The candidates of `host` whose file lies in `dir` (a scan also looks beside the test
+// executable and in the build tree's plugin folder; assertions ignore those).
+std::vector<PluginCandidate> CandidatesIn(const PluginHost& host, const fs::path& dir) {
+  std::vector<PluginCandidate> out;
+  for (const PluginCandidate& c : host.candidates()) {
+    if (SameFile(c.path.parent_path(), dir)) out.push_back(c);
+  }
+  return out;
+}
+
+const Plugin* LoadedFrom(const PluginHost& host, const fs::path& path) {
+  for (const auto& p : host.plugins()) {
+    if (SameFile(p->path(), path)) return p.get();
+  }
+  return nullptr;
+}
+
+// True while `path` is mapped into the process (RTLD_NOLOAD never loads it).
+bool IsLoaded(const fs::path& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  dlclose(handle);
+  return true;
+}
+
+Expected<std::unique_ptr<PluginHost>> LoadExplicitly(std::vector<fs::path> paths) {
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = std::move(paths);
+  return PluginHost::Create(options);
+}
+
+Expected<std::unique_ptr<PluginHost>> Scan(const fs::path& dir) {
+  ScopedPluginPath env(dir.string());
+  return PluginHost::Create(DiscoveryOptions{});
+}
+
+// ---- bad plugins: one case per folder ----
+
+struct BadPluginCase {
+  std::string dir;      // folder under SY_TEST_PLUGIN_DIR
+  std::string file;     // the candidate's file name in it
+  std::string reason1;  // substrings the rejection reason must contain
+  std::string reason2;
+};
+
+std::string PrintCase(const testing::TestParamInfo<BadPluginCase>& info) { return info.param.dir; }
+
+class PluginHostBadPlugin : public testing::TestWithParam<BadPluginCase> {};
+
+TEST_P(PluginHostBadPlugin, ScanKeepsItAsRejectedCandidateWithReason) {
+  const BadPluginCase& c = GetParam();
+  ASSERT_TRUE(fs::exists(CaseDir(c.dir) / c.file)) << CaseDir(c.dir) / c.file;
+  Expected<std::unique_ptr<PluginHost>> host = Scan(CaseDir(c.dir));
+  SY_ASSERT_OK(host);  // a scan never fails because of a bad candidate
+  const std::vector<PluginCandidate> found = CandidatesIn(**host, CaseDir(c.dir));
+  ASSERT_EQ(found.size(), 1u);
+  const PluginCandidate& candidate = found[0];
+  EXPECT_EQ(candidate.path.filename(), c.file);
+  EXPECT_FALSE(candidate.loaded);
+  EXPECT_FALSE(candidate.explicit_request);
+  EXPECT_NE(candidate.reason.find(c.reason1), std::string::npos) << candidate.reason;
+  EXPECT_NE(candidate.reason.find(c.reason2), std::string::npos) << candidate.reason;
+  EXPECT_EQ(LoadedFrom(**host, candidate.path), nullptr);
+  // Whatever else the scan found still loaded (the build tree's CPU plugin, when the
+  // test runs from the build tree).
+  for (const auto& p : (*host)->plugins()) EXPECT_FALSE(p->devices().empty()) << p->name();
+}
+
+TEST_P(PluginHostBadPlugin, ExplicitLoadIsAnErrorNamingPathAndReason) {
+  const BadPluginCase& c = GetParam();
+  const fs::path path = CaseDir(c.dir) / c.file;
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({path});
+  SY_EXPECT_ERROR(host, path.string());
+  SY_EXPECT_ERROR(host, c.reason1);
+  SY_EXPECT_ERROR(host, c.reason2);
+}
+
+TEST_P(PluginHostBadPlugin, ExplicitLoadFailsEvenAfterTheScanRejectedIt) {
+  // The scan sees the file first; naming it as well must not be satisfied silently.
+  const BadPluginCase& c = GetParam();
+  const fs::path path = CaseDir(c.dir) / c.file;
+  ScopedPluginPath env(CaseDir(c.dir).string());
+  DiscoveryOptions options;
+  options.explicit_plugins = {path};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_EXPECT_ERROR(host, path.string());
+  SY_EXPECT_ERROR(host, c.reason1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PluginHost, PluginHostBadPlugin,
+    testing::Values(
+        BadPluginCase{"abi_too_new", "libswitchyard_test_abi_too_new.so", "ABI version 99",
+                      "newer than this host's 1"},
+        BadPluginCase{"abi_too_old", "libswitchyard_test_abi_too_old.so", "ABI version 0",
+                      "older than the oldest this host accepts"},
+        BadPluginCase{"query_returns_null", "libswitchyard_test_query_returns_null.so",
+                      "sy_plugin_query(1) returned null", "cannot serve this host"},
+        BadPluginCase{"init_fails", "libswitchyard_test_init_fails.so", "initialisation failed",
+                      "the accelerator runtime refused to start (code 42)"},
+        BadPluginCase{"no_devices", "libswitchyard_test_no_devices.so", "no devices",
+                      "no GPU driver found"},
+        BadPluginCase{"incomplete_table", "libswitchyard_test_incomplete_table.so",
+                      "function table is incomplete", "ABI version 1"},
+        BadPluginCase{"not_a_plugin", "libswitchyard_test_not_a_plugin.so",
+                      "no entry symbol sy_plugin_query", "not a Switchyard plugin"},
+        BadPluginCase{"fake_so", "fake.so", "cannot load", "not a shared object"}),
+    PrintCase);
+
+TEST(PluginHost, ExplicitMissingFileIsAnError) {
+  const fs::path path = kTestPlugins / "does_not_exist" / "libswitchyard_nothing.so";
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({path});
+  SY_EXPECT_ERROR(host, path.string());
+  SY_EXPECT_ERROR(host, "no such file");
+}
+
+TEST(PluginHost, FailedPluginsAreUnloaded) {
+  // A plugin that got as far as initialize is shut down and unloaded when rejected.
+  const fs::path path = TestPlugin("no_devices", "no_devices");
+  {
+    Expected<std::unique_ptr<PluginHost>> host = Scan(CaseDir("no_devices"));
+    SY_ASSERT_OK(host);
+    EXPECT_FALSE(IsLoaded(path));
+  }
+  EXPECT_FALSE(IsLoaded(path));
+}
+
+// ---- duplicate names ----
+
+TEST(PluginHost, SecondPluginWithTheSameNameIsRejectedNamingTheFirst) {
+  const fs::path a = TestPlugin("duplicate", "dup_a");
+  const fs::path b = TestPlugin("duplicate", "dup_b");
+  Expected<std::unique_ptr<PluginHost>> host = Scan(CaseDir("duplicate"));
+  SY_ASSERT_OK(host);
+  const std::vector<PluginCandidate> found = CandidatesIn(**host, CaseDir("duplicate"));
+  ASSERT_EQ(found.size(), 2u);
+  // Files in a folder are considered in sorted order: dup_a wins.
+  EXPECT_EQ(found[0].path.filename(), a.filename());
+  EXPECT_TRUE(found[0].loaded);
+  EXPECT_EQ(found[0].name, "dup");
+  EXPECT_EQ(found[0].reason, "");
+  EXPECT_EQ(found[1].path.filename(), b.filename());
+  EXPECT_FALSE(found[1].loaded);
+  EXPECT_NE(found[1].reason.find("a plugin named \"dup\" is already loaded from"),
+            std::string::npos)
+      << found[1].reason;
+  EXPECT_NE(found[1].reason.find(a.string()), std::string::npos) << found[1].reason;
+  const Plugin* loaded = LoadedFrom(**host, a);
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(loaded->name(), "dup");
+  EXPECT_EQ(LoadedFrom(**host, b), nullptr);
+  EXPECT_FALSE(IsLoaded(b));  // the rejected duplicate does not stay mapped
+}
+
+TEST(PluginHost, ExplicitDuplicateIsAnError) {
+  const fs::path a = TestPlugin("duplicate", "dup_a");
+  const fs::path b = TestPlugin("duplicate", "dup_b");
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({a, b});
+  SY_EXPECT_ERROR(host, "plugin " + b.string());
+  SY_EXPECT_ERROR(host, "a plugin named \"dup\" is already loaded from " + a.string());
+}
+
+TEST(PluginHost, PluginPathTakesPrecedenceOverLaterDirectories) {
+  // A second plugin named "cpu" found first (SWITCHYARD_PLUGIN_PATH) shadows the real
+  // one, which is kept as a rejected candidate naming the shadow.
+  const fs::path shadow = TestPlugin("shadow_cpu", "shadow_cpu");
+  ScopedPluginPath env(CaseDir("shadow_cpu").string() + ":" + kCpuPlugin.parent_path().string());
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(DiscoveryOptions{});
+  SY_ASSERT_OK(host);
+  const Plugin* loaded = LoadedFrom(**host, shadow);
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(loaded->name(), "cpu");
+  EXPECT_EQ(LoadedFrom(**host, kCpuPlugin), nullptr);
+  bool saw_real_cpu = false;
+  for (const PluginCandidate& c : (*host)->candidates()) {
+    if (!SameFile(c.path, kCpuPlugin)) continue;
+    saw_real_cpu = true;
+    EXPECT_FALSE(c.loaded);
+    EXPECT_NE(c.reason.find("a plugin named \"cpu\" is already loaded from " + shadow.string()),
+              std::string::npos)
+        << c.reason;
+  }
+  EXPECT_TRUE(saw_real_cpu);
+  Expected<const Device*> device = (*host)->FindDevice("cpu");
+  SY_ASSERT_OK(device);
+  EXPECT_EQ((*device)->name, "shadow-cpu");
+}
+
+TEST(PluginHost, ExplicitPluginShadowedByScanIsAnError) {
+  ScopedPluginPath env(CaseDir("shadow_cpu").string());
+  DiscoveryOptions options;
+  options.explicit_plugins = {kCpuPlugin};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_EXPECT_ERROR(host, kCpuPlugin.string());
+  SY_EXPECT_ERROR(host, "a plugin named \"cpu\" is already loaded");
+}
+
+// ---- the CPU plugin ----
+
+TEST(PluginHost, CpuPluginLoadsWithTwoDevices) {
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({kCpuPlugin});
+  SY_ASSERT_OK(host);
+  ASSERT_EQ((*host)->candidates().size(), 1u);
+  const PluginCandidate& candidate = (*host)->candidates()[0];
+  EXPECT_TRUE(candidate.loaded);
+  EXPECT_TRUE(candidate.explicit_request);
+  EXPECT_EQ(candidate.reason, "");
+  EXPECT_EQ(candidate.name, "cpu");
+  EXPECT_EQ(candidate.abi_version, SY_PLUGIN_ABI_VERSION);
+
+  ASSERT_EQ((*host)->plugins().size(), 1u);
+  const Plugin& plugin = *(*host)->plugins()[0];
+  EXPECT_EQ(plugin.name(), "cpu");
+  EXPECT_FALSE(plugin.version().empty());
+  EXPECT_EQ(plugin.vendor(), "Switchyard");
+  EXPECT_EQ(plugin.abi_version(), SY_PLUGIN_ABI_VERSION);
+  EXPECT_EQ(plugin.status(), "");
+  ASSERT_EQ(plugin.devices().size(), 2u);
+  const Device& cpu = plugin.devices()[0];
+  const Device& ref = plugin.devices()[1];
+  EXPECT_EQ(cpu.name, "cpu");
+  EXPECT_EQ(cpu.Spec(), "cpu:0");
+  EXPECT_EQ(cpu.kind, DeviceKind::kCpu);
+  EXPECT_TRUE(cpu.host_memory());
+  EXPECT_FALSE(cpu.reference());
+  EXPECT_EQ(cpu.plugin, &plugin);
+  EXPECT_EQ(ref.name, "cpu-ref");
+  EXPECT_EQ(ref.Spec(), "cpu:1");
+  EXPECT_EQ(ref.index, 1u);
+  EXPECT_TRUE(ref.reference());
+  EXPECT_EQ((*host)->devices().size(), 2u);
+}
+
+TEST(PluginHost, FindDevice) {
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({kCpuPlugin});
+  SY_ASSERT_OK(host);
+  const PluginHost& h = **host;
+  const Plugin& plugin = *h.plugins()[0];
+
+  Expected<const Device*> by_plugin = h.FindDevice("cpu");  // first non-reference device
+  SY_ASSERT_OK(by_plugin);
+  EXPECT_EQ(*by_plugin, &plugin.devices()[0]);
+  Expected<const Device*> by_index = h.FindDevice("cpu:1");
+  SY_ASSERT_OK(by_index);
+  EXPECT_EQ(*by_index, &plugin.devices()[1]);
+  Expected<const Device*> by_index0 = h.FindDevice("cpu:0");
+  SY_ASSERT_OK(by_index0);
+  EXPECT_EQ((*by_index0)->name, "cpu");
+  Expected<const Device*> by_name = h.FindDevice("cpu-ref");
+  SY_ASSERT_OK(by_name);
+  EXPECT_EQ(*by_name, &plugin.devices()[1]);
+
+  const std::string available = "cpu:0 (cpu), cpu:1 (cpu-ref)";
+  for (const char* bad : {"cpu:7", "cpu:", "cpu:x", "cpu:-1"}) {
+    Expected<const Device*> d = h.FindDevice(bad);
+    SY_EXPECT_ERROR(d, "device \"" + std::string(bad) + "\"");
+    SY_EXPECT_ERROR(d, "plugin cpu has 2 devices");
+    SY_EXPECT_ERROR(d, available);
+  }
+  Expected<const Device*> nope = h.FindDevice("nope");
+  SY_EXPECT_ERROR(nope, "no device \"nope\"");
+  SY_EXPECT_ERROR(nope, available);
+  EXPECT_EQ(nope.status().code(), StatusCode::kNotFound);
+}
+
+TEST(PluginHost, FindDeviceWithNoPlugins) {
+  Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({});
+  SY_ASSERT_OK(host);
+  EXPECT_TRUE((*host)->devices().empty());
+  SY_EXPECT_ERROR((*host)->FindDevice("cpu"), "(available: none)");
+}
+
+TEST(PluginHost, SearchPathStartsWithPluginPathEntries) {
+  ScopedPluginPath env("/opt/a::/opt/b:");
+  const std::vector<fs::path> dirs = PluginHost::SearchPath();
+  ASSERT_GE(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], fs::path("/opt/a"));
+  EXPECT_EQ(dirs[1], fs::path("/opt/b"));
+  // Then the installed plugin folder and the executable's own folder.
+  ASSERT_EQ(dirs.size(), 4u);
+  EXPECT_EQ(dirs[2].filename(), "plugins");
+  EXPECT_TRUE(SameFile(dirs[3], fs::read_symlink("/proc/self/exe").parent_path()));
+}
+
+TEST(PluginHost, CpuPluginIsUnloadedWithItsHost) {
+  {
+    Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({kCpuPlugin});
+    SY_ASSERT_OK(host);
+    EXPECT_TRUE(IsLoaded(kCpuPlugin));
+  }
+  EXPECT_FALSE(IsLoaded(kCpuPlugin)) << "the library stayed mapped after its host was destroyed";
+}
+
+// x f32 [2, 2] -> y = relu(x + c), c a constant: enough to touch every part of the ABI
+// (support query, buffers, constant upload, prepare, execute, release).
+Graph SmallGraph() {
+  Graph g;
+  g.values = {{"x", {DType::kF32, {2, 2}}}, {"c", {DType::kF32, {2, 2}}},
+              {"s", {DType::kF32, {2, 2}}}, {"y", {DType::kF32, {2, 2}}}};
+  g.inputs = {0};
+  g.outputs = {3};
+  Tensor c = *Tensor::Allocate(DType::kF32, {2, 2});
+  const float cv[] = {1, -1, 2, -2};
+  for (int i = 0; i < 4; ++i) c.mutable_values<float>()[i] = cv[i];
+  g.constants.push_back({1, "", c});
+  g.nodes.push_back({"add", {0, 1}, {2}, {}, "sum", ""});
+  g.nodes.push_back({"relu", {2}, {3}, {}, "act", ""});
+  return g;
+}
+
+TEST(PluginHost, LoadRunUnloadFiftyTimes) {
+  Graph graph = SmallGraph();
+  SY_ASSERT_OK(ValidateGraphTypes(graph));
+  Tensor x = *Tensor::Allocate(DType::kF32, {2, 2});
+  const float xv[] = {0.5f, 0.5f, -3.0f, 3.0f};
+  for (int i = 0; i < 4; ++i) x.mutable_values<float>()[i] = xv[i];
+  const float expected[] = {1.5f, 0.0f, 0.0f, 1.0f};
+  for (int round = 0; round < 50; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({kCpuPlugin});
+    SY_ASSERT_OK(host);
+    Expected<const Device*> device = (*host)->FindDevice(round % 2 ? "cpu-ref" : "cpu");
+    SY_ASSERT_OK(device);
+    Expected<std::unique_ptr<Session>> session = Session::Create(graph, **device);
+    SY_ASSERT_OK(session);
+    Expected<std::map<std::string, Tensor>> out = (*session)->Run({{"x", x}});
+    SY_ASSERT_OK(out);
+    const Tensor& y = out->at("y");
+    ASSERT_EQ(y.type(), (TensorType{DType::kF32, {2, 2}}));
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(y.values<float>()[i], expected[i]) << i;
+    session->reset();  // sessions go before their host
+    host->reset();
+    ASSERT_FALSE(IsLoaded(kCpuPlugin));
+    // Results copied out of the session outlive the plugin that computed them.
+    EXPECT_EQ(y.values<float>()[0], 1.5f);
+  }
+}
+
+}  // namespace
+}  // namespace sy

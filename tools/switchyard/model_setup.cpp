@@ -1,0 +1,154 @@
+#include "model_setup.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "cli.h"
+#include "switchyard/half.h"
+#include "switchyard/model_io.h"
+#include "switchyard/npy.h"
+
+namespace sy::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+// Deterministic random data: floats uniform in [-1, 1), integers in [0, 8), bools 0/1.
+Tensor RandomTensor(const TensorType& type, uint32_t seed) {
+  Tensor t = *Tensor::Allocate(type.dtype, type.shape);
+  std::mt19937_64 rng(seed);
+  for (int64_t i = 0; i < t.element_count(); ++i) {
+    const uint64_t r = rng();
+    std::byte* p = t.mutable_data() + i * static_cast<int64_t>(DTypeSize(type.dtype));
+    const double u = static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0;
+    auto store = [p](auto v) { std::memcpy(p, &v, sizeof v); };
+    switch (type.dtype) {
+      case DType::kF32:
+        store(static_cast<float>(u));
+        break;
+      case DType::kF64:
+        store(u);
+        break;
+      case DType::kF16:
+        store(FloatToHalf(static_cast<float>(u)));
+        break;
+      case DType::kBF16:
+        store(FloatToBFloat16(static_cast<float>(u)));
+        break;
+      case DType::kI8:
+        store(static_cast<int8_t>(r % 8));
+        break;
+      case DType::kU8:
+        store(static_cast<uint8_t>(r % 8));
+        break;
+      case DType::kI32:
+        store(static_cast<int32_t>(r % 8));
+        break;
+      case DType::kI64:
+        store(static_cast<int64_t>(r % 8));
+        break;
+      case DType::kBool:
+        store(static_cast<uint8_t>(r & 1));
+        break;
+    }
+  }
+  return t;
+}
+
+Expected<std::vector<const Device*>> CandidateDevices(const PluginHost& host,
+                                                      const po::variables_map& vm) {
+  std::vector<const Device*> candidates;
+  if (vm.count("device")) {
+    const std::string spec = vm["device"].as<std::string>();
+    size_t start = 0;
+    while (true) {
+      const size_t comma = spec.find(',', start);
+      Expected<const Device*> d = host.FindDevice(spec.substr(start, comma - start));
+      if (!d.ok()) return InvalidArgument("--device: " + d.status().message());
+      candidates.push_back(*d);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return candidates;
+  }
+  for (DeviceKind kind : {DeviceKind::kDiscreteGpu, DeviceKind::kAccelerator,
+                          DeviceKind::kIntegratedGpu, DeviceKind::kCpu}) {
+    for (const Device* d : host.devices()) {
+      if (d->kind == kind && !d->reference()) candidates.push_back(d);
+    }
+  }
+  if (candidates.empty()) {
+    return NotFound("no device to run on (see 'switchyard plugins' and 'switchyard devices')");
+  }
+  return candidates;
+}
+
+Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
+  const auto& names = out.session->input_names();
+  if (vm.count("input")) {
+    for (const std::string& item : vm["input"].as<std::vector<std::string>>()) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return InvalidArgument("--input " + item + ": expected NAME=FILE.npy or NAME=random");
+      }
+      const std::string name = item.substr(0, eq), source = item.substr(eq + 1);
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        return InvalidArgument("--input " + name + ": the model has no input \"" + name +
+                               "\" (its inputs: " + (list.empty() ? "none" : list) + ")");
+      }
+      if (source == "random") {
+        out.inputs[name] =
+            RandomTensor(out.session->input_types()[it - names.begin()], vm["seed"].as<uint32_t>());
+        continue;
+      }
+      Expected<Tensor> t = ReadNpy(source);
+      if (!t.ok()) return t.status().WithContext("--input " + name);
+      out.inputs[name] = std::move(*t);
+    }
+  }
+  const std::filesystem::path folder = ResolveModelPaths(model).json.parent_path() / "inputs";
+  for (const std::string& name : names) {
+    if (out.inputs.count(name)) continue;
+    const std::filesystem::path file = folder / (name + ".npy");
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) continue;  // Session::Run reports it missing
+    SY_ASSIGN_OR_RETURN(out.inputs[name], ReadNpy(file));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddModelOptions(po::options_description& options) {
+  options.add_options()("device", po::value<std::string>(),
+                        "devices to use, in order of preference (e.g. cpu, cpu-ref, opencl:0,cpu)")(
+      "input", po::value<std::vector<std::string>>()->composing(),
+      "NAME=FILE.npy or NAME=random (repeatable)")("seed", po::value<uint32_t>()->default_value(1),
+                                                   "seed for NAME=random");
+}
+
+Expected<PreparedModel> PrepareModel(const std::string& model, const po::variables_map& vm) {
+  PreparedModel out;
+  SY_ASSIGN_OR_RETURN(out.graph, LoadModel(model));
+  SY_ASSIGN_OR_RETURN(out.host, LoadPlugins(vm));
+  SY_ASSIGN_OR_RETURN(std::vector<const Device*> candidates, CandidateDevices(*out.host, vm));
+  std::string declines;
+  for (const Device* d : candidates) {
+    Expected<std::unique_ptr<Session>> s = Session::Create(out.graph, *d);
+    if (s.ok()) {
+      out.session = std::move(*s);
+      break;
+    }
+    declines += "\n  " + s.status().message();
+  }
+  if (!out.session) return Unsupported("no device can run the whole model:" + declines);
+  SY_RETURN_IF_ERROR(GatherInputs(model, vm, out));
+  return out;
+}
+
+}  // namespace sy::cli
