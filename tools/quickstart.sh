@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's first command: install dependencies, build, and run the main job on the
-# bundled examples (today: validate each with `switchyard check`).
+# bundled examples: validate each, run it on the CPU plugin and compare every output with
+# the NumPy-computed expected/*.npy beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ]; then bash tools/install-deps.sh; else sudo bash tools/install-deps.sh; fi
 bash tools/build.sh
-for model in examples/*/*.json; do
+for model in examples/*/; do
   build/release/bin/switchyard check "$model"
+  build/release/bin/switchyard run "$model" --compare "$model/expected"
 done
