@@ -16,7 +16,7 @@ ctest --test-dir build/release --output-on-failure -j "$JOBS"
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
   cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSY_SANITIZE=address,undefined \
-    >/dev/null
+    -DSY_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build/asan -j "$JOBS"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan --output-on-failure -j "$JOBS"
@@ -26,8 +26,8 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzz smoke (${FUZZ_SECONDS}s per target)"
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
-    -DSY_SANITIZE=address,undefined >/dev/null
-  cmake --build build/fuzz -j "$JOBS"
+    -DSY_BUILD_BENCHMARKS=OFF -DSY_SANITIZE=address,undefined >/dev/null
+  cmake --build build/fuzz -j "$JOBS" --target fuzz_graph_json fuzz_safetensors
   for target in graph_json safetensors; do
     corpus=$(mktemp -d)
     if [ "$target" = graph_json ]; then cp examples/*/*.json "$corpus/"; else

@@ -4,8 +4,9 @@
 
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION, "abi_too_new",
-                                  "0.0.1", "Switchyard tests", "claims ABI version 99"};
+constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,
+                                  "abi_too_new",          "0.0.1",
+                                  "Switchyard tests",     "claims ABI version 99"};
 
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<sy_test_plugin::TestContext>(1, "");

@@ -4,8 +4,8 @@
 
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION, "dup", "0.0.1",
-                                  "Switchyard tests", SY_TEST_DUP_DESCRIPTION};
+constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,  "dup", "0.0.1",
+                                  "Switchyard tests",     SY_TEST_DUP_DESCRIPTION};
 
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<sy_test_plugin::TestContext>(1, "", "dup-device");

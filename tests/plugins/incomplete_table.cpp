@@ -4,8 +4,8 @@
 namespace {
 
 constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,
-                                  "incomplete_table", "0.0.1", "Switchyard tests",
-                                  "leaves execute null"};
+                                  "incomplete_table",     "0.0.1",
+                                  "Switchyard tests",     "leaves execute null"};
 
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<sy_test_plugin::TestContext>(1, "");

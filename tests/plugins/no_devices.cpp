@@ -3,8 +3,9 @@
 
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION, "no_devices",
-                                  "0.0.1", "Switchyard tests", "finds no device"};
+constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,
+                                  "no_devices",           "0.0.1",
+                                  "Switchyard tests",     "finds no device"};
 
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<sy_test_plugin::TestContext>(0, "no GPU driver found");

@@ -4,8 +4,9 @@
 
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION, "cpu", "0.0.1",
-                                  "Switchyard tests", "a second plugin named cpu"};
+constexpr sy_plugin_info kInfo = {
+    sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,      "cpu", "0.0.1",
+    "Switchyard tests",     "a second plugin named cpu"};
 
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<sy_test_plugin::TestContext>(1, "", "shadow-cpu");

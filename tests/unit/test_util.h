@@ -57,6 +57,16 @@ Attrs MakeAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
     EXPECT_TRUE(sy_s_.ok()) << sy_s_.ToString();           \
   } while (false)
 
+// Expects a shape rule result (Expected<std::vector<TensorType>>) with exactly one output
+// of type `expected`.
+#define EXPECT_OUTPUT(expr, expected)                             \
+  do {                                                            \
+    const auto sy_r_ = (expr);                                    \
+    SY_ASSERT_OK(sy_r_);                                          \
+    ASSERT_EQ(sy_r_->size(), 1u);                                 \
+    EXPECT_EQ((*sy_r_)[0], (expected)) << (*sy_r_)[0].ToString(); \
+  } while (false)
+
 // Expects an error whose message contains `substring`.
 #define SY_EXPECT_ERROR(expr, substring)                                                   \
   do {                                                                                     \

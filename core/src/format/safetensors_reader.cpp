@@ -419,7 +419,7 @@ const SafetensorsFile::Entry* SafetensorsFile::Find(std::string_view name) const
   return &entries_[*it];
 }
 
-Expected<Tensor> SafetensorsFile::Get(std::string_view name) const {
+Expected<Tensor> SafetensorsFile::Get(std::string_view name) const try {
   const Entry* entry = Find(name);
   if (entry == nullptr) {
     return NotFound(source_name_ + ": no tensor named " + Quote(name));
@@ -438,6 +438,8 @@ Expected<Tensor> SafetensorsFile::Get(std::string_view name) const {
   }
   if (size != 0) std::memcpy(copy->mutable_data(), bytes, size);
   return copy;
+} catch (const std::bad_alloc&) {
+  return ResourceExhausted(source_name_ + ": out of memory reading tensor " + Quote(name));
 }
 
 }  // namespace sy

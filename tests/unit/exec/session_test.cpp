@@ -311,8 +311,8 @@ TEST_P(SessionTest, ConcurrentSessionsOnSeparateThreads) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRuns; ++r) {
-        const std::vector<float> x = {float(t), float(r), float(-t), float(r - t), 1.0f,
-                                      float(t * r % 7)};
+        const std::vector<float> x = {float(t),     float(r), float(-t),
+                                      float(r - t), 1.0f,     float(t * r % 7)};
         Expected<Feeds> out = sessions[t]->Run({{"x", F32({2, 3}, x)}});
         std::string error;
         if (!out.ok()) {
@@ -405,11 +405,17 @@ Expected<Feeds> ReadNpyFolder(const fs::path& dir) {
 
 double AsDouble(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DType::kF32: return t.values<float>()[i];
-    case DType::kF64: return t.values<double>()[i];
-    case DType::kI32: return t.values<int32_t>()[i];
-    case DType::kI64: return static_cast<double>(t.values<int64_t>()[i]);
-    default: ADD_FAILURE() << "unexpected dtype in a reference"; return 0;
+    case DType::kF32:
+      return t.values<float>()[i];
+    case DType::kF64:
+      return t.values<double>()[i];
+    case DType::kI32:
+      return t.values<int32_t>()[i];
+    case DType::kI64:
+      return static_cast<double>(t.values<int64_t>()[i]);
+    default:
+      ADD_FAILURE() << "unexpected dtype in a reference";
+      return 0;
   }
 }
 

@@ -13,15 +13,6 @@ using test::Infer;
 using test::MakeAttrs;
 using test::T;
 
-// Expects `expr` to produce exactly one output of type `expected`.
-#define EXPECT_OUTPUT(expr, expected)                             \
-  do {                                                            \
-    const auto sy_r_ = (expr);                                    \
-    SY_ASSERT_OK(sy_r_);                                          \
-    ASSERT_EQ(sy_r_->size(), 1u);                                 \
-    EXPECT_EQ((*sy_r_)[0], (expected)) << (*sy_r_)[0].ToString(); \
-  } while (false)
-
 using Ints = std::vector<int64_t>;
 
 TEST(ConvPoolSchemas, RegisteredWithOnnxNamesAndAttributes) {

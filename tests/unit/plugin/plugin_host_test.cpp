@@ -152,22 +152,22 @@ TEST_P(PluginHostBadPlugin, ExplicitLoadFailsEvenAfterTheScanRejectedIt) {
 
 INSTANTIATE_TEST_SUITE_P(
     PluginHost, PluginHostBadPlugin,
-    testing::Values(
-        BadPluginCase{"abi_too_new", "libswitchyard_test_abi_too_new.so", "ABI version 99",
-                      "newer than this host's 1"},
-        BadPluginCase{"abi_too_old", "libswitchyard_test_abi_too_old.so", "ABI version 0",
-                      "older than the oldest this host accepts"},
-        BadPluginCase{"query_returns_null", "libswitchyard_test_query_returns_null.so",
-                      "sy_plugin_query(1) returned null", "cannot serve this host"},
-        BadPluginCase{"init_fails", "libswitchyard_test_init_fails.so", "initialisation failed",
-                      "the accelerator runtime refused to start (code 42)"},
-        BadPluginCase{"no_devices", "libswitchyard_test_no_devices.so", "no devices",
-                      "no GPU driver found"},
-        BadPluginCase{"incomplete_table", "libswitchyard_test_incomplete_table.so",
-                      "function table is incomplete", "ABI version 1"},
-        BadPluginCase{"not_a_plugin", "libswitchyard_test_not_a_plugin.so",
-                      "no entry symbol sy_plugin_query", "not a Switchyard plugin"},
-        BadPluginCase{"fake_so", "fake.so", "cannot load", "not a shared object"}),
+    testing::Values(BadPluginCase{"abi_too_new", "libswitchyard_test_abi_too_new.so",
+                                  "ABI version 99", "newer than this host's 1"},
+                    BadPluginCase{"abi_too_old", "libswitchyard_test_abi_too_old.so",
+                                  "ABI version 0", "older than the oldest this host accepts"},
+                    BadPluginCase{"query_returns_null", "libswitchyard_test_query_returns_null.so",
+                                  "sy_plugin_query(1) returned null", "cannot serve this host"},
+                    BadPluginCase{"init_fails", "libswitchyard_test_init_fails.so",
+                                  "initialisation failed",
+                                  "the accelerator runtime refused to start (code 42)"},
+                    BadPluginCase{"no_devices", "libswitchyard_test_no_devices.so", "no devices",
+                                  "no GPU driver found"},
+                    BadPluginCase{"incomplete_table", "libswitchyard_test_incomplete_table.so",
+                                  "function table is incomplete", "ABI version 1"},
+                    BadPluginCase{"not_a_plugin", "libswitchyard_test_not_a_plugin.so",
+                                  "no entry symbol sy_plugin_query", "not a Switchyard plugin"},
+                    BadPluginCase{"fake_so", "fake.so", "cannot load", "not a shared object"}),
     PrintCase);
 
 TEST(PluginHost, ExplicitMissingFileIsAnError) {
@@ -358,8 +358,10 @@ TEST(PluginHost, CpuPluginIsUnloadedWithItsHost) {
 // (support query, buffers, constant upload, prepare, execute, release).
 Graph SmallGraph() {
   Graph g;
-  g.values = {{"x", {DType::kF32, {2, 2}}}, {"c", {DType::kF32, {2, 2}}},
-              {"s", {DType::kF32, {2, 2}}}, {"y", {DType::kF32, {2, 2}}}};
+  g.values = {{"x", {DType::kF32, {2, 2}}},
+              {"c", {DType::kF32, {2, 2}}},
+              {"s", {DType::kF32, {2, 2}}},
+              {"y", {DType::kF32, {2, 2}}}};
   g.inputs = {0};
   g.outputs = {3};
   Tensor c = *Tensor::Allocate(DType::kF32, {2, 2});

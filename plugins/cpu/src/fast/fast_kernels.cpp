@@ -5,18 +5,19 @@
 namespace sy::cpu {
 
 const KernelTable& FastKernels() {
-  static const KernelTable* table = [] {
-    auto* t = new KernelTable();  // lives for the process
+  // A static object (destroyed when the plugin is unloaded), not a leaked heap one.
+  static const KernelTable table = [] {
+    KernelTable t;
     // Tuned kernels are added first so that Find() prefers them.
-    AddElementwiseFastKernels(*t);
-    AddMatmulBlasKernels(*t);
-    AddConvBlasKernels(*t);
+    AddElementwiseFastKernels(t);
+    AddMatmulBlasKernels(t);
+    AddConvBlasKernels(t);
     for (const KernelTable::Entry& e : RefKernels().entries()) {
-      if (t->Find(e.op) == nullptr) t->Add(e.op, e.fn);
+      if (t.Find(e.op) == nullptr) t.Add(e.op, e.fn);
     }
     return t;
   }();
-  return *table;
+  return table;
 }
 
 }  // namespace sy::cpu

@@ -3,16 +3,19 @@
 namespace sy::cpu {
 
 const KernelTable& RefKernels() {
-  static const KernelTable* table = [] {
-    auto* t = new KernelTable();  // lives for the process, like the op registry
-    AddElementwiseRefKernels(*t);
-    AddMovementRefKernels(*t);
-    AddReductionRefKernels(*t);
-    AddLinalgConvRefKernels(*t);
-    AddNeuralRefKernels(*t);
+  // A static object, not a heap one left to "live for the process": the plugin is
+  // unloaded with its host (dlclose runs this destructor), and a leaked table would be
+  // lost once per load.
+  static const KernelTable table = [] {
+    KernelTable t;
+    AddElementwiseRefKernels(t);
+    AddMovementRefKernels(t);
+    AddReductionRefKernels(t);
+    AddLinalgConvRefKernels(t);
+    AddNeuralRefKernels(t);
     return t;
   }();
-  return *table;
+  return table;
 }
 
 }  // namespace sy::cpu
