@@ -18,7 +18,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSY_SANITIZE=address,undefined \
     -DSY_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build/asan -j "$JOBS"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan --output-on-failure -j "$JOBS"
 fi
 
