@@ -388,6 +388,9 @@ struct ExampleCase {
   std::string device;
 };
 
+// Keeps gtest from printing the parameter as raw bytes in test listings.
+void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.model << " on " << c.device; }
+
 class SessionExample : public testing::TestWithParam<ExampleCase> {};
 
 // Every <dir>/<name>.npy, by name.
