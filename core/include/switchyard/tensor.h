@@ -29,7 +29,9 @@ class Tensor {
   static Tensor View(DType dtype, Shape shape, std::shared_ptr<const void> owner,
                      const std::byte* data);
 
-  bool valid() const { return data_ != nullptr || byte_size_ == 0; }
+  // False only for a default-constructed tensor (allocated and viewed ones, even empty
+  // ones, have storage).
+  bool valid() const { return data_ != nullptr || owner_ != nullptr; }
   DType dtype() const { return type_.dtype; }
   const Shape& shape() const { return type_.shape; }
   const TensorType& type() const { return type_; }

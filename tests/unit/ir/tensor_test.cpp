@@ -20,6 +20,8 @@ TEST(Tensor, AllocateIsZeroedAndWritable) {
   EXPECT_EQ(t->values<int32_t>()[4], 7);
 }
 
+TEST(Tensor, DefaultIsInvalid) { EXPECT_FALSE(Tensor().valid()); }
+
 TEST(Tensor, EmptyAndScalar) {
   Expected<Tensor> empty = Tensor::Allocate(DType::kF32, {3, 0});
   SY_ASSERT_OK(empty);
