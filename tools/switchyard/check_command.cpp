@@ -39,29 +39,14 @@ int RunCheck(const std::vector<std::string>& args) {
       "options");
   visible.add_options()("help,h", "show this help")(
       "json", "print one JSON object per model instead of text");
-  po::options_description all;
-  all.add(visible).add_options()("model", po::value<std::vector<std::string>>(), "model");
-  po::positional_options_description positional;
-  positional.add("model", -1);
-
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    PrintError("check", std::string(e.what()) + " (see 'switchyard check --help')");
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  if (!ParseArgs("check", args, visible, "model", vm, exit_code)) return exit_code;
   if (!vm.count("model")) {
     PrintError("check", "expected at least one MODEL (see 'switchyard check --help')");
     return kExitUsage;
   }
   const bool as_json = vm.count("json") > 0;
-  int exit_code = kExitOk;
   for (const std::string& model : vm["model"].as<std::vector<std::string>>()) {
     Expected<Graph> graph = LoadModel(model);
     const std::string path = ResolveModelPaths(model).json.string();

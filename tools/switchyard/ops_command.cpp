@@ -104,22 +104,9 @@ int RunOps(const std::vector<std::string>& args) {
       "options");
   visible.add_options()("help,h", "show this help")("json", "print a JSON array")(
       "markdown", "print a Markdown table (used for docs/ops.md)");
-  po::options_description all;
-  all.add(visible).add_options()("op", po::value<std::vector<std::string>>(), "op");
-  po::positional_options_description positional;
-  positional.add("op", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    PrintError("ops", std::string(e.what()) + " (see 'switchyard ops --help')");
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return kExitOk;
-  }
+  int exit_code = kExitOk;
+  if (!ParseArgs("ops", args, visible, "op", vm, exit_code)) return exit_code;
   if (vm.count("json") && vm.count("markdown")) {
     PrintError("ops", "--json and --markdown are exclusive");
     return kExitUsage;

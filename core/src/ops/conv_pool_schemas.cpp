@@ -266,14 +266,7 @@ Expected<std::vector<TensorType>> InferGlobalPool(const InferContext& ctx) {
 
 OpSchema Schema(std::string_view name, std::string_view onnx, std::vector<InputSpec> inputs,
                 std::vector<AttrSpec> attrs, ShapeRule rule) {
-  OpSchema s;
-  s.name = name;
-  s.onnx_name = onnx;
-  s.type_vars = OneTypeVar(kF);
-  s.inputs = std::move(inputs);
-  s.attrs = std::move(attrs);
-  s.infer = rule;
-  return s;
+  return MakeSchema(name, onnx, kF, std::move(inputs), std::move(attrs), rule);
 }
 
 std::vector<AttrSpec> PoolAttrs(bool with_count_include_pad) {

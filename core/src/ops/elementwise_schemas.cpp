@@ -15,26 +15,12 @@ constexpr DTypeSet kB = DTypeSet::Bool();
 
 OpSchema Unary(std::string_view name, std::string_view onnx, DTypeSet allowed,
                std::vector<AttrSpec> attrs = {}) {
-  OpSchema s;
-  s.name = name;
-  s.onnx_name = onnx;
-  s.type_vars = OneTypeVar(allowed);
-  s.inputs = {{"x", 0}};
-  s.attrs = std::move(attrs);
-  s.infer = SameAsFirstInput;
-  return s;
+  return MakeSchema(name, onnx, allowed, {{"x", 0}}, std::move(attrs), SameAsFirstInput);
 }
 
 OpSchema Binary(std::string_view name, std::string_view onnx, DTypeSet allowed, ShapeRule rule,
                 std::vector<AttrSpec> attrs = {}) {
-  OpSchema s;
-  s.name = name;
-  s.onnx_name = onnx;
-  s.type_vars = OneTypeVar(allowed);
-  s.inputs = {{"a", 0}, {"b", 0}};
-  s.attrs = std::move(attrs);
-  s.infer = rule;
-  return s;
+  return MakeSchema(name, onnx, allowed, {{"a", 0}, {"b", 0}}, std::move(attrs), rule);
 }
 
 AttrSpec Float(std::string_view name, double value) { return {name, AttrKind::kFloat, value}; }

@@ -16,14 +16,7 @@ constexpr DTypeSet kInd = DTypeSet::IndexTypes();
 
 OpSchema Movement(std::string_view name, std::string_view onnx, ShapeRule rule,
                   std::vector<AttrSpec> attrs = {}) {
-  OpSchema s;
-  s.name = name;
-  s.onnx_name = onnx;
-  s.type_vars = OneTypeVar(kAll);
-  s.inputs = {{"x", 0}};
-  s.attrs = std::move(attrs);
-  s.infer = rule;
-  return s;
+  return MakeSchema(name, onnx, kAll, {{"x", 0}}, std::move(attrs), rule);
 }
 
 AttrSpec Int(std::string_view name, int64_t value) { return {name, AttrKind::kInt, value}; }

@@ -19,14 +19,7 @@ AttrSpec Epsilon() { return Float("epsilon", 1e-5); }
 // Every input is bound to the one type variable T (x and its parameters share a dtype).
 OpSchema Norm(std::string_view name, std::string_view onnx, std::vector<InputSpec> inputs,
               std::vector<AttrSpec> attrs, ShapeRule rule) {
-  OpSchema s;
-  s.name = name;
-  s.onnx_name = onnx;
-  s.type_vars = OneTypeVar(kF);
-  s.inputs = std::move(inputs);
-  s.attrs = std::move(attrs);
-  s.infer = rule;
-  return s;
+  return MakeSchema(name, onnx, kF, std::move(inputs), std::move(attrs), rule);
 }
 
 // epsilon is added to a variance before its square root: it must be finite and >= 0.

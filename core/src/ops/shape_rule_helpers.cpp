@@ -2,6 +2,18 @@
 
 namespace sy::ops {
 
+OpSchema MakeSchema(std::string_view name, std::string_view onnx, DTypeSet allowed,
+                    std::vector<InputSpec> inputs, std::vector<AttrSpec> attrs, ShapeRule rule) {
+  OpSchema s;
+  s.name = name;
+  s.onnx_name = onnx;
+  s.type_vars = OneTypeVar(allowed);
+  s.inputs = std::move(inputs);
+  s.attrs = std::move(attrs);
+  s.infer = rule;
+  return s;
+}
+
 Expected<std::vector<TensorType>> SameAsFirstInput(const InferContext& ctx) {
   return std::vector<TensorType>{ctx.input(0)};
 }

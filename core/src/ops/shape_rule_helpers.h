@@ -17,6 +17,11 @@ Expected<std::vector<TensorType>> BroadcastAll(const InferContext& ctx);
 // Output dtype bool, shape = inputs broadcast (comparisons).
 Expected<std::vector<TensorType>> BroadcastToBool(const InferContext& ctx);
 
+// A schema whose inputs all bind one type variable T over `allowed`: the common shape of
+// most catalogue entries (each family file wraps it for its own defaults).
+OpSchema MakeSchema(std::string_view name, std::string_view onnx, DTypeSet allowed,
+                    std::vector<InputSpec> inputs, std::vector<AttrSpec> attrs, ShapeRule rule);
+
 // The one-type-variable schema shorthand: a TypeVar list {"T", allowed}.
 inline std::vector<TypeVar> OneTypeVar(DTypeSet allowed) { return {{"T", allowed}}; }
 
