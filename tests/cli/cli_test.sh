@@ -97,6 +97,42 @@ expect "bench" 0 "median [0-9.]+ us, min" -- "$SY" bench "$SRC/examples/mlp" --r
 expect "bench --json" 0 '"median_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
 expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repeat 0
 
+# Scheduling across devices (switchyard plan, run and bench with device options). The
+# scheduler's test plugins (tests/plugins: "partial" runs a few f32 ops over host memory,
+# "remote" has two GPUs with memory the host cannot address) are found through
+# SWITCHYARD_PLUGIN_PATH, as a vendor's plugin would be.
+TP="$(dirname "$SY")/../test_plugins"
+WITH_TEST_PLUGINS=(env "SWITCHYARD_PLUGIN_PATH=$TP/partial:$TP/remote")
+expect "plan one device" 0 "partitions: 1" -- "$SY" plan "$SRC/examples/mlp"
+expect "plan --json" 0 '"nodes":\[\{"index":0,[^}]*"device":"cpu:0","reason":"order"' \
+  -- "$SY" plan --json "$SRC/examples/mlp"
+expect "plan --json copies" 0 '"copy_count":[1-9][0-9]*,"copy_bytes":[1-9]' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan --json "$SRC/examples/transformer" --device partial
+expect "plan explains a fallback" 0 '"embed" -> cpu:0  \[fallback\] partial:0 declined: op "gather" is not in' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial
+expect "plan default order prefers GPUs" 0 "9 nodes on remote:0 \(remote-gpu0\)" \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/cnn"
+expect "plan --strict" 1 '"embed" would fall back to cpu:0 .*strict mode forbids falling back' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial --strict
+expect "plan --memory-limit" 1 \
+  'cpu:0 \(cpu\) cannot hold the plan: it needs .* but the memory limit set for it is 1.0 KiB' \
+  -- "$SY" plan "$SRC/examples/cnn" --memory-limit cpu=1KiB
+expect "plan bad --memory-limit" 2 '"lots" is not a byte size' \
+  -- "$SY" plan "$SRC/examples/mlp" --memory-limit cpu=lots
+expect "plan --memory-limit unknown device" 2 'no device "tpu"' \
+  -- "$SY" plan "$SRC/examples/mlp" --memory-limit tpu=1MiB
+expect "plan --help" 0 "usage: switchyard plan" -- "$SY" plan --help
+for model in mlp cnn transformer; do
+  expect "run $model on partial + cpu" 0 "matches" -- "${WITH_TEST_PLUGINS[@]}" "$SY" run \
+    "$SRC/examples/$model" --device partial --compare "$SRC/examples/$model/expected"
+  expect "run $model on remote" 0 "ran on remote:0 \\(remote-gpu0\\)" -- "${WITH_TEST_PLUGINS[@]}" \
+    "$SY" run "$SRC/examples/$model" --compare "$SRC/examples/$model/expected"
+done
+expect "run --strict fails before running" 1 "strict mode forbids" \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" run "$SRC/examples/cnn" --device partial --strict
+expect "bench mixed devices" 0 '"devices":"cpu:0 \(cpu\), partial:0 \(partial-accel\)".*"median_us"' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2 --json
+
 # Plugins export exactly their entry symbol.
 for plugin in "$(dirname "$SY")"/../lib/switchyard/plugins/*.so; do
   exported=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')

@@ -11,8 +11,8 @@ namespace sy::cli {
 int RunBench(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
-      "usage: switchyard bench MODEL [--device SPEC] [--input ...] [--warmup N] [--repeat N]\n"
-      "                        [--json]\n\n"
+      "usage: switchyard bench MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
+      "                        [--input ...] [--warmup N] [--repeat N] [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
       "times, then times --repeat runs and prints the median, minimum and maximum latency\n"
       "of one run (inputs copied in, outputs copied out).\n\n"
@@ -65,19 +65,23 @@ int RunBench(const std::vector<std::string>& args) {
   const double median =
       repeat % 2 ? micros[repeat / 2] : (micros[repeat / 2 - 1] + micros[repeat / 2]) / 2;
   if (vm.count("json")) {
-    std::cout << boost::json::serialize(boost::json::object{{"model", model},
-                                                            {"device", session.device().Spec()},
-                                                            {"device_name", session.device().name},
-                                                            {"warmup", warmup},
-                                                            {"repeat", repeat},
-                                                            {"median_us", median},
-                                                            {"min_us", micros.front()},
-                                                            {"max_us", micros.back()}})
+    std::cout << boost::json::serialize(
+                     boost::json::object{{"model", model},
+                                         {"device", session.device().Spec()},
+                                         {"device_name", session.device().name},
+                                         {"devices", DevicesUsed(session.plan())},
+                                         {"partitions", session.plan().partitions.size()},
+                                         {"copies", session.plan().copies.size()},
+                                         {"warmup", warmup},
+                                         {"repeat", repeat},
+                                         {"median_us", median},
+                                         {"min_us", micros.front()},
+                                         {"max_us", micros.back()}})
               << "\n";
   } else {
-    std::cout << model << " on " << session.device().Spec() << " (" << session.device().name
-              << "): median " << median << " us, min " << micros.front() << " us, max "
-              << micros.back() << " us over " << repeat << " runs\n";
+    std::cout << model << " on " << DevicesUsed(session.plan()) << ": median " << median
+              << " us, min " << micros.front() << " us, max " << micros.back() << " us over "
+              << repeat << " runs\n";
   }
   return kExitOk;
 }

@@ -32,6 +32,7 @@ int RunCheck(const std::vector<std::string>& args);
 int RunOps(const std::vector<std::string>& args);
 int RunPlugins(const std::vector<std::string>& args);
 int RunDevices(const std::vector<std::string>& args);
+int RunPlan(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
 

@@ -11,6 +11,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
     {"ops", "list the op catalogue: inputs, dtypes, outputs, attributes", sy::cli::RunOps},
     {"plugins", "list plugin candidates, loaded or rejected with the reason", sy::cli::RunPlugins},
     {"devices", "list the devices of the loaded plugins", sy::cli::RunDevices},
+    {"plan", "explain where each node of a model would run, the copies and memory",
+     sy::cli::RunPlan},
     {"run", "run a model on a device and show or save its outputs", sy::cli::RunRun},
     {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
 };

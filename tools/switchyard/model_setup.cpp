@@ -57,34 +57,6 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed) {
   return t;
 }
 
-Expected<std::vector<const Device*>> CandidateDevices(const PluginHost& host,
-                                                      const po::variables_map& vm) {
-  std::vector<const Device*> candidates;
-  if (vm.count("device")) {
-    const std::string spec = vm["device"].as<std::string>();
-    size_t start = 0;
-    while (true) {
-      const size_t comma = spec.find(',', start);
-      Expected<const Device*> d = host.FindDevice(spec.substr(start, comma - start));
-      if (!d.ok()) return InvalidArgument("--device: " + d.status().message());
-      candidates.push_back(*d);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    return candidates;
-  }
-  for (DeviceKind kind : {DeviceKind::kDiscreteGpu, DeviceKind::kAccelerator,
-                          DeviceKind::kIntegratedGpu, DeviceKind::kCpu}) {
-    for (const Device* d : host.devices()) {
-      if (d->kind == kind && !d->reference()) candidates.push_back(d);
-    }
-  }
-  if (candidates.empty()) {
-    return NotFound("no device to run on (see 'switchyard plugins' and 'switchyard devices')");
-  }
-  return candidates;
-}
-
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
   const auto& names = out.session->input_names();
   if (vm.count("input")) {
@@ -124,31 +96,76 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
 
 }  // namespace
 
-void AddModelOptions(po::options_description& options) {
+void AddDeviceOptions(po::options_description& options) {
   options.add_options()("device", po::value<std::string>(),
-                        "devices to use, in order of preference (e.g. cpu, cpu-ref, opencl:0,cpu)")(
-      "input", po::value<std::vector<std::string>>()->composing(),
-      "NAME=FILE.npy or NAME=random (repeatable)")("seed", po::value<uint32_t>()->default_value(1),
-                                                   "seed for NAME=random");
+                        "devices in order of preference (e.g. cpu, cpu-ref, opencl:0,cpu); "
+                        "default: GPUs, accelerators, then CPUs")(
+      "strict", "fail instead of falling back or ignoring a backend hint")(
+      "memory-limit", po::value<std::vector<std::string>>()->composing(),
+      "DEVICE=BYTES, e.g. cpu=64MiB: fail before running when the plan needs more "
+      "(repeatable)")("no-island-pass", "keep every node where placement put it");
+}
+
+void AddModelOptions(po::options_description& options) {
+  AddDeviceOptions(options);
+  options.add_options()("input", po::value<std::vector<std::string>>()->composing(),
+                        "NAME=FILE.npy or NAME=random (repeatable)")(
+      "seed", po::value<uint32_t>()->default_value(1), "seed for NAME=random");
+}
+
+Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::variables_map& vm) {
+  PlanOptions options;
+  if (vm.count("device")) {
+    const std::string spec = vm["device"].as<std::string>();
+    size_t start = 0;
+    while (true) {
+      const size_t comma = spec.find(',', start);
+      Expected<const Device*> d = host.FindDevice(spec.substr(start, comma - start));
+      if (!d.ok()) return InvalidArgument("--device: " + d.status().message());
+      options.devices.push_back(*d);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  options.strict = vm.count("strict") > 0;
+  options.merge_islands = vm.count("no-island-pass") == 0;
+  if (vm.count("memory-limit")) {
+    for (const std::string& item : vm["memory-limit"].as<std::vector<std::string>>()) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return InvalidArgument("--memory-limit " + item +
+                               ": expected DEVICE=BYTES (e.g. cpu=64MiB)");
+      }
+      Expected<const Device*> d = host.FindDevice(item.substr(0, eq));
+      if (!d.ok()) return InvalidArgument("--memory-limit: " + d.status().message());
+      Expected<uint64_t> bytes = ParseByteSize(item.substr(eq + 1));
+      if (!bytes.ok()) return InvalidArgument("--memory-limit: " + bytes.status().message());
+      options.memory_limits[*d] = *bytes;
+    }
+  }
+  return options;
 }
 
 Expected<PreparedModel> PrepareModel(const std::string& model, const po::variables_map& vm) {
   PreparedModel out;
   SY_ASSIGN_OR_RETURN(out.graph, LoadModel(model));
   SY_ASSIGN_OR_RETURN(out.host, LoadPlugins(vm));
-  SY_ASSIGN_OR_RETURN(std::vector<const Device*> candidates, CandidateDevices(*out.host, vm));
-  std::string declines;
-  for (const Device* d : candidates) {
-    Expected<std::unique_ptr<Session>> s = Session::Create(out.graph, *d);
-    if (s.ok()) {
-      out.session = std::move(*s);
-      break;
-    }
-    declines += "\n  " + s.status().message();
-  }
-  if (!out.session) return Unsupported("no device can run the whole model:" + declines);
+  SY_ASSIGN_OR_RETURN(PlanOptions options, PlanOptionsFromArgs(*out.host, vm));
+  SY_ASSIGN_OR_RETURN(out.session, Session::Create(out.graph, *out.host, options));
   SY_RETURN_IF_ERROR(GatherInputs(model, vm, out));
   return out;
+}
+
+std::string DevicesUsed(const Plan& plan) {
+  std::string text;
+  std::vector<int32_t> seen;
+  for (const PlanPartition& p : plan.partitions) {
+    if (std::find(seen.begin(), seen.end(), p.device) != seen.end()) continue;
+    seen.push_back(p.device);
+    const Device& d = *plan.devices[p.device];
+    text += (text.empty() ? "" : ", ") + d.Spec() + " (" + d.name + ")";
+  }
+  return text;
 }
 
 }  // namespace sy::cli

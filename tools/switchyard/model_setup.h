@@ -9,13 +9,24 @@
 #include <boost/program_options.hpp>
 
 #include "switchyard/graph.h"
+#include "switchyard/plan.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
 
 namespace sy::cli {
 
-// Adds --device, --input, --seed.
+// Adds --device, --strict, --memory-limit, --no-island-pass.
+void AddDeviceOptions(boost::program_options::options_description& options);
+// Adds the device options, --input and --seed.
 void AddModelOptions(boost::program_options::options_description& options);
+
+// The plan options the device options ask for. kInvalidArgument errors are command-line
+// mistakes (an unknown device, a malformed limit).
+Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host,
+                                          const boost::program_options::variables_map& vm);
+
+// "partial:0 (partial-accel), cpu:0 (cpu)": the devices a plan runs on, in first-use order.
+std::string DevicesUsed(const Plan& plan);
 
 // Declared so that the session is destroyed before the host that loaded its plugin.
 struct PreparedModel {
@@ -28,9 +39,8 @@ struct PreparedModel {
   PreparedModel(PreparedModel&&) = default;
 };
 
-// Loads `model`, loads plugins, picks the first device in --device order (default:
-// non-reference devices, GPUs before CPUs) that supports every node, prepares the
-// session, and reads inputs: --input NAME=FILE.npy or NAME=random, then
+// Loads `model`, loads plugins, plans and prepares the session as the device options
+// say (switchyard/plan.h), and reads inputs: --input NAME=FILE.npy or NAME=random, then
 // <model folder>/inputs/<name>.npy. kInvalidArgument errors are command-line mistakes.
 Expected<PreparedModel> PrepareModel(const std::string& model,
                                      const boost::program_options::variables_map& vm);

@@ -32,16 +32,19 @@ Tensor ForNpy(const Tensor& t) {
 
 int RunRun(const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: switchyard run MODEL [--device SPEC] [--input NAME=FILE.npy|NAME=random]...\n"
-      "                      [--out DIR] [--compare DIR] [--json]\n\n"
+      "usage: switchyard run MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
+      "                      [--input NAME=FILE.npy|NAME=random]... [--out DIR]\n"
+      "                      [--compare DIR] [--json]\n\n"
       "Loads MODEL (both validation passes), prepares it on a device and runs it once.\n"
       "Inputs not given with --input are read from <model folder>/inputs/<name>.npy when\n"
       "that file exists. Prints each output's type and first values; --out writes each as\n"
       "DIR/<name>.npy. --compare DIR checks every output against DIR/<name>.npy\n"
       "(|a - b| <= atol + rtol * |b|) and fails when any differs.\n\n"
       "SPEC is a comma-separated list of devices in order of preference, each plugin[:index]\n"
-      "or a device name (cpu, cpu:1, cpu-ref); the graph runs on the first that supports\n"
-      "every node. The default is every non-reference device, GPUs before CPUs.\n\n"
+      "or a device name (cpu, cpu:1, cpu-ref). Each node runs on its backend hint when that\n"
+      "device supports it, else on the first device of SPEC that does, else on the CPU\n"
+      "plugin; 'switchyard plan' shows where and why. The default order is GPUs,\n"
+      "accelerators, then CPUs (never cpu-ref unless named).\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("out", po::value<std::string>(),
                                                     "write outputs as DIR/<name>.npy")(
@@ -78,7 +81,12 @@ int RunRun(const std::vector<std::string>& args) {
 
   boost::json::array json_outputs;
   bool mismatch = false;
-  const std::string device_text = session->device().Spec() + " (" + session->device().name + ")";
+  const Plan& plan = session->plan();
+  std::string device_text = DevicesUsed(plan);
+  if (plan.partitions.size() > 1) {
+    device_text += " (" + std::to_string(plan.partitions.size()) + " partitions, " +
+                   std::to_string(plan.copies.size()) + " copies; see 'switchyard plan')";
+  }
   if (!vm.count("json")) std::cout << "ran on " << device_text << " in " << micros << " us\n";
   for (const auto& [name, tensor] : *outputs) {
     boost::json::object o = TypeToJson(name, tensor.type());
@@ -125,6 +133,9 @@ int RunRun(const std::vector<std::string>& args) {
                      boost::json::object{{"model", ResolveModelPaths(model).json.string()},
                                          {"device", session->device().Spec()},
                                          {"device_name", session->device().name},
+                                         {"devices", DevicesUsed(plan)},
+                                         {"partitions", plan.partitions.size()},
+                                         {"copies", plan.copies.size()},
                                          {"latency_us", micros},
                                          {"outputs", std::move(json_outputs)}})
               << "\n";

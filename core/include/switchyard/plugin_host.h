@@ -22,7 +22,12 @@
 
 namespace sy {
 
-enum class DeviceKind : uint32_t { kCpu = 0, kDiscreteGpu = 1, kIntegratedGpu = 2, kAccelerator = 3 };
+enum class DeviceKind : uint32_t {
+  kCpu = 0,
+  kDiscreteGpu = 1,
+  kIntegratedGpu = 2,
+  kAccelerator = 3
+};
 std::string_view DeviceKindName(DeviceKind kind);  // "cpu", "gpu", "igpu", "accelerator"
 
 class Plugin;
@@ -67,8 +72,9 @@ class Plugin {
   friend class PluginHost;
   Plugin() = default;
   struct Library;
-  std::unique_ptr<Library> library_;  // destroyed last
-  const sy_plugin_api* api_ = nullptr;
+  std::unique_ptr<Library> library_;    // destroyed last
+  sy_plugin_api table_{};               // the plugin's table, copied; members it lacks are NULL
+  const sy_plugin_api* api_ = nullptr;  // &table_ once loaded
   sy_context* context_ = nullptr;
   std::filesystem::path path_;
   std::string name_, version_, vendor_, status_;
@@ -85,9 +91,10 @@ struct PluginCandidate {
 };
 
 struct DiscoveryOptions {
-  bool scan_default_paths = true;          // SWITCHYARD_PLUGIN_PATH, installed dir, exe dir
-  std::vector<std::filesystem::path> explicit_plugins;  // loaded after the scan; failures are errors
-  uint32_t num_threads = 0;                // passed to plugins; 0 = their default
+  bool scan_default_paths = true;  // SWITCHYARD_PLUGIN_PATH, installed dir, exe dir
+  std::vector<std::filesystem::path>
+      explicit_plugins;      // loaded after the scan; failures are errors
+  uint32_t num_threads = 0;  // passed to plugins; 0 = their default
 };
 
 class PluginHost {

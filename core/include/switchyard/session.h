@@ -1,14 +1,16 @@
-// Sessions: a validated graph prepared once on a device, then run many times.
+// Sessions: a validated graph planned once (switchyard/plan.h), prepared once, then run
+// many times.
 //
-// Creating a session uploads the constants once, prepares the graph as one partition
-// with the device's plugin, and allocates the buffers for inputs and outputs; each Run
-// copies the named inputs in, executes, and copies the outputs out, reusing everything.
-// (Multi-device placement, partitions and copies between devices come with the
-// scheduler; this session puts the whole graph on one device.)
+// Creating a session builds the plan, uploads each constant once to every device that
+// needs it, allocates one arena per device (sliced with buffer_view, as the memory plan
+// says) and prepares every partition with its plugin. Each Run copies the named inputs
+// to the devices that read them, runs the partitions in order with the planned copies
+// between devices, and copies the outputs back. Nothing is allocated on a device after
+// creation.
 //
-// Lifetime: a session holds buffers and an executable of its device's plugin, so it
-// must be destroyed before the PluginHost that loaded that plugin. One session runs on
-// one thread at a time; independent sessions may run concurrently.
+// Lifetime: a session holds buffers and executables of its devices' plugins, so it must
+// be destroyed before the PluginHost that loaded them. One session runs on one thread
+// at a time; independent sessions may run concurrently.
 #pragma once
 
 #include <map>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "switchyard/graph.h"
+#include "switchyard/plan.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/tensor.h"
 
@@ -24,9 +27,13 @@ namespace sy {
 
 class Session {
  public:
-  // `graph` must have passed LoadModel's validation (or ValidateGraphTypes). Fails when
-  // the device declines a node (naming the node and the plugin's reason) or when
-  // preparation fails.
+  // `graph` must have passed LoadModel's validation (or ValidateGraphTypes); it may be
+  // destroyed after Create. Fails when planning fails (plan.h) or a plugin cannot
+  // allocate or prepare.
+  static Expected<std::unique_ptr<Session>> Create(const Graph& graph, const PluginHost& host,
+                                                   const PlanOptions& options);
+  // The whole graph on one device: no hints, no fallback (an error names a node the
+  // device declines and the plugin's reason).
   static Expected<std::unique_ptr<Session>> Create(const Graph& graph, const Device& device);
   ~Session();
   Session(const Session&) = delete;
@@ -37,27 +44,51 @@ class Session {
   // leave the session usable.
   Expected<std::map<std::string, Tensor>> Run(const std::map<std::string, Tensor>& inputs);
 
-  const Device& device() const { return *device_; }
+  const Plan& plan() const { return plan_; }
+  // The device of the first partition (the only one for single-device plans).
+  const Device& device() const;
   const std::vector<TensorType>& input_types() const { return input_types_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
 
+  // Device memory operations the session has made, for tests and tools: they all
+  // happen in Create.
+  struct Stats {
+    uint64_t buffer_allocations = 0;  // buffer_alloc calls
+    uint64_t buffer_views = 0;        // buffer_view calls
+    uint64_t prepares = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
  private:
   Session() = default;
+  static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
+                                                  const PlanOptions& options);
   struct Buffer;
-  const Device* device_ = nullptr;
-  const Plugin* plugin_ = nullptr;
-  sy_executable* executable_ = nullptr;
-  std::vector<std::unique_ptr<Buffer>> buffers_;  // bound in partition order
-  std::vector<sy_buffer*> bound_;
+  struct Transfer;
+  struct Step;
+  // A buffer of `bytes` on `device`, owned by buffers_.
+  Expected<const Buffer*> Allocate(const Device& device, uint64_t bytes, std::string_view what);
+  // A slice of `arena` (or, when the plugin has no buffer_view, a buffer of its own).
+  Expected<const Buffer*> Slice(const Buffer& arena, uint64_t offset, uint64_t bytes,
+                                std::string_view what);
+  Status Copy(const Transfer& transfer);
+
+  Plan plan_;
+  Stats stats_;
+  // Every device buffer (arenas, views, weights), freed in reverse order of creation so
+  // that views go before their arenas.
+  std::vector<std::unique_ptr<Buffer>> buffers_;
+  std::vector<std::unique_ptr<Step>> steps_;  // partitions and copies, in order
+  std::vector<std::byte> staging_;            // host memory for copies between two device memories
   std::vector<std::string> input_names_;
   std::vector<TensorType> input_types_;
-  std::vector<size_t> input_slots_;  // index into bound_ per graph input
+  std::vector<std::vector<const Buffer*>> input_targets_;  // per graph input
   struct Output {
     std::string name;
     TensorType type;
-    int64_t slot = -1;  // index into bound_, or -1 when served from `fixed`
-    Tensor fixed;       // an output that is a constant
-    int64_t from_input = -1;  // an output that is a graph input
+    const Buffer* source = nullptr;  // the producing device's buffer, or null when
+    Tensor fixed;                    // a constant,
+    int64_t from_input = -1;         // or a graph input
   };
   std::vector<Output> outputs_;
 };

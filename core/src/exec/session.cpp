@@ -1,148 +1,241 @@
 #include "switchyard/session.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
+#include "sched/node_descriptors.h"
+
 namespace sy {
 
-// A device buffer of the session's plugin, freed with it.
+// A device buffer, freed with its plugin's buffer_free.
 struct Session::Buffer {
-  const Plugin* plugin = nullptr;
+  const Device* device = nullptr;
   sy_buffer* handle = nullptr;
   uint64_t bytes = 0;
+  void* host = nullptr;  // buffer_host_pointer, or null for device memory
   ~Buffer() {
-    if (handle != nullptr) plugin->api()->buffer_free(handle);
+    if (handle != nullptr) device->plugin->api()->buffer_free(handle);
   }
 };
 
-namespace {
-
-// Owns the C structures describing one partition while it is being prepared.
-struct PartitionBuilder {
-  std::vector<sy_tensor_type> values;
-  std::vector<sy_node> nodes;
-  std::vector<std::vector<sy_tensor_type>> node_inputs, node_outputs;
-  std::vector<std::vector<uint32_t>> input_ids, output_ids;
-  std::vector<std::vector<sy_attr>> attrs;
-  std::vector<std::vector<std::vector<const char*>>> string_lists;
-  std::vector<uint32_t> inputs, outputs;
+// A copy between two buffers of different devices, resolved at creation to the
+// cheapest path the plugins offer.
+struct Session::Transfer {
+  enum class Path { kDirect, kIntoHostDestination, kFromHostSource, kStaged };
+  const Buffer* from = nullptr;
+  const Buffer* to = nullptr;
+  uint64_t bytes = 0;
+  Path path = Path::kStaged;
+  std::string what;  // for error messages
 };
 
-sy_tensor_type ToC(const TensorType& t) {
-  return {static_cast<uint32_t>(t.dtype), static_cast<uint32_t>(t.shape.size()), t.shape.data()};
-}
-
-// Fills `out` with views of `attrs` (which must outlive `out`).
-void AttrsToC(const Attrs& attrs, std::vector<sy_attr>& out,
-              std::vector<std::vector<const char*>>& string_lists) {
-  for (const auto& [name, value] : attrs) {
-    sy_attr a{};
-    a.name = name.c_str();
-    a.kind = static_cast<uint32_t>(KindOf(value));
-    switch (KindOf(value)) {
-      case AttrKind::kInt: a.i = std::get<int64_t>(value); break;
-      case AttrKind::kFloat: a.f = std::get<double>(value); break;
-      case AttrKind::kString: a.s = std::get<std::string>(value).c_str(); break;
-      case AttrKind::kInts: {
-        const auto& v = std::get<std::vector<int64_t>>(value);
-        a.count = static_cast<uint32_t>(v.size());
-        a.ints = v.data();
-        break;
-      }
-      case AttrKind::kFloats: {
-        const auto& v = std::get<std::vector<double>>(value);
-        a.count = static_cast<uint32_t>(v.size());
-        a.floats = v.data();
-        break;
-      }
-      case AttrKind::kStrings: {
-        const auto& v = std::get<std::vector<std::string>>(value);
-        std::vector<const char*> ptrs;
-        for (const std::string& s : v) ptrs.push_back(s.c_str());
-        string_lists.push_back(std::move(ptrs));
-        a.count = static_cast<uint32_t>(v.size());
-        a.strings = string_lists.back().data();
-        break;
-      }
-    }
-    out.push_back(a);
-  }
-}
-
-}  // namespace
+// One step of a run: a partition's execution, or a copy before it.
+struct Session::Step {
+  Transfer copy;  // when executable is null
+  const Plugin* plugin = nullptr;
+  sy_executable* executable = nullptr;  // released with the session
+  std::vector<sy_buffer*> bound;        // partition inputs, then outputs
+  size_t partition = 0;
+};
 
 Session::~Session() {
-  // Executable and buffers go back to the plugin before the session forgets it.
-  if (executable_ != nullptr) plugin_->api()->release(executable_);
-  buffers_.clear();
+  // Executables go back to their plugins first, then buffers, views before arenas.
+  for (auto& step : steps_) {
+    if (step->executable != nullptr) step->plugin->api()->release(step->executable);
+  }
+  steps_.clear();
+  while (!buffers_.empty()) buffers_.pop_back();
+}
+
+const Device& Session::device() const {
+  return *plan_.devices[plan_.partitions.empty() ? 0 : plan_.partitions[0].device];
+}
+
+Expected<const Session::Buffer*> Session::Allocate(const Device& device, uint64_t bytes,
+                                                   std::string_view what) {
+  auto buffer = std::make_unique<Buffer>();
+  buffer->device = &device;
+  buffer->bytes = bytes;
+  const Plugin& plugin = *device.plugin;
+  ++stats_.buffer_allocations;
+  SY_RETURN_IF_ERROR(plugin.TakeError(
+      plugin.api()->buffer_alloc(plugin.context(), device.index, bytes, &buffer->handle),
+      "allocating " + FormatBytes(bytes) + " on " + device.Spec() + " for " + std::string(what)));
+  if (buffer->handle == nullptr) {
+    return Internal("plugin " + plugin.name() + ": buffer_alloc returned no buffer");
+  }
+  buffer->host = plugin.api()->buffer_host_pointer(buffer->handle);
+  buffers_.push_back(std::move(buffer));
+  return buffers_.back().get();
+}
+
+Expected<const Session::Buffer*> Session::Slice(const Buffer& arena, uint64_t offset,
+                                                uint64_t bytes, std::string_view what) {
+  const Plugin& plugin = *arena.device->plugin;
+  if (plugin.api()->buffer_view == nullptr) return Allocate(*arena.device, bytes, what);
+  auto view = std::make_unique<Buffer>();
+  view->device = arena.device;
+  view->bytes = bytes;
+  ++stats_.buffer_views;
+  SY_RETURN_IF_ERROR(
+      plugin.TakeError(plugin.api()->buffer_view(arena.handle, offset, bytes, &view->handle),
+                       "buffer_view for " + std::string(what)));
+  if (view->handle == nullptr) {
+    return Internal("plugin " + plugin.name() + ": buffer_view returned no buffer");
+  }
+  view->host = plugin.api()->buffer_host_pointer(view->handle);
+  buffers_.push_back(std::move(view));
+  return buffers_.back().get();
+}
+
+Status Session::Copy(const Transfer& t) {
+  const sy_plugin_api* from = t.from->device->plugin->api();
+  const sy_plugin_api* to = t.to->device->plugin->api();
+  const Plugin& from_plugin = *t.from->device->plugin;
+  const Plugin& to_plugin = *t.to->device->plugin;
+  switch (t.path) {
+    case Transfer::Path::kDirect:
+      return to_plugin.TakeError(
+          to->copy_device_to_device(t.to->handle, 0, t.from->handle, 0, t.bytes), t.what);
+    case Transfer::Path::kIntoHostDestination:
+      return from_plugin.TakeError(
+          from->copy_device_to_host(t.from->handle, 0, t.to->host, t.bytes), t.what);
+    case Transfer::Path::kFromHostSource:
+      return to_plugin.TakeError(to->copy_host_to_device(t.to->handle, 0, t.from->host, t.bytes),
+                                 t.what);
+    case Transfer::Path::kStaged:
+      SY_RETURN_IF_ERROR(from_plugin.TakeError(
+          from->copy_device_to_host(t.from->handle, 0, staging_.data(), t.bytes), t.what));
+      return to_plugin.TakeError(to->copy_host_to_device(t.to->handle, 0, staging_.data(), t.bytes),
+                                 t.what);
+  }
+  return Internal("unknown copy path");
 }
 
 Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Device& device) {
-  auto session = std::unique_ptr<Session>(new Session());
-  session->device_ = &device;
-  session->plugin_ = device.plugin;
-  const Plugin& plugin = *device.plugin;
-  const sy_plugin_api* api = plugin.api();
+  PlanOptions options;
+  options.devices = {&device};
+  options.use_hints_and_fallback = false;
+  options.merge_islands = false;
+  return Build(graph, nullptr, options);
+}
 
-  PartitionBuilder b;
-  for (const Value& v : graph.values) b.values.push_back(ToC(v.type));
-  const size_t n = graph.nodes.size();
-  b.node_inputs.resize(n);
-  b.node_outputs.resize(n);
-  b.input_ids.resize(n);
-  b.output_ids.resize(n);
-  b.attrs.resize(n);
-  b.string_lists.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Node& node = graph.nodes[i];
-    for (ValueId id : node.inputs) {
-      b.node_inputs[i].push_back(ToC(graph.values[id].type));
-      b.input_ids[i].push_back(static_cast<uint32_t>(id));
+Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const PluginHost& host,
+                                                   const PlanOptions& options) {
+  return Build(graph, &host, options);
+}
+
+Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const PluginHost* host,
+                                                  const PlanOptions& options) {
+  auto session = std::unique_ptr<Session>(new Session());
+  Session& s = *session;
+  SY_ASSIGN_OR_RETURN(s.plan_, Plan::Build(graph, host, options));
+  const Plan& plan = s.plan_;
+
+  // Arenas, then a slice of one for every (value, device) the plan holds.
+  std::vector<const Buffer*> arenas(plan.devices.size(), nullptr);
+  for (size_t d = 0; d < plan.devices.size(); ++d) {
+    bool used = false;
+    for (const ArenaSlot& slot : plan.slots) used = used || slot.device == static_cast<int32_t>(d);
+    if (!used) continue;
+    SY_ASSIGN_OR_RETURN(arenas[d],
+                        s.Allocate(*plan.devices[d], plan.memory[d].arena_bytes, "the arena"));
+  }
+  const size_t num_devices = plan.devices.size();
+  auto key = [&](ValueId v, int32_t d) { return static_cast<int64_t>(v) * num_devices + d; };
+  std::unordered_map<int64_t, const Buffer*> where;  // (value, device) -> buffer
+  for (const ArenaSlot& slot : plan.slots) {
+    SY_ASSIGN_OR_RETURN(
+        where[key(slot.value, slot.device)],
+        s.Slice(*arenas[slot.device], slot.offset, slot.bytes, graph.DescribeValue(slot.value)));
+  }
+  // Weights: uploaded once per device that reads them.
+  std::unordered_map<ValueId, const Constant*> constants;
+  for (const Constant& c : graph.constants) constants[c.value] = &c;
+  for (size_t d = 0; d < num_devices; ++d) {
+    const Device& device = *plan.devices[d];
+    for (ValueId id : plan.weights[d]) {
+      const Tensor& data = constants.at(id)->data;
+      const std::string what = "constant " + graph.DescribeValue(id);
+      SY_ASSIGN_OR_RETURN(const Buffer* buffer, s.Allocate(device, data.byte_size(), what));
+      SY_RETURN_IF_ERROR(
+          device.plugin->TakeError(device.plugin->api()->copy_host_to_device(
+                                       buffer->handle, 0, data.data(), data.byte_size()),
+                                   "uploading " + what + " to " + device.Spec()));
+      where[key(id, static_cast<int32_t>(d))] = buffer;
     }
-    for (ValueId id : node.outputs) {
-      b.node_outputs[i].push_back(ToC(graph.values[id].type));
-      b.output_ids[i].push_back(static_cast<uint32_t>(id));
-    }
-    AttrsToC(node.attrs, b.attrs[i], b.string_lists[i]);
-    sy_node c{};
-    c.struct_size = sizeof(sy_node);
-    c.abi_version = SY_PLUGIN_ABI_VERSION;
-    c.op = node.op.c_str();
-    c.name = node.name.c_str();
-    c.num_inputs = static_cast<uint32_t>(node.inputs.size());
-    c.num_outputs = static_cast<uint32_t>(node.outputs.size());
-    c.inputs = b.node_inputs[i].data();
-    c.outputs = b.node_outputs[i].data();
-    c.num_attrs = static_cast<uint32_t>(b.attrs[i].size());
-    c.attrs = b.attrs[i].data();
-    // Ask first, so that a decline is reported per node with the plugin's reason.
-    uint32_t supported = 0;
-    char reason[256] = {0};
-    SY_RETURN_IF_ERROR(plugin.TakeError(
-        api->supports_node(plugin.context(), device.index, &c, &supported, reason, sizeof reason),
-        "supports_node"));
-    if (!supported) {
-      return Unsupported(graph.DescribeNode(i) + ": device " + device.Spec() + " (" + device.name +
-                         ") declines it: " + reason);
-    }
-    c.input_values = b.input_ids[i].data();
-    c.output_values = b.output_ids[i].data();
-    b.nodes.push_back(c);
   }
 
-  // Bound values: graph inputs, then constants, then graph outputs produced by nodes.
+  // Steps: the copies before each partition, then the partition.
+  sched::NodeDescriptors descriptors(graph);
+  uint64_t staging_bytes = 0;
+  size_t next_copy = 0;
+  for (size_t k = 0; k < plan.partitions.size(); ++k) {
+    const PlanPartition& part = plan.partitions[k];
+    for (; next_copy < plan.copies.size() && plan.copies[next_copy].before_partition == k;
+         ++next_copy) {
+      const PlanCopy& c = plan.copies[next_copy];
+      auto step = std::make_unique<Step>();
+      step->partition = k;
+      Transfer& t = step->copy;
+      t.from = where.at(key(c.value, c.from_device));
+      t.to = where.at(key(c.value, c.to_device));
+      t.bytes = c.bytes;
+      t.what = "copying " + graph.DescribeValue(c.value) + " from " +
+               plan.devices[c.from_device]->Spec() + " to " + plan.devices[c.to_device]->Spec();
+      if (t.from->device->plugin == t.to->device->plugin &&
+          t.to->device->plugin->api()->copy_device_to_device != nullptr) {
+        t.path = Transfer::Path::kDirect;
+      } else if (t.to->host != nullptr) {
+        t.path = Transfer::Path::kIntoHostDestination;
+      } else if (t.from->host != nullptr) {
+        t.path = Transfer::Path::kFromHostSource;
+      } else {
+        t.path = Transfer::Path::kStaged;
+        staging_bytes = std::max(staging_bytes, t.bytes);
+      }
+      s.steps_.push_back(std::move(step));
+    }
+    const Device& device = *plan.devices[part.device];
+    auto step = std::make_unique<Step>();
+    step->partition = k;
+    step->plugin = device.plugin;
+    for (ValueId id : part.inputs) step->bound.push_back(where.at(key(id, part.device))->handle);
+    for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
+    // Every value the partition produces is bound: the host's memory plan covers them
+    // all, so the plugin needs no memory of its own for intermediates.
+    sched::PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs,
+                                          part.produced);
+    ++s.stats_.prepares;
+    const Status prepared = device.plugin->TakeError(
+        device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),
+                                      &step->executable),
+        "prepare of partition " + std::to_string(k) + " on " + device.Spec());
+    if (prepared.ok() && step->executable == nullptr) {
+      return Internal("plugin " + device.plugin->name() + ": prepare returned no executable");
+    }
+    SY_RETURN_IF_ERROR(prepared);
+    s.steps_.push_back(std::move(step));
+  }
+  s.staging_.resize(staging_bytes);
+
+  // Graph inputs: where each run uploads them.
   std::vector<bool> is_input(graph.values.size(), false);
   for (ValueId id : graph.inputs) {
     is_input[id] = true;
-    session->input_slots_.push_back(b.inputs.size());
-    session->input_names_.push_back(graph.values[id].name);
-    session->input_types_.push_back(graph.values[id].type);
-    b.inputs.push_back(static_cast<uint32_t>(id));
+    s.input_names_.push_back(graph.values[id].name);
+    s.input_types_.push_back(graph.values[id].type);
+    std::vector<const Buffer*> targets;
+    for (size_t d = 0; d < num_devices; ++d) {
+      auto it = where.find(key(id, static_cast<int32_t>(d)));
+      if (it != where.end()) targets.push_back(it->second);
+    }
+    s.input_targets_.push_back(std::move(targets));
   }
-  std::unordered_map<ValueId, const Constant*> constants;
-  for (const Constant& c : graph.constants) {
-    constants[c.value] = &c;
-    b.inputs.push_back(static_cast<uint32_t>(c.value));
+  std::vector<int32_t> producer(graph.values.size(), -1);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (ValueId id : graph.nodes[n].outputs) producer[id] = plan.nodes[n].device;
   }
   for (ValueId id : graph.outputs) {
     Output out;
@@ -155,71 +248,20 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
     } else if (auto it = constants.find(id); it != constants.end()) {
       out.fixed = it->second->data;
     } else {
-      out.slot = static_cast<int64_t>(b.inputs.size() + b.outputs.size());
-      b.outputs.push_back(static_cast<uint32_t>(id));
+      out.source = where.at(key(id, producer[id]));
     }
-    session->outputs_.push_back(std::move(out));
+    s.outputs_.push_back(std::move(out));
   }
-
-  // Buffers for every bound value; constants are uploaded now, once.
-  for (uint32_t id : b.inputs) {
-    session->bound_.push_back(nullptr);
-    (void)id;
-  }
-  auto allocate = [&](uint32_t id) -> Expected<sy_buffer*> {
-    auto buffer = std::make_unique<Buffer>();
-    buffer->plugin = &plugin;
-    buffer->bytes = static_cast<uint64_t>(ElementCount(graph.values[id].type.shape)) *
-                    DTypeSize(graph.values[id].type.dtype);
-    SY_RETURN_IF_ERROR(plugin.TakeError(
-        api->buffer_alloc(plugin.context(), device.index, buffer->bytes, &buffer->handle),
-        "buffer_alloc for " + graph.DescribeValue(static_cast<ValueId>(id))));
-    sy_buffer* handle = buffer->handle;
-    session->buffers_.push_back(std::move(buffer));
-    return handle;
-  };
-  session->bound_.clear();
-  for (uint32_t id : b.inputs) {
-    SY_ASSIGN_OR_RETURN(sy_buffer * handle, allocate(id));
-    session->bound_.push_back(handle);
-    if (auto it = constants.find(static_cast<ValueId>(id)); it != constants.end()) {
-      const Tensor& data = it->second->data;
-      SY_RETURN_IF_ERROR(plugin.TakeError(
-          api->copy_host_to_device(handle, 0, data.data(), data.byte_size()),
-          "uploading constant " + graph.DescribeValue(static_cast<ValueId>(id))));
-    }
-  }
-  for (uint32_t id : b.outputs) {
-    SY_ASSIGN_OR_RETURN(sy_buffer * handle, allocate(id));
-    session->bound_.push_back(handle);
-  }
-
-  sy_partition partition{};
-  partition.struct_size = sizeof partition;
-  partition.abi_version = SY_PLUGIN_ABI_VERSION;
-  partition.num_values = static_cast<uint32_t>(b.values.size());
-  partition.values = b.values.data();
-  partition.num_nodes = static_cast<uint32_t>(b.nodes.size());
-  partition.nodes = b.nodes.data();
-  partition.num_inputs = static_cast<uint32_t>(b.inputs.size());
-  partition.inputs = b.inputs.data();
-  partition.num_outputs = static_cast<uint32_t>(b.outputs.size());
-  partition.outputs = b.outputs.data();
-  SY_RETURN_IF_ERROR(plugin.TakeError(
-      api->prepare(plugin.context(), device.index, &partition, &session->executable_), "prepare"));
   return session;
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
-  const sy_plugin_api* api = plugin_->api();
   for (const auto& [name, tensor] : inputs) {
-    bool known = false;
-    for (const std::string& n : input_names_) known = known || n == name;
-    if (!known) {
+    if (std::find(input_names_.begin(), input_names_.end(), name) == input_names_.end()) {
       std::string list;
       for (const std::string& n : input_names_) list += (list.empty() ? "" : ", ") + n;
-      return InvalidArgument("unknown input \"" + name + "\" (the model's inputs are: " +
-                             (list.empty() ? "none" : list) + ")");
+      return InvalidArgument("unknown input \"" + name +
+                             "\" (the model's inputs are: " + (list.empty() ? "none" : list) + ")");
     }
   }
   for (size_t k = 0; k < input_names_.size(); ++k) {
@@ -229,30 +271,45 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
                              input_types_[k].ToString() + ")");
     }
     if (it->second.type() != input_types_[k]) {
-      return InvalidArgument("input \"" + input_names_[k] + "\" is " + it->second.type().ToString() +
-                             " but the model expects " + input_types_[k].ToString());
+      return InvalidArgument("input \"" + input_names_[k] + "\" is " +
+                             it->second.type().ToString() + " but the model expects " +
+                             input_types_[k].ToString());
     }
-    SY_RETURN_IF_ERROR(plugin_->TakeError(
-        api->copy_host_to_device(bound_[input_slots_[k]], 0, it->second.data(),
-                                 it->second.byte_size()),
-        "copying input \"" + input_names_[k] + "\""));
+    for (const Buffer* target : input_targets_[k]) {
+      const Plugin& plugin = *target->device->plugin;
+      SY_RETURN_IF_ERROR(plugin.TakeError(
+          plugin.api()->copy_host_to_device(target->handle, 0, it->second.data(),
+                                            it->second.byte_size()),
+          "copying input \"" + input_names_[k] + "\" to " + target->device->Spec()));
+    }
   }
-  SY_RETURN_IF_ERROR(plugin_->TakeError(
-      api->execute(executable_, static_cast<uint32_t>(bound_.size()), bound_.data()), "execute"));
+  for (const auto& step : steps_) {
+    if (step->executable == nullptr) {
+      SY_RETURN_IF_ERROR(Copy(step->copy));
+      continue;
+    }
+    SY_RETURN_IF_ERROR(step->plugin->TakeError(
+        step->plugin->api()->execute(step->executable, static_cast<uint32_t>(step->bound.size()),
+                                     step->bound.data()),
+        plan_.partitions.size() == 1 ? std::string("execute")
+                                     : "execute of partition " + std::to_string(step->partition)));
+  }
   std::map<std::string, Tensor> results;
   for (const Output& out : outputs_) {
     if (out.from_input >= 0) {
       results[out.name] = inputs.at(input_names_[out.from_input]);
       continue;
     }
-    if (out.slot < 0) {
+    if (out.source == nullptr) {
       results[out.name] = out.fixed;
       continue;
     }
     SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(out.type.dtype, out.type.shape));
-    SY_RETURN_IF_ERROR(plugin_->TakeError(
-        api->copy_device_to_host(bound_[out.slot], 0, tensor.mutable_data(), tensor.byte_size()),
-        "copying output \"" + out.name + "\""));
+    const Plugin& plugin = *out.source->device->plugin;
+    SY_RETURN_IF_ERROR(
+        plugin.TakeError(plugin.api()->copy_device_to_host(
+                             out.source->handle, 0, tensor.mutable_data(), tensor.byte_size()),
+                         "copying output \"" + out.name + "\""));
     results[out.name] = std::move(tensor);
   }
   return results;

@@ -3,6 +3,7 @@
 #define BOOST_DLL_USE_STD_FS
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -18,10 +19,14 @@ struct Plugin::Library {
 
 std::string_view DeviceKindName(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::kCpu: return "cpu";
-    case DeviceKind::kDiscreteGpu: return "gpu";
-    case DeviceKind::kIntegratedGpu: return "igpu";
-    case DeviceKind::kAccelerator: return "accelerator";
+    case DeviceKind::kCpu:
+      return "cpu";
+    case DeviceKind::kDiscreteGpu:
+      return "gpu";
+    case DeviceKind::kIntegratedGpu:
+      return "igpu";
+    case DeviceKind::kAccelerator:
+      return "accelerator";
   }
   return "unknown";
 }
@@ -43,29 +48,38 @@ Status Plugin::TakeError(sy_error* error, std::string_view context) const {
   if (error == nullptr) return Status::Ok();
   const char* message = api_->error_message(error);
   const uint32_t code = api_->error_code(error);
-  std::string text = "plugin " + name_ + ": " + std::string(context) + ": " +
-                     (message ? message : "(no message)");
+  std::string text =
+      "plugin " + name_ + ": " + std::string(context) + ": " + (message ? message : "(no message)");
   api_->error_destroy(error);
   switch (code) {
     case SY_ERROR_INVALID_ARGUMENT:
-    case SY_ERROR_DATA: return InvalidArgument(std::move(text));
-    case SY_ERROR_NOT_FOUND: return NotFound(std::move(text));
-    case SY_ERROR_UNSUPPORTED: return Unsupported(std::move(text));
-    case SY_ERROR_RESOURCE_EXHAUSTED: return ResourceExhausted(std::move(text));
-    default: return Internal(std::move(text));
+    case SY_ERROR_DATA:
+      return InvalidArgument(std::move(text));
+    case SY_ERROR_NOT_FOUND:
+      return NotFound(std::move(text));
+    case SY_ERROR_UNSUPPORTED:
+      return Unsupported(std::move(text));
+    case SY_ERROR_RESOURCE_EXHAUSTED:
+      return ResourceExhausted(std::move(text));
+    default:
+      return Internal(std::move(text));
   }
 }
 
 namespace {
 
-// The table must be long enough to hold every function of the version it claims.
+// The functions every ABI 1 table has; later members are optional (read only when
+// struct_size covers them, which Plugin's zero-filled copy of the table takes care of).
+constexpr uint32_t kRequiredTableSize = offsetof(sy_plugin_api, release) + sizeof(void*);
+
+// The table must be long enough to hold every required function.
 bool TableCovers(const sy_plugin_api* api) {
-  return api->struct_size >= sizeof(sy_plugin_api) && api->info != nullptr &&
-         api->error_message && api->error_code && api->error_destroy && api->initialize &&
-         api->shutdown && api->context_status && api->device_count && api->device_info &&
-         api->supports_node && api->buffer_alloc && api->buffer_free &&
-         api->buffer_host_pointer && api->copy_host_to_device && api->copy_device_to_host &&
-         api->prepare && api->execute && api->release;
+  return api->struct_size >= kRequiredTableSize && api->info != nullptr && api->error_message &&
+         api->error_code && api->error_destroy && api->initialize && api->shutdown &&
+         api->context_status && api->device_count && api->device_info && api->supports_node &&
+         api->buffer_alloc && api->buffer_free && api->buffer_host_pointer &&
+         api->copy_host_to_device && api->copy_device_to_host && api->prepare && api->execute &&
+         api->release;
 }
 
 std::string SafeString(const char* s) { return s ? std::string(s) : std::string(); }
@@ -87,7 +101,8 @@ std::vector<std::filesystem::path> PluginHost::SearchPath() {
   std::error_code ec;
   const std::filesystem::path exe = boost::dll::program_location(ec);
   if (!ec) {
-    dirs.push_back((exe.parent_path() / ".." / "lib" / "switchyard" / "plugins").lexically_normal());
+    dirs.push_back(
+        (exe.parent_path() / ".." / "lib" / "switchyard" / "plugins").lexically_normal());
     dirs.push_back(exe.parent_path());
   }
   return dirs;
@@ -100,8 +115,11 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   plugin->library_ = std::make_unique<Plugin::Library>();
   std::error_code ec;
   // RTLD_LOCAL: plugins' symbols never satisfy each other's.
-  plugin->library_->lib.load(path, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
-  if (ec) return Unsupported("cannot load: " + ec.message() + " (not a shared object, or a library it needs is missing)");
+  plugin->library_->lib.load(
+      path, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
+  if (ec)
+    return Unsupported("cannot load: " + ec.message() +
+                       " (not a shared object, or a library it needs is missing)");
   if (!plugin->library_->lib.has(SY_PLUGIN_QUERY_SYMBOL)) {
     return Unsupported("no entry symbol sy_plugin_query (not a Switchyard plugin)");
   }
@@ -125,7 +143,11 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     return Unsupported("function table is incomplete for ABI version " +
                        std::to_string(api->abi_version));
   }
-  plugin->api_ = api;
+  // A copy as long as this host's table, zero beyond what the plugin provided, so that
+  // optional members appended later read as NULL for older plugins.
+  const size_t provided = std::min<size_t>(api->struct_size, sizeof(sy_plugin_api));
+  std::memcpy(&plugin->table_, api, provided);
+  plugin->api_ = &plugin->table_;
   plugin->name_ = SafeString(api->info->name);
   plugin->version_ = SafeString(api->info->version);
   plugin->vendor_ = SafeString(api->info->vendor);
@@ -182,14 +204,16 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
     candidate.path = path;
     candidate.explicit_request = is_explicit;
     Expected<std::unique_ptr<Plugin>> plugin =
-        std::filesystem::exists(path, ec) ? host->Load(path, options.num_threads)
-                                          : Expected<std::unique_ptr<Plugin>>(NotFound("no such file"));
+        std::filesystem::exists(path, ec)
+            ? host->Load(path, options.num_threads)
+            : Expected<std::unique_ptr<Plugin>>(NotFound("no such file"));
     if (plugin.ok()) {
-      const auto same_name = std::find_if(host->plugins_.begin(), host->plugins_.end(),
-                                          [&](const auto& p) { return p->name() == (*plugin)->name(); });
+      const auto same_name =
+          std::find_if(host->plugins_.begin(), host->plugins_.end(),
+                       [&](const auto& p) { return p->name() == (*plugin)->name(); });
       if (same_name != host->plugins_.end()) {
-        plugin = Unsupported("a plugin named \"" + (*plugin)->name() + "\" is already loaded from " +
-                             (*same_name)->path().string());
+        plugin = Unsupported("a plugin named \"" + (*plugin)->name() +
+                             "\" is already loaded from " + (*same_name)->path().string());
       }
     }
     if (plugin.ok()) {
@@ -242,7 +266,8 @@ Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
   const size_t colon = spec.find(':');
   const std::string_view name = spec.substr(0, colon);
   std::string available;
-  for (const Device* d : devices()) available += (available.empty() ? "" : ", ") + d->Spec() + " (" + d->name + ")";
+  for (const Device* d : devices())
+    available += (available.empty() ? "" : ", ") + d->Spec() + " (" + d->name + ")";
   if (available.empty()) available = "none";
   for (const auto& p : plugins_) {
     if (p->name() != name) continue;
@@ -257,7 +282,8 @@ Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
     const unsigned long i = std::strtoul(index.c_str(), &end, 10);
     if (index.empty() || *end != '\0' || i >= p->devices().size()) {
       return NotFound("device \"" + std::string(spec) + "\": plugin " + p->name() + " has " +
-                      std::to_string(p->devices().size()) + " devices (available: " + available + ")");
+                      std::to_string(p->devices().size()) + " devices (available: " + available +
+                      ")");
     }
     return &p->devices()[i];
   }

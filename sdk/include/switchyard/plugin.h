@@ -265,6 +265,15 @@ typedef struct sy_plugin_api {
   sy_error* (*execute)(sy_executable* executable, uint32_t num_buffers,
                        sy_buffer* const* buffers);
   void (*release)(sy_executable* executable);
+
+  /* --- appended in ABI 1 (present when struct_size covers it; may be NULL) --- */
+  /* A buffer aliasing bytes [offset, offset + bytes) of `parent`, usable wherever a
+   * buffer of that size is: in copies and as a bound value of execute. The host plans
+   * its memory as one arena per device and binds views of it; it aligns `offset` to
+   * 256 bytes. The view is freed with buffer_free, does not own the memory and must be
+   * freed before its parent. NULL: the host allocates each planned value separately. */
+  sy_error* (*buffer_view)(sy_buffer* parent, uint64_t offset, uint64_t bytes,
+                           sy_buffer** out_view);
 } sy_plugin_api;
 
 /* The one exported symbol. Returns NULL when the plugin cannot serve this host. */
@@ -295,7 +304,8 @@ SY_STATIC_ASSERT(sizeof(sy_partition) == 56, "sy_partition v1 layout is frozen")
 SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 19, "sy_plugin_api v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_view) == 8 + 8 * 19, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 20, "sy_plugin_api v1 layout is frozen");
 #endif
 #undef SY_STATIC_ASSERT
 

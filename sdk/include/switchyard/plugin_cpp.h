@@ -42,6 +42,11 @@ struct sy_buffer {
   // Copies; ranges have been checked against size() by the trampolines.
   virtual void CopyFromHost(uint64_t offset, const void* src, uint64_t bytes) = 0;
   virtual void CopyToHost(uint64_t offset, void* dst, uint64_t bytes) const = 0;
+  // A buffer aliasing [offset, offset + bytes) of this one (range checked by the
+  // trampoline); it must not outlive this buffer. The default forwards to this buffer,
+  // which suits host memory; a device plugin whose executables need their own buffer
+  // type overrides it.
+  virtual std::unique_ptr<sy_buffer> View(uint64_t offset, uint64_t bytes);
 };
 
 struct sy_executable {
@@ -142,12 +147,36 @@ class HostBuffer : public sy_buffer {
   unsigned char* data_ = nullptr;
 };
 
+// The default sy_buffer::View: a window onto another buffer. Owns nothing.
+class BufferView : public sy_buffer {
+ public:
+  BufferView(sy_buffer& parent, uint64_t offset, uint64_t bytes)
+      : parent_(parent), offset_(offset), size_(bytes) {}
+  uint64_t size() const override { return size_; }
+  void* host_pointer() override {
+    unsigned char* base = static_cast<unsigned char*>(parent_.host_pointer());
+    return base == nullptr ? nullptr : base + offset_;
+  }
+  void CopyFromHost(uint64_t offset, const void* src, uint64_t bytes) override {
+    parent_.CopyFromHost(offset_ + offset, src, bytes);
+  }
+  void CopyToHost(uint64_t offset, void* dst, uint64_t bytes) const override {
+    static_cast<const sy_buffer&>(parent_).CopyToHost(offset_ + offset, dst, bytes);
+  }
+  std::unique_ptr<sy_buffer> View(uint64_t offset, uint64_t bytes) override {
+    return parent_.View(offset_ + offset, bytes);
+  }
+
+ private:
+  sy_buffer& parent_;  // outlives the view (the ABI's rule)
+  uint64_t offset_;
+  uint64_t size_;
+};
+
 // The function table's trampolines. `Create` makes the plugin's context.
 template <const sy_plugin_info* Info, std::unique_ptr<sy_context> (*Create)(const sy_init_options&)>
 struct Trampolines {
-  static sy_error* Invalid(const char* what) {
-    return MakeError(SY_ERROR_INVALID_ARGUMENT, what);
-  }
+  static sy_error* Invalid(const char* what) { return MakeError(SY_ERROR_INVALID_ARGUMENT, what); }
   static bool RangeOk(uint64_t size, uint64_t offset, uint64_t bytes) {
     return offset <= size && bytes <= size - offset;
   }
@@ -164,8 +193,9 @@ struct Trampolines {
     sy_init_options effective{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, 0, 0};
     if (options != nullptr) {
       if (options->struct_size < 8) return Invalid("initialize: options.struct_size too small");
-      std::memcpy(&effective, options,
-                  options->struct_size < sizeof effective ? options->struct_size : sizeof effective);
+      std::memcpy(
+          &effective, options,
+          options->struct_size < sizeof effective ? options->struct_size : sizeof effective);
     }
     return Guard([&] { *out = Create(effective).release(); });
   }
@@ -175,7 +205,8 @@ struct Trampolines {
 
   static sy_error* DeviceInfo(const sy_context* c, uint32_t device, sy_device_info* info) {
     if (c == nullptr || info == nullptr) return Invalid("device_info: null argument");
-    if (device >= c->device_count()) return MakeError(SY_ERROR_NOT_FOUND, "device_info: no such device");
+    if (device >= c->device_count())
+      return MakeError(SY_ERROR_NOT_FOUND, "device_info: no such device");
     if (info->struct_size < 8) return Invalid("device_info: info.struct_size too small");
     return Guard([&] {
       sy_device_info full{};
@@ -191,7 +222,8 @@ struct Trampolines {
     if (c == nullptr || node == nullptr || supported == nullptr) {
       return Invalid("supports_node: null argument");
     }
-    if (device >= c->device_count()) return MakeError(SY_ERROR_NOT_FOUND, "supports_node: no such device");
+    if (device >= c->device_count())
+      return MakeError(SY_ERROR_NOT_FOUND, "supports_node: no such device");
     if (node->struct_size < sizeof(sy_node) - 16 || node->op == nullptr ||
         (node->num_inputs && node->inputs == nullptr) ||
         (node->num_outputs && node->outputs == nullptr) ||
@@ -212,21 +244,24 @@ struct Trampolines {
   static sy_error* BufferAlloc(sy_context* c, uint32_t device, uint64_t bytes, sy_buffer** out) {
     if (c == nullptr || out == nullptr) return Invalid("buffer_alloc: null argument");
     *out = nullptr;
-    if (device >= c->device_count()) return MakeError(SY_ERROR_NOT_FOUND, "buffer_alloc: no such device");
+    if (device >= c->device_count())
+      return MakeError(SY_ERROR_NOT_FOUND, "buffer_alloc: no such device");
     return Guard([&] { *out = c->Allocate(device, bytes).release(); });
   }
   static void BufferFree(sy_buffer* b) { delete b; }
   static void* BufferHostPointer(sy_buffer* b) { return b ? b->host_pointer() : nullptr; }
 
   static sy_error* CopyHostToDevice(sy_buffer* dst, uint64_t off, const void* src, uint64_t n) {
-    if (dst == nullptr || (src == nullptr && n)) return Invalid("copy_host_to_device: null argument");
+    if (dst == nullptr || (src == nullptr && n))
+      return Invalid("copy_host_to_device: null argument");
     if (!RangeOk(dst->size(), off, n)) {
       return Invalid("copy_host_to_device: range past the end of the buffer");
     }
     return Guard([&] { dst->CopyFromHost(off, src, n); });
   }
   static sy_error* CopyDeviceToHost(const sy_buffer* src, uint64_t off, void* dst, uint64_t n) {
-    if (src == nullptr || (dst == nullptr && n)) return Invalid("copy_device_to_host: null argument");
+    if (src == nullptr || (dst == nullptr && n))
+      return Invalid("copy_device_to_host: null argument");
     if (!RangeOk(src->size(), off, n)) {
       return Invalid("copy_device_to_host: range past the end of the buffer");
     }
@@ -251,8 +286,10 @@ struct Trampolines {
                            sy_executable** out) {
     if (c == nullptr || p == nullptr || out == nullptr) return Invalid("prepare: null argument");
     *out = nullptr;
-    if (device >= c->device_count()) return MakeError(SY_ERROR_NOT_FOUND, "prepare: no such device");
-    if (p->struct_size < sizeof(sy_partition)) return Invalid("prepare: partition.struct_size too small");
+    if (device >= c->device_count())
+      return MakeError(SY_ERROR_NOT_FOUND, "prepare: no such device");
+    if (p->struct_size < sizeof(sy_partition))
+      return Invalid("prepare: partition.struct_size too small");
     return Guard([&] { *out = c->Prepare(device, *p).release(); });
   }
   static sy_error* Execute(sy_executable* e, uint32_t count, sy_buffer* const* buffers) {
@@ -263,25 +300,55 @@ struct Trampolines {
     return Guard([&] { e->Execute(buffers, count); });
   }
   static void Release(sy_executable* e) { delete e; }
+  static sy_error* BufferViewOf(sy_buffer* parent, uint64_t offset, uint64_t bytes,
+                                sy_buffer** out) {
+    if (parent == nullptr || out == nullptr) return Invalid("buffer_view: null argument");
+    *out = nullptr;
+    if (!RangeOk(parent->size(), offset, bytes)) {
+      return Invalid("buffer_view: range past the end of the buffer");
+    }
+    return Guard([&] { *out = parent->View(offset, bytes).release(); });
+  }
 
   static const sy_plugin_api* Api() {
-    static const sy_plugin_api api = {
-        sizeof(sy_plugin_api), SY_PLUGIN_ABI_VERSION, Info, ErrorMessage, ErrorCode,
-        ErrorDestroy, Initialize, Shutdown, ContextStatus, DeviceCount, DeviceInfo,
-        SupportsNode, BufferAlloc, BufferFree, BufferHostPointer, CopyHostToDevice,
-        CopyDeviceToHost, CopyDeviceToDevice, Prepare, Execute, Release};
+    static const sy_plugin_api api = {sizeof(sy_plugin_api),
+                                      SY_PLUGIN_ABI_VERSION,
+                                      Info,
+                                      ErrorMessage,
+                                      ErrorCode,
+                                      ErrorDestroy,
+                                      Initialize,
+                                      Shutdown,
+                                      ContextStatus,
+                                      DeviceCount,
+                                      DeviceInfo,
+                                      SupportsNode,
+                                      BufferAlloc,
+                                      BufferFree,
+                                      BufferHostPointer,
+                                      CopyHostToDevice,
+                                      CopyDeviceToHost,
+                                      CopyDeviceToDevice,
+                                      Prepare,
+                                      Execute,
+                                      Release,
+                                      BufferViewOf};
     return &api;
   }
 };
 
 }  // namespace sy_sdk
 
+inline std::unique_ptr<sy_buffer> sy_buffer::View(uint64_t offset, uint64_t bytes) {
+  return std::make_unique<sy_sdk::BufferView>(*this, offset, bytes);
+}
+
 // Defines the plugin's one exported symbol. `info` is a `static const sy_plugin_info`
 // object; `create` is `std::unique_ptr<sy_context> create(const sy_init_options&)`.
-#define SY_SDK_DEFINE_PLUGIN(info, create)                                          \
+#define SY_SDK_DEFINE_PLUGIN(info, create)                                              \
   extern "C" SY_PLUGIN_EXPORT const sy_plugin_api* sy_plugin_query(uint32_t host_max) { \
-    if (host_max < SY_PLUGIN_ABI_MIN_VERSION) return nullptr;                       \
-    return ::sy_sdk::Trampolines<&info, create>::Api();                             \
+    if (host_max < SY_PLUGIN_ABI_MIN_VERSION) return nullptr;                           \
+    return ::sy_sdk::Trampolines<&info, create>::Api();                                 \
   }
 
 #endif  // SWITCHYARD_PLUGIN_CPP_H_

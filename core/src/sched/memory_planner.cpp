@@ -1,0 +1,128 @@
+#include "sched/memory_planner.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace sy::sched {
+namespace {
+
+uint64_t AlignUp(uint64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+// Greedy by size (as TensorFlow Lite's arena planner): the largest slots are placed
+// first, each at the lowest offset where it overlaps no placed slot that is alive at the
+// same time. Returns the arena's size.
+uint64_t AssignOffsets(std::vector<ArenaSlot*>& slots) {
+  std::sort(slots.begin(), slots.end(), [](const ArenaSlot* a, const ArenaSlot* b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
+  });
+  std::vector<const ArenaSlot*> placed;
+  std::vector<const ArenaSlot*> live;  // placed slots overlapping the current one in time
+  uint64_t arena = 0;
+  for (ArenaSlot* slot : slots) {
+    live.clear();
+    for (const ArenaSlot* other : placed) {
+      if (other->first <= slot->last && slot->first <= other->last) live.push_back(other);
+    }
+    std::sort(live.begin(), live.end(),
+              [](const ArenaSlot* a, const ArenaSlot* b) { return a->offset < b->offset; });
+    uint64_t offset = 0;
+    const uint64_t need = AlignUp(slot->bytes);
+    for (const ArenaSlot* other : live) {
+      if (offset + need <= other->offset) break;  // fits in the gap before `other`
+      offset = std::max(offset, other->offset + AlignUp(other->bytes));
+    }
+    slot->offset = offset;
+    arena = std::max(arena, offset + need);
+    placed.push_back(slot);
+  }
+  return arena;
+}
+
+}  // namespace
+
+Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
+  const size_t num_devices = plan.devices.size();
+  const int64_t end_of_run = 2 * static_cast<int64_t>(graph.nodes.size()) + 1;
+  plan.slots.clear();
+  std::unordered_map<int64_t, size_t> slot_of;  // value * num_devices + device -> slot
+  auto key = [&](ValueId v, int32_t d) { return static_cast<int64_t>(v) * num_devices + d; };
+  auto bytes_of = [&](ValueId v) {
+    const TensorType& t = graph.values[v].type;
+    return static_cast<uint64_t>(ElementCount(t.shape)) * DTypeSize(t.dtype);
+  };
+  // Creates the slot of (v, d) starting at `time`, or extends an existing one to it.
+  auto touch = [&](ValueId v, int32_t d, int64_t time) {
+    auto [it, inserted] = slot_of.emplace(key(v, d), plan.slots.size());
+    if (inserted) {
+      plan.slots.push_back(ArenaSlot{v, d, 0, bytes_of(v), time, time});
+    } else {
+      ArenaSlot& s = plan.slots[it->second];
+      s.first = std::min(s.first, time);
+      s.last = std::max(s.last, time);
+    }
+  };
+
+  std::vector<bool> is_constant(graph.values.size(), false);
+  for (const Constant& c : graph.constants) is_constant[c.value] = true;
+  std::vector<bool> is_input(graph.values.size(), false);
+  for (ValueId id : graph.inputs) is_input[id] = true;
+  std::vector<int32_t> producer(graph.values.size(), -1);
+
+  size_t next_copy = 0;
+  for (size_t k = 0; k < plan.partitions.size(); ++k) {
+    const PlanPartition& part = plan.partitions[k];
+    const int64_t start = 2 * static_cast<int64_t>(part.nodes.front());
+    for (; next_copy < plan.copies.size() && plan.copies[next_copy].before_partition == k;
+         ++next_copy) {
+      const PlanCopy& copy = plan.copies[next_copy];
+      touch(copy.value, copy.from_device, start);  // the source is read then
+      touch(copy.value, copy.to_device, start);
+    }
+    for (ValueId id : part.inputs) {
+      if (is_input[id]) touch(id, part.device, 0);  // uploaded when the run starts
+    }
+    for (size_t n : part.nodes) {
+      const int64_t time = 2 * static_cast<int64_t>(n) + 1;
+      for (ValueId id : graph.nodes[n].inputs) {
+        if (!is_constant[id]) touch(id, part.device, time);
+      }
+      for (ValueId id : graph.nodes[n].outputs) {
+        touch(id, part.device, time);
+        producer[id] = part.device;
+      }
+    }
+  }
+  for (ValueId id : graph.outputs) {
+    if (producer[id] >= 0) touch(id, producer[id], end_of_run);  // read back at the end
+  }
+
+  plan.memory.assign(num_devices, DeviceMemory{});
+  std::vector<std::vector<ArenaSlot*>> per_device(num_devices);
+  for (ArenaSlot& s : plan.slots) {
+    per_device[s.device].push_back(&s);
+    plan.memory[s.device].unshared_bytes += AlignUp(s.bytes);
+  }
+  for (size_t d = 0; d < num_devices; ++d) {
+    DeviceMemory& m = plan.memory[d];
+    m.arena_bytes = AssignOffsets(per_device[d]);
+    for (ValueId id : plan.weights[d]) m.weight_bytes += AlignUp(bytes_of(id));
+    const auto limit = options.memory_limits.find(plan.devices[d]);
+    m.user_limit = limit != options.memory_limits.end();
+    m.limit_bytes = m.user_limit ? limit->second : plan.devices[d]->memory_bytes;
+    const uint64_t need = m.arena_bytes + m.weight_bytes;
+    if (m.limit_bytes != 0 && need > m.limit_bytes) {
+      return ResourceExhausted(
+          "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
+          ") cannot hold the plan: it needs " + FormatBytes(need) + " (arena peak " +
+          FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) + ") but " +
+          (m.user_limit ? "the memory limit set for it is " : "it declares only ") +
+          FormatBytes(m.limit_bytes));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace sy::sched

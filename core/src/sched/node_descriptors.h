@@ -1,0 +1,57 @@
+// The C descriptions of a graph's nodes that cross the plugin boundary: sy_node for the
+// support queries and sy_partition for prepare. Both point into storage owned here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "switchyard/graph.h"
+#include "switchyard/plugin.h"
+
+namespace sy::sched {
+
+// One sy_node per graph node (input_values and output_values NULL, as support queries
+// want). Borrows `graph`, which must outlive this object; not copyable (the sy_nodes
+// point into it).
+class NodeDescriptors {
+ public:
+  explicit NodeDescriptors(const Graph& graph);
+  NodeDescriptors(const NodeDescriptors&) = delete;
+  NodeDescriptors& operator=(const NodeDescriptors&) = delete;
+
+  const sy_node& node(size_t index) const { return nodes_[index]; }
+  const std::vector<sy_tensor_type>& value_types() const { return value_types_; }
+
+ private:
+  std::vector<sy_tensor_type> value_types_;            // per graph value
+  std::vector<std::vector<sy_tensor_type>> in_types_;  // per node
+  std::vector<std::vector<sy_tensor_type>> out_types_;
+  std::vector<std::vector<sy_attr>> attrs_;
+  std::vector<std::vector<std::vector<const char*>>> string_lists_;
+  std::vector<sy_node> nodes_;
+};
+
+// The sy_partition of some nodes: a local value table holding `bound_inputs` (values
+// produced elsewhere, constants included), then `bound_outputs`, then any value the
+// nodes produce that is in neither list (intermediates the plugin keeps). Borrows
+// `descriptors`, which must outlive this object.
+class PartitionDescriptor {
+ public:
+  PartitionDescriptor(const NodeDescriptors& descriptors, const Graph& graph,
+                      const std::vector<size_t>& nodes, const std::vector<ValueId>& bound_inputs,
+                      const std::vector<ValueId>& bound_outputs);
+  PartitionDescriptor(const PartitionDescriptor&) = delete;
+  PartitionDescriptor& operator=(const PartitionDescriptor&) = delete;
+
+  const sy_partition& get() const { return partition_; }
+
+ private:
+  std::vector<sy_tensor_type> values_;
+  std::vector<std::vector<uint32_t>> input_ids_, output_ids_;  // per node, local indices
+  std::vector<sy_node> nodes_;
+  std::vector<uint32_t> inputs_, outputs_;
+  sy_partition partition_{};
+};
+
+}  // namespace sy::sched

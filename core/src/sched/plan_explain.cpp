@@ -1,0 +1,116 @@
+// How a plan reads: Plan::Explain, and the byte sizes it and the CLI print and parse.
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "switchyard/plan.h"
+
+namespace sy {
+
+std::string FormatBytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
+  }
+  return text;
+}
+
+Expected<uint64_t> ParseByteSize(std::string_view text) {
+  auto bad = [&] {
+    std::string message = "\"";
+    message.append(text);
+    message += "\" is not a byte size (expected e.g. 1048576, 64MiB, 1.5GiB, 2GB)";
+    return InvalidArgument(std::move(message));
+  };
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
+  if (i == 0) return bad();
+  const std::string number(text.substr(0, i));
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(value)) return bad();
+  std::string unit(text.substr(i));
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  double scale = 0;
+  static const struct {
+    const char* name;
+    double scale;
+  } kUnits[] = {{"", 1},
+                {"b", 1},
+                {"k", 1024},
+                {"kib", 1024},
+                {"kb", 1e3},
+                {"m", 1 << 20},
+                {"mib", 1 << 20},
+                {"mb", 1e6},
+                {"g", 1 << 30},
+                {"gib", 1 << 30},
+                {"gb", 1e9},
+                {"t", 1099511627776.0},
+                {"tib", 1099511627776.0},
+                {"tb", 1e12}};
+  for (const auto& u : kUnits) {
+    if (unit == u.name) scale = u.scale;
+  }
+  if (scale == 0) return bad();
+  const double bytes = std::floor(value * scale);
+  if (bytes > 1.8e19) return bad();
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string Plan::Explain(const Graph& graph) const {
+  std::string out;
+  auto device_name = [&](int32_t d) {
+    return d < 0 ? std::string("host") : devices[d]->Spec() + " (" + devices[d]->name + ")";
+  };
+  out += "nodes:\n";
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    out += "  " + graph.DescribeNode(n) + " -> " + devices[nodes[n].device]->Spec() + "  [" +
+           std::string(PlacementReasonName(nodes[n].reason)) + "] " + nodes[n].detail + "\n";
+  }
+  out += "partitions: " + std::to_string(partitions.size()) + "\n";
+  for (size_t k = 0; k < partitions.size(); ++k) {
+    const PlanPartition& p = partitions[k];
+    out += "  " + std::to_string(k) + ": " + device_name(p.device) + ", " +
+           std::to_string(p.nodes.size()) + (p.nodes.size() == 1 ? " node" : " nodes") +
+           " (nodes " + std::to_string(p.nodes.front()) + ".." + std::to_string(p.nodes.back()) +
+           ")\n";
+  }
+  out +=
+      "copies: " + std::to_string(copies.size()) + ", " + FormatBytes(CopyBytes()) + " per run\n";
+  for (const PlanCopy& c : copies) {
+    out += "  " + graph.DescribeValue(c.value) + " " + FormatBytes(c.bytes) + ": " +
+           devices[c.from_device]->Spec() + " -> " + devices[c.to_device]->Spec() +
+           (c.staged ? " (staged through host memory)" : "") + ", before partition " +
+           std::to_string(c.before_partition) + "\n";
+  }
+  out += "memory:\n";
+  for (size_t d = 0; d < devices.size(); ++d) {
+    const DeviceMemory& m = memory[d];
+    if (m.arena_bytes == 0 && m.weight_bytes == 0) continue;
+    out += "  " + device_name(static_cast<int32_t>(d)) + ": peak " +
+           FormatBytes(m.arena_bytes + m.weight_bytes) + " = arena " + FormatBytes(m.arena_bytes) +
+           " (" + FormatBytes(m.unshared_bytes) + " without reuse) + weights " +
+           FormatBytes(m.weight_bytes);
+    if (m.limit_bytes) {
+      out += ", limit " + FormatBytes(m.limit_bytes) + (m.user_limit ? " (set)" : " (declared)");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace sy

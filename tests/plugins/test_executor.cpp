@@ -1,0 +1,260 @@
+#include "test_executor.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "ref/ref_kernels.h"
+
+namespace sy_test_plugin {
+namespace {
+
+[[noreturn]] void Fail(sy_error_code code, const std::string& message) {
+  throw sy_sdk::Error(code, message);
+}
+
+sy::Expected<sy::AttrValue> DecodeAttr(const sy_attr& a) {
+  switch (a.kind) {
+    case SY_ATTR_INT:
+      return sy::AttrValue(a.i);
+    case SY_ATTR_FLOAT:
+      return sy::AttrValue(a.f);
+    case SY_ATTR_STRING:
+      return sy::AttrValue(std::string(a.s ? a.s : ""));
+    case SY_ATTR_INTS:
+      if (a.count && a.ints == nullptr) break;
+      return sy::AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
+    case SY_ATTR_FLOATS:
+      if (a.count && a.floats == nullptr) break;
+      return sy::AttrValue(std::vector<double>(a.floats, a.floats + a.count));
+    case SY_ATTR_STRINGS: {
+      if (a.count && a.strings == nullptr) break;
+      std::vector<std::string> out;
+      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
+      return sy::AttrValue(std::move(out));
+    }
+    default:
+      break;
+  }
+  return sy::InvalidArgument("malformed attribute");
+}
+
+sy::TensorType DecodeType(const sy_tensor_type& t) {
+  if (t.dtype >= static_cast<uint32_t>(sy::kNumDTypes) || (t.rank && t.dims == nullptr)) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed tensor type");
+  }
+  sy::TensorType type{static_cast<sy::DType>(t.dtype), sy::Shape(t.dims, t.dims + t.rank)};
+  if (!sy::CheckedElementCount(type.shape).ok()) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: bad tensor shape");
+  }
+  return type;
+}
+
+sy_error_code ToErrorCode(sy::StatusCode code) {
+  switch (code) {
+    case sy::StatusCode::kInvalidArgument:
+      return SY_ERROR_DATA;  // kernels' data errors
+    case sy::StatusCode::kUnsupported:
+      return SY_ERROR_UNSUPPORTED;
+    case sy::StatusCode::kResourceExhausted:
+      return SY_ERROR_RESOURCE_EXHAUSTED;
+    default:
+      return SY_ERROR_INTERNAL;
+  }
+}
+
+std::string NodeLabel(uint32_t n, const sy_node& node) {
+  std::string label = "node " + std::to_string(n) + " (" + node.op + ")";
+  if (node.name != nullptr && node.name[0] != '\0') label += std::string(" \"") + node.name + "\"";
+  return label;
+}
+
+}  // namespace
+
+RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
+                             const NodeFilter& filter)
+    : resolve_(std::move(resolve)) {
+  if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
+      (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
+  }
+  for (uint32_t v = 0; v < p.num_values; ++v) values_.push_back(DecodeType(p.values[v]));
+  auto check_value = [&](uint32_t v) {
+    if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
+    return v;
+  };
+  std::vector<bool> is_bound(values_.size(), false);
+  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
+  for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
+  for (uint32_t v : bound_) is_bound[v] = true;
+
+  const sy::cpu::KernelTable& table = sy::cpu::RefKernels();
+  for (uint32_t n = 0; n < p.num_nodes; ++n) {
+    const sy_node& node = p.nodes[n];
+    if (node.op == nullptr || (node.num_inputs && node.input_values == nullptr) ||
+        (node.num_outputs && node.output_values == nullptr) ||
+        (node.num_inputs && node.inputs == nullptr) ||
+        (node.num_outputs && node.outputs == nullptr) ||
+        (node.num_attrs && node.attrs == nullptr)) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed node " + std::to_string(n));
+    }
+    // A test device is strict: a node the scheduler should not have placed here is an
+    // error at prepare, not a silent success on the reference kernels.
+    std::string reason;
+    if (filter && !filter(node, reason)) {
+      Fail(SY_ERROR_UNSUPPORTED, "prepare: " + NodeLabel(n, node) + ": " + reason);
+    }
+    Step step;
+    step.op = node.op;
+    step.kernel = table.Find(step.op);
+    if (step.kernel == nullptr) {
+      Fail(SY_ERROR_UNSUPPORTED, "prepare: " + NodeLabel(n, node) + ": no reference kernel");
+    }
+    for (uint32_t a = 0; a < node.num_attrs; ++a) {
+      sy::Expected<sy::AttrValue> value = DecodeAttr(node.attrs[a]);
+      if (!value.ok() || node.attrs[a].name == nullptr) {
+        Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of " + NodeLabel(n, node));
+      }
+      step.attrs.Set(node.attrs[a].name, std::move(*value));
+    }
+    for (uint32_t i = 0; i < node.num_inputs; ++i) {
+      step.inputs.push_back(check_value(node.input_values[i]));
+      step.input_views.push_back({values_[step.inputs.back()], nullptr});
+    }
+    for (uint32_t i = 0; i < node.num_outputs; ++i) {
+      step.outputs.push_back(check_value(node.output_values[i]));
+      step.output_views.push_back({values_[step.outputs.back()], nullptr});
+    }
+    steps_.push_back(std::move(step));
+  }
+
+  data_.assign(values_.size(), nullptr);
+  bytes_.resize(values_.size());
+  for (size_t v = 0; v < values_.size(); ++v) {
+    bytes_[v] =
+        static_cast<uint64_t>(sy::ElementCount(values_[v].shape)) * sy::DTypeSize(values_[v].dtype);
+    if (is_bound[v]) continue;
+    owned_.push_back(std::make_unique<sy_sdk::HostBuffer>(bytes_[v]));
+    data_[v] = static_cast<std::byte*>(owned_.back()->host_pointer());
+  }
+}
+
+void RefExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  if (count != bound_.size()) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "execute: expected " + std::to_string(bound_.size()) +
+                                        " buffers, got " + std::to_string(count));
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t v = bound_[i];
+    if (buffers[i]->size() < bytes_[v]) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " holds " +
+                                          std::to_string(buffers[i]->size()) + " bytes, needs " +
+                                          std::to_string(bytes_[v]));
+    }
+    std::byte* bytes = resolve_(*buffers[i], i);
+    if (bytes == nullptr && bytes_[v] != 0) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " has no storage");
+    }
+    data_[v] = bytes;
+  }
+  for (Step& step : steps_) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      step.input_views[i].data = data_[step.inputs[i]];
+    }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      step.output_views[i].data = data_[step.outputs[i]];
+    }
+    // Positional, so that members appended to KernelContext later (with defaults) keep
+    // their default.
+    const sy::cpu::KernelContext ctx{step.op, step.input_views, step.output_views, step.attrs};
+    const sy::Status status = step.kernel(ctx);
+    if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
+  }
+}
+
+std::string EnvOr(const char* name, std::string_view fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string(fallback);
+}
+
+std::vector<std::string> SplitList(std::string_view list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view item = list.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+uint64_t EnvBytes(const char* name, uint64_t fallback) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return fallback;
+  const std::string_view text(value);
+  uint64_t bytes = 0;
+  bool ok = !text.empty();
+  for (char c : text) {
+    if (c < '0' || c > '9' || bytes > (UINT64_MAX - 9) / 10) {
+      ok = false;
+      break;
+    }
+    bytes = bytes * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (!ok) {
+    Fail(SY_ERROR_INVALID_ARGUMENT,
+         std::string(name) + "=\"" + value + "\" is not a byte count (decimal digits)");
+  }
+  return bytes;
+}
+
+OpFilter::OpFilter(const char* ops_var, std::string_view default_ops, const char* dtypes_var,
+                   std::string_view default_dtypes) {
+  ops_ = SplitList(EnvOr(ops_var, default_ops));
+  if (std::getenv(ops_var) == nullptr && default_ops.empty()) {
+    for (const auto& entry : sy::cpu::RefKernels().entries()) ops_.emplace_back(entry.op);
+  }
+  for (const std::string& name : SplitList(EnvOr(dtypes_var, default_dtypes))) {
+    const std::optional<sy::DType> dtype = sy::ParseDTypeName(name);
+    if (!dtype) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, std::string(dtypes_var) + ": unknown dtype \"" + name + "\"");
+    }
+    dtypes_ = dtypes_ | sy::DTypeSet{*dtype};
+  }
+}
+
+bool OpFilter::Supports(const sy_node& node, std::string& reason) const {
+  const std::string_view op = node.op;
+  if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) {
+    reason = "op \"" + std::string(op) + "\" is not in this device's subset";
+    return false;
+  }
+  if (sy::cpu::RefKernels().Find(op) == nullptr) {
+    reason = "op \"" + std::string(op) + "\" has no reference kernel";
+    return false;
+  }
+  auto check = [&](const sy_tensor_type* types, uint32_t count, const char* what) {
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint32_t code = types[i].dtype;
+      if (code >= static_cast<uint32_t>(sy::kNumDTypes)) {
+        reason = "dtype code " + std::to_string(code) + " is unknown (" + what + " " +
+                 std::to_string(i) + ")";
+        return false;
+      }
+      const sy::DType dtype = static_cast<sy::DType>(code);
+      if (!dtypes_.contains(dtype)) {
+        reason = "dtype " + std::string(sy::DTypeName(dtype)) + " is not supported (" + what + " " +
+                 std::to_string(i) + ")";
+        return false;
+      }
+    }
+    return true;
+  };
+  return check(node.inputs, node.num_inputs, "input") &&
+         check(node.outputs, node.num_outputs, "output");
+}
+
+}  // namespace sy_test_plugin

@@ -1,0 +1,118 @@
+// `switchyard plan MODEL`: where every node would run and why, the partitions, the
+// copies and the memory per device, without preparing or running anything.
+#include <iostream>
+
+#include "cli.h"
+#include "model_setup.h"
+#include "switchyard/model_io.h"
+#include "switchyard/plan.h"
+
+namespace sy::cli {
+namespace {
+
+boost::json::object PlanToJson(const Graph& graph, const Plan& plan) {
+  boost::json::array devices;
+  for (size_t d = 0; d < plan.devices.size(); ++d) {
+    const Device& device = *plan.devices[d];
+    const DeviceMemory& m = plan.memory[d];
+    devices.push_back(boost::json::object{{"device", device.Spec()},
+                                          {"name", device.name},
+                                          {"kind", DeviceKindName(device.kind)},
+                                          {"arena_bytes", m.arena_bytes},
+                                          {"weight_bytes", m.weight_bytes},
+                                          {"peak_bytes", m.arena_bytes + m.weight_bytes},
+                                          {"unshared_bytes", m.unshared_bytes},
+                                          {"limit_bytes", m.limit_bytes},
+                                          {"user_limit", m.user_limit}});
+  }
+  boost::json::array nodes;
+  for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    const NodePlacement& p = plan.nodes[n];
+    nodes.push_back(boost::json::object{{"index", n},
+                                        {"op", graph.nodes[n].op},
+                                        {"name", graph.nodes[n].name},
+                                        {"hint", graph.nodes[n].backend},
+                                        {"device", plan.devices[p.device]->Spec()},
+                                        {"reason", PlacementReasonName(p.reason)},
+                                        {"detail", p.detail}});
+  }
+  boost::json::array partitions;
+  for (const PlanPartition& p : plan.partitions) {
+    boost::json::array node_indices;
+    for (size_t n : p.nodes) node_indices.push_back(n);
+    partitions.push_back(boost::json::object{{"device", plan.devices[p.device]->Spec()},
+                                             {"nodes", std::move(node_indices)}});
+  }
+  boost::json::array copies;
+  for (const PlanCopy& c : plan.copies) {
+    copies.push_back(boost::json::object{{"value", graph.values[c.value].name},
+                                         {"from", plan.devices[c.from_device]->Spec()},
+                                         {"to", plan.devices[c.to_device]->Spec()},
+                                         {"bytes", c.bytes},
+                                         {"before_partition", c.before_partition},
+                                         {"staged", c.staged}});
+  }
+  return boost::json::object{
+      {"devices", std::move(devices)},       {"nodes", std::move(nodes)},
+      {"partitions", std::move(partitions)}, {"copies", std::move(copies)},
+      {"copy_count", plan.copies.size()},    {"copy_bytes", plan.CopyBytes()}};
+}
+
+}  // namespace
+
+int RunPlan(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description visible(
+      "usage: switchyard plan MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
+      "                       [--no-island-pass] [--json]\n\n"
+      "Plans MODEL as 'switchyard run' would and explains it, without running: every node\n"
+      "with its device and the reason (hint honoured, device order, fallback because a\n"
+      "device declined and why, moved by the island pass), the partitions, the copies\n"
+      "between devices (count and bytes) and the peak memory per device. Fails, as run\n"
+      "would, when a node has no device, when --strict meets a fallback, or when a device\n"
+      "cannot hold the memory plan.\n\n"
+      "options");
+  visible.add_options()("help,h", "show this help")("json", "print JSON");
+  AddPluginOptions(visible);
+  AddDeviceOptions(visible);
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("plan", args, visible, "model", vm, exit_code)) return exit_code;
+  if (!vm.count("model") || vm["model"].as<std::vector<std::string>>().size() != 1) {
+    PrintError("plan", "expected exactly one MODEL (see 'switchyard plan --help')");
+    return kExitUsage;
+  }
+  const std::string model = vm["model"].as<std::vector<std::string>>()[0];
+  Expected<Graph> graph = LoadModel(model);
+  if (!graph.ok()) {
+    PrintError("plan", graph.status().message());
+    return kExitFailure;
+  }
+  Expected<std::unique_ptr<PluginHost>> host = LoadPlugins(vm);
+  if (!host.ok()) {
+    PrintError("plan", host.status().message());
+    return kExitFailure;
+  }
+  Expected<PlanOptions> options = PlanOptionsFromArgs(**host, vm);
+  if (!options.ok()) {
+    PrintError("plan", options.status().message());
+    return kExitUsage;
+  }
+  Expected<Plan> plan = Plan::Build(*graph, host->get(), *options);
+  if (!plan.ok()) {
+    PrintError("plan", plan.status().message());
+    return kExitFailure;
+  }
+  if (vm.count("json")) {
+    boost::json::object json = PlanToJson(*graph, *plan);
+    json["model"] = ResolveModelPaths(model).json.string();
+    std::cout << boost::json::serialize(json) << "\n";
+  } else {
+    std::cout << ResolveModelPaths(model).json.string() << ": " << graph->nodes.size()
+              << " nodes on " << DevicesUsed(*plan) << "\n"
+              << plan->Explain(*graph);
+  }
+  return kExitOk;
+}
+
+}  // namespace sy::cli
