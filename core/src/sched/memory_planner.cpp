@@ -18,13 +18,20 @@ uint64_t AssignOffsets(std::vector<ArenaSlot*>& slots) {
   std::sort(slots.begin(), slots.end(), [](const ArenaSlot* a, const ArenaSlot* b) {
     return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
   });
+  // Placed slots ordered by start time; with the longest lifetime seen so far, the scan
+  // for slots alive at the same time stays short in long chains of short-lived values.
   std::vector<const ArenaSlot*> placed;
+  int64_t longest = 0;
   std::vector<const ArenaSlot*> live;  // placed slots overlapping the current one in time
   uint64_t arena = 0;
   for (ArenaSlot* slot : slots) {
     live.clear();
-    for (const ArenaSlot* other : placed) {
-      if (other->first <= slot->last && slot->first <= other->last) live.push_back(other);
+    auto end = std::upper_bound(placed.begin(), placed.end(), slot->last,
+                                [](int64_t t, const ArenaSlot* s) { return t < s->first; });
+    for (auto it = end; it != placed.begin();) {
+      const ArenaSlot* other = *--it;
+      if (other->first < slot->first - longest) break;  // this and earlier ones ended before
+      if (other->last >= slot->first) live.push_back(other);
     }
     std::sort(live.begin(), live.end(),
               [](const ArenaSlot* a, const ArenaSlot* b) { return a->offset < b->offset; });
@@ -36,7 +43,10 @@ uint64_t AssignOffsets(std::vector<ArenaSlot*>& slots) {
     }
     slot->offset = offset;
     arena = std::max(arena, offset + need);
-    placed.push_back(slot);
+    placed.insert(std::upper_bound(placed.begin(), placed.end(), slot->first,
+                                   [](int64_t t, const ArenaSlot* s) { return t < s->first; }),
+                  slot);
+    longest = std::max(longest, slot->last - slot->first);
   }
   return arena;
 }
