@@ -4,7 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "sched/node_descriptors.h"
+#include "switchyard/node_descriptors.h"
 
 namespace sy {
 
@@ -168,7 +168,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
   }
 
   // Steps: the copies before each partition, then the partition.
-  sched::NodeDescriptors descriptors(graph);
+  NodeDescriptors descriptors(graph);
   uint64_t staging_bytes = 0;
   size_t next_copy = 0;
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
@@ -205,7 +205,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
     for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
     // all, so the plugin needs no memory of its own for intermediates.
-    sched::PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs,
+    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs,
                                           part.produced);
     ++s.stats_.prepares;
     const Status prepared = device.plugin->TakeError(

@@ -2,7 +2,7 @@
 #include "switchyard/plan.h"
 
 #include "sched/memory_planner.h"
-#include "sched/node_descriptors.h"
+#include "switchyard/node_descriptors.h"
 #include "sched/partitioner.h"
 #include "sched/placement.h"
 #include "sched/support_oracle.h"
@@ -39,7 +39,7 @@ Expected<Plan> Plan::Build(const Graph& graph, const PluginHost* host, const Pla
   for (const Device* d : plan.devices) {
     if (d == nullptr || d->plugin == nullptr) return InvalidArgument("plan: a device is null");
   }
-  sched::NodeDescriptors descriptors(graph);
+  NodeDescriptors descriptors(graph);
   sched::SupportOracle oracle(descriptors, plan.devices);
   SY_RETURN_IF_ERROR(sched::PlaceNodes(graph, host, options, plan.devices, oracle, plan.nodes));
   if (options.merge_islands && !options.strict) {

@@ -59,7 +59,8 @@ sy_error_code ToErrorCode(StatusCode code) {
 
 }  // namespace
 
-CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p) {
+CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, ThreadPool* pool)
+    : pool_(pool) {
   if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
       (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
     Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
@@ -135,7 +136,8 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
       step.input_views[i].data = data_[step.inputs[i]];
     for (size_t i = 0; i < step.outputs.size(); ++i)
       step.output_views[i].data = data_[step.outputs[i]];
-    const Status status = step.kernel({step.op, step.input_views, step.output_views, step.attrs});
+    const Status status =
+        step.kernel({step.op, step.input_views, step.output_views, step.attrs, pool_});
     if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
   }
 }

@@ -12,8 +12,10 @@ namespace sy::cpu {
 
 class CpuExecutable : public sy_executable {
  public:
-  // Throws sy_sdk::Error on a malformed partition or an op without a kernel.
-  CpuExecutable(const KernelTable& table, const sy_partition& partition);
+  // Throws sy_sdk::Error on a malformed partition or an op without a kernel. `pool` (may
+  // be null: run on the executing thread) is the context's, borrowed: the host destroys
+  // executables before shutting their context down.
+  CpuExecutable(const KernelTable& table, const sy_partition& partition, ThreadPool* pool);
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
 
@@ -30,6 +32,7 @@ class CpuExecutable : public sy_executable {
     std::vector<TensorView> output_views;
   };
 
+  ThreadPool* pool_;  // passed to every kernel
   std::vector<TensorType> values_;
   std::vector<Step> steps_;
   std::vector<uint32_t> bound_;                    // partition inputs, then outputs

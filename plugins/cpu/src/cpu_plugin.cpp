@@ -4,8 +4,15 @@
 //   device 1, "cpu-ref": the reference kernels, flagged SY_DEVICE_FLAG_REFERENCE so that
 //                        the host never picks it unless asked; the oracle of the
 //                        conformance suite
+//
+// Threads: sy_init_options.num_threads (0 = the cores this process may use) sizes the
+// context's ThreadPool, which the `cpu` device's kernels split their loops over. When it
+// is given explicitly it also sets OpenBLAS's thread count, which is process-wide: the
+// last context initialised with an explicit count wins for every BLAS call in the
+// process. `cpu-ref` always runs on the calling thread.
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +20,7 @@
 #include "fast/fast_kernels.h"
 #include "ref/ref_kernels.h"
 #include "switchyard/plugin_cpp.h"
+#include "thread_pool.h"
 
 namespace sy::cpu {
 namespace {
@@ -30,9 +38,18 @@ uint64_t PhysicalMemoryBytes() {
   return pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * page_size : 0;
 }
 
+// The requested thread count (capped at ThreadPool::kMaxThreads), or the default.
+int ThreadCount(const sy_init_options& options) {
+  if (options.num_threads == 0) return DefaultThreadCount();
+  return static_cast<int>(
+      std::min<uint32_t>(options.num_threads, static_cast<uint32_t>(ThreadPool::kMaxThreads)));
+}
+
 class CpuContext : public sy_context {
  public:
-  explicit CpuContext(const sy_init_options& options) : num_threads_(options.num_threads) {}
+  explicit CpuContext(const sy_init_options& options) : pool_(ThreadCount(options)) {
+    if (options.num_threads > 0) SetBlasThreadCount(ThreadCount(options));
+  }
 
   uint32_t device_count() const override { return 2; }
 
@@ -56,14 +73,17 @@ class CpuContext : public sy_context {
   }
 
   std::unique_ptr<sy_executable> Prepare(uint32_t device, const sy_partition& p) override {
-    return std::make_unique<CpuExecutable>(Table(device), p);
+    return std::make_unique<CpuExecutable>(Table(device), p, device == 0 ? &pool_ : nullptr);
   }
 
  private:
   static const KernelTable& Table(uint32_t device) {
     return device == 0 ? FastKernels() : RefKernels();
   }
-  uint32_t num_threads_;  // reserved for the threaded fast kernels
+  // Shared by every executable of this context (ParallelFor is safe for concurrent
+  // callers); destroyed, its workers joined, after them (the host releases executables
+  // before shutdown).
+  ThreadPool pool_;
 };
 
 std::unique_ptr<sy_context> CreateContext(const sy_init_options& options) {

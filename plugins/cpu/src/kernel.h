@@ -24,6 +24,8 @@
 
 namespace sy::cpu {
 
+class ThreadPool;  // thread_pool.h
+
 struct ConstTensorView {
   TensorType type;
   const std::byte* data = nullptr;  // ElementCount(type.shape) * DTypeSize(type.dtype) bytes
@@ -49,6 +51,10 @@ struct KernelContext {
   std::span<const ConstTensorView> inputs;  // optional inputs that were omitted are absent
   std::span<const TensorView> outputs;
   const Attrs& attrs;
+  // The context's worker threads for ParallelFor (thread_pool.h), borrowed for the call;
+  // nullptr runs everything on the calling thread. Last, with a default, so that
+  // `{op, inputs, outputs, attrs}` still initialises a context.
+  ThreadPool* pool = nullptr;
 };
 
 using KernelFn = Status (*)(const KernelContext& ctx);

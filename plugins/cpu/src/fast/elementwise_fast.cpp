@@ -1,11 +1,43 @@
-// Fast elementwise kernels for the common f32 cases: both inputs of one shape, or one
-// side a single element. Tight loops the compiler vectorises; everything else (other
-// dtypes, general broadcasting) goes to the reference kernel of the same op.
+// Fast binary elementwise kernels (add sub mul div) for the common f32 cases: both
+// inputs of the output's shape, one side a single element, or one side repeating along
+// the leading axes (its shape, leading 1s dropped, is a suffix of the output's: a bias
+// [C] added to [N, C]). Tight loops the compiler vectorises, split over the context's
+// threads; everything else (other dtypes, general broadcasting) goes to the reference
+// kernel of the same op. relu is with the unary kernels (unary_fast.cpp).
+#include <algorithm>
+
 #include "fast/fast_kernels.h"
+#include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
+#include "thread_pool.h"
 
 namespace sy::cpu {
 namespace {
+
+// Whether `in` broadcasts to `out` by repetition only: without its leading 1s, its shape
+// is a suffix of out's, so that input element i % count(in) pairs with output element i.
+bool IsSuffixOf(const Shape& in, const Shape& out) {
+  size_t lead = 0;
+  while (lead < in.size() && in[lead] == 1) ++lead;
+  const size_t k = in.size() - lead;
+  return k <= out.size() && std::equal(in.begin() + static_cast<std::ptrdiff_t>(lead), in.end(),
+                                       out.end() - static_cast<std::ptrdiff_t>(k));
+}
+
+// z[i] = op(x[i], y[i % m]) (kRepeatB) or op(x[i % m], y[i]) (!kRepeatB) over [begin,
+// end), in runs that stay inside one repetition so that the inner loop vectorises.
+template <typename Op, bool kRepeatB>
+void RepeatLoop(const float* x, const float* y, float* z, int64_t m, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end;) {
+    const int64_t j = i % m;
+    const int64_t len = std::min(m - j, end - i);
+    const float* xs = kRepeatB ? x + i : x + j;
+    const float* ys = kRepeatB ? y + j : y + i;
+    float* zs = z + i;
+    for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
+    i += len;
+  }
+}
 
 template <typename Op>
 Status Binary(const KernelContext& ctx) {
@@ -13,22 +45,40 @@ Status Binary(const KernelContext& ctx) {
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& out = ctx.outputs[0];
   const int64_t n = out.count();
-  const bool fits = a.dtype() == DType::kF32 && (a.count() == n || a.count() == 1) &&
-                    (b.count() == n || b.count() == 1);
-  if (!fits) return RefKernels().Find(ctx.op)(ctx);
+  const int64_t na = a.count(), nb = b.count();
+  if (a.dtype() != DType::kF32 || !fast::IsF32Aligned(a.data) || !fast::IsF32Aligned(b.data) ||
+      !fast::IsF32Aligned(out.data)) {
+    return RefKernels().Find(ctx.op)(ctx);
+  }
   const float* x = reinterpret_cast<const float*>(a.data);
   const float* y = reinterpret_cast<const float*>(b.data);
   float* z = reinterpret_cast<float*>(out.data);
-  if (a.count() == n && b.count() == n) {
-    for (int64_t i = 0; i < n; ++i) z[i] = Op()(x[i], y[i]);
-  } else if (a.count() == n) {
+  constexpr int64_t kGrain = fast::kCheapGrain;
+  if (n == 0) return Status::Ok();
+  if (na == n && nb == n) {
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = Op()(x[i], y[i]);
+    });
+  } else if (na == n && nb == 1) {
     const float s = y[0];
-    for (int64_t i = 0; i < n; ++i) z[i] = Op()(x[i], s);
-  } else if (b.count() == n) {
+    ParallelFor(ctx.pool, n, kGrain, [x, s, z](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = Op()(x[i], s);
+    });
+  } else if (nb == n && na == 1) {
     const float s = x[0];
-    for (int64_t i = 0; i < n; ++i) z[i] = Op()(s, y[i]);
-  } else if (n == 1) {
-    z[0] = Op()(x[0], y[0]);
+    ParallelFor(ctx.pool, n, kGrain, [s, y, z](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = Op()(s, y[i]);
+    });
+  } else if (na == n && IsSuffixOf(b.shape(), out.shape())) {
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z, nb](int64_t begin, int64_t end) {
+      RepeatLoop<Op, true>(x, y, z, nb, begin, end);
+    });
+  } else if (nb == n && IsSuffixOf(a.shape(), out.shape())) {
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z, na](int64_t begin, int64_t end) {
+      RepeatLoop<Op, false>(x, y, z, na, begin, end);
+    });
+  } else {
+    return RefKernels().Find(ctx.op)(ctx);
   }
   return Status::Ok();
 }
@@ -46,17 +96,6 @@ struct DivOp {
   float operator()(float a, float b) const { return a / b; }
 };
 
-Status Relu(const KernelContext& ctx) {
-  const ConstTensorView& x = ctx.inputs[0];
-  if (x.dtype() != DType::kF32) return RefKernels().Find("relu")(ctx);
-  const float* in = reinterpret_cast<const float*>(x.data);
-  float* out = reinterpret_cast<float*>(ctx.outputs[0].data);
-  const int64_t n = x.count();
-  // NaN passes through (as in the reference kernel and NumPy's maximum).
-  for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f || in[i] != in[i] ? in[i] : 0.0f;
-  return Status::Ok();
-}
-
 }  // namespace
 
 void AddElementwiseFastKernels(KernelTable& table) {
@@ -64,7 +103,6 @@ void AddElementwiseFastKernels(KernelTable& table) {
   table.Add("sub", Binary<SubOp>);
   table.Add("mul", Binary<MulOp>);
   table.Add("div", Binary<DivOp>);
-  table.Add("relu", Relu);
 }
 
 }  // namespace sy::cpu

@@ -10,6 +10,9 @@ const KernelTable& FastKernels() {
     KernelTable t;
     // Tuned kernels are added first so that Find() prefers them.
     AddElementwiseFastKernels(t);
+    AddUnaryFastKernels(t);
+    AddReductionFastKernels(t);
+    AddNormalizationFastKernels(t);
     AddMatmulBlasKernels(t);
     AddConvBlasKernels(t);
     for (const KernelTable::Entry& e : RefKernels().entries()) {

@@ -192,6 +192,8 @@ Status Gemm(const KernelContext& ctx) {
 
 }  // namespace
 
+void SetBlasThreadCount(int num_threads) { openblas_set_num_threads(num_threads); }
+
 void AddMatmulBlasKernels(KernelTable& table) {
   table.Add("matmul", MatMul);
   table.Add("gemm", Gemm);

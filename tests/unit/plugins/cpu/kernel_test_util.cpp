@@ -27,16 +27,17 @@ Tensor Make(DType dtype, Shape shape, const std::vector<double>& values) {
 std::vector<double> Values(const Tensor& tensor) {
   std::vector<double> out(static_cast<size_t>(tensor.element_count()));
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i] = IsFloat(tensor.dtype())
-                 ? LoadFloat(tensor.dtype(), tensor.data(), static_cast<int64_t>(i))
-                 : static_cast<double>(LoadInt(tensor.dtype(), tensor.data(), static_cast<int64_t>(i)));
+    out[i] =
+        IsFloat(tensor.dtype())
+            ? LoadFloat(tensor.dtype(), tensor.data(), static_cast<int64_t>(i))
+            : static_cast<double>(LoadInt(tensor.dtype(), tensor.data(), static_cast<int64_t>(i)));
   }
   return out;
 }
 
 Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
-                                  const std::vector<Tensor>& inputs, Attrs attrs,
-                                  int num_outputs) {
+                                  const std::vector<Tensor>& inputs, Attrs attrs, int num_outputs,
+                                  ThreadPool* pool) {
   const OpSchema* schema = OpRegistry::Global().Find(op);
   if (schema == nullptr) return NotFound("no schema for op " + std::string(op));
   KernelFn kernel = table.Find(op);
@@ -56,7 +57,7 @@ Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
     outputs.push_back(std::move(t));
   }
   for (Tensor& t : outputs) output_views.push_back({t.type(), t.mutable_data()});
-  KernelContext ctx{op, input_views, output_views, attrs};
+  KernelContext ctx{op, input_views, output_views, attrs, pool};
   SY_RETURN_IF_ERROR(kernel(ctx));
   return outputs;
 }

@@ -19,11 +19,12 @@ Tensor Make(DType dtype, Shape shape, const std::vector<double>& values);
 std::vector<double> Values(const Tensor& tensor);
 
 // Runs `op` from `table` on `inputs`: checks and normalises `attrs` with the op's
-// schema, allocates outputs of the inferred types, calls the kernel. Errors from the
-// schema or the kernel come back as the status.
+// schema, allocates outputs of the inferred types, calls the kernel (with `pool` as
+// KernelContext::pool; null runs on this thread). Errors from the schema or the kernel
+// come back as the status.
 Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
                                   const std::vector<Tensor>& inputs, Attrs attrs = {},
-                                  int num_outputs = 1);
+                                  int num_outputs = 1, ThreadPool* pool = nullptr);
 
 // Run with the reference kernels (RefKernels()).
 Expected<std::vector<Tensor>> RunRef(std::string_view op, const std::vector<Tensor>& inputs,

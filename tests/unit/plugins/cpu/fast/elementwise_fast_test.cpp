@@ -1,5 +1,6 @@
 // The fast f32 elementwise kernels against the reference kernels, on the shapes they
-// take (equal shapes, a one-element side) and on shapes they hand back to the reference.
+// take (equal shapes, a one-element side, one side repeating along leading axes) and on
+// shapes they hand back to the reference; threaded with 1, 2 and 4 threads.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fast/fast_kernels.h"
+#include "fast_test_util.h"
 #include "kernel_test_util.h"
 #include "test_util.h"
 
@@ -65,6 +67,42 @@ TEST(ElementwiseFast, ReluMatchesReference) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   ExpectSameAsRef("relu", {Make(DType::kF32, {6}, {-1.0, 0.0, 2.5, nan, -0.0, 1e30})});
   ExpectSameAsRef("relu", {Make(DType::kF16, {2}, {-1.0, 3.0})});
+}
+
+TEST(ElementwiseFast, ThreadedAndBroadcastMatchReference) {
+  // Sizes below and above two chunks (2 x 16384 elements), odd sizes; the repeating side
+  // is a suffix of the output shape ([C] or [1, C] against [N, C]), on either side.
+  struct Shapes {
+    Shape a, b;
+  };
+  const Shapes cases[] = {
+      {{100003}, {100003}},
+      {{40001}, {}},
+      {{1}, {70001}},
+      {{4096, 1024}, {1024}},
+      {{3, 5}, {5}},
+      {{5}, {3, 5}},
+      {{999, 67}, {1, 67}},
+      {{2, 3, 7001}, {3, 7001}},
+      {{1, 16}, {5000, 16}},
+      {{70000, 1}, {1}},
+      {{33, 2048}, {1, 1, 2048}},
+  };
+  for (const char* op : {"add", "sub", "mul", "div"}) {
+    for (const Shapes& c : cases) {
+      const auto na = static_cast<size_t>(ElementCount(c.a));
+      const auto nb = static_cast<size_t>(ElementCount(c.b));
+      const Tensor a = Make(DType::kF32, c.a, test::WithSpecials(test::Uniform(na, -4, 4, 1)));
+      const Tensor b = Make(DType::kF32, c.b, test::WithSpecials(test::Uniform(nb, -4, 4, 2)));
+      // f32 arithmetic on f32 values rounds exactly like the reference's double result.
+      test::ExpectMatchesReference(op, {a, b}, {0, 0});
+    }
+  }
+  // Broadcasting that is not a repetition ([N, 1] against [N, C]) goes to the reference.
+  test::ExpectMatchesReference("add",
+                               {Make(DType::kF32, {300, 1}, test::Uniform(300, -1, 1, 3)),
+                                Make(DType::kF32, {300, 200}, test::Uniform(60000, -1, 1, 4))},
+                               {0, 0});
 }
 
 TEST(ElementwiseFast, IntegerDivisionByZeroStillReported) {

@@ -1,8 +1,8 @@
-#include "sched/node_descriptors.h"
+#include "switchyard/node_descriptors.h"
 
 #include <unordered_map>
 
-namespace sy::sched {
+namespace sy {
 namespace {
 
 sy_tensor_type ToC(const TensorType& t) {
@@ -120,4 +120,4 @@ PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, con
   partition_.outputs = outputs_.data();
 }
 
-}  // namespace sy::sched
+}  // namespace sy

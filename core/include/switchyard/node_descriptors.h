@@ -1,5 +1,7 @@
 // The C descriptions of a graph's nodes that cross the plugin boundary: sy_node for the
 // support queries and sy_partition for prepare. Both point into storage owned here.
+// Sessions and the scheduler use them, and so does the conformance suite, which drives
+// plugins through the C ABI directly.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@
 #include "switchyard/graph.h"
 #include "switchyard/plugin.h"
 
-namespace sy::sched {
+namespace sy {
 
 // One sy_node per graph node (input_values and output_values NULL, as support queries
 // want). Borrows `graph`, which must outlive this object; not copyable (the sy_nodes
@@ -54,4 +56,4 @@ class PartitionDescriptor {
   sy_partition partition_{};
 };
 
-}  // namespace sy::sched
+}  // namespace sy

@@ -1,0 +1,224 @@
+// Fast softmax and log_softmax (f32, any axis) and layer_norm and rms_norm (f32, scale
+// and bias either of the normalised shape or a single element), split over the
+// context's threads by rows. Everything else goes to the reference kernel.
+//
+// Semantics are the reference kernels' (ref/normalization_ref.cpp): the row maximum is
+// subtracted before exp; a row holding NaN or +inf, or all -inf, comes out NaN (here
+// through the sum: exp(NaN - max) and exp(inf - inf) are NaN). Sums, means and variances
+// accumulate in double (two-pass variance, as the reference), so only the f32 exp and
+// the final roundings differ from it.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fast/fast_kernels.h"
+#include "fast/vec_math.h"
+#include "ref/ref_kernels.h"
+#include "thread_pool.h"
+
+namespace sy::cpu {
+namespace {
+
+Status Reference(const KernelContext& ctx) { return RefKernels().Find(ctx.op)(ctx); }
+
+int64_t Product(const Shape& shape, int64_t begin, int64_t end) {
+  int64_t n = 1;
+  for (int64_t d = begin; d < end; ++d) n *= shape[static_cast<size_t>(d)];
+  return n;
+}
+
+int64_t Axis(const KernelContext& ctx, int64_t rank) {
+  const int64_t axis = ctx.attrs.GetInt("axis", -1);
+  return axis < 0 ? axis + rank : axis;
+}
+
+// ---- softmax, log_softmax --------------------------------------------------------------
+
+// The largest non-NaN value of a row (NaN is left to propagate through exp and the sum).
+float MaxIgnoringNaN(const float* x, int64_t n) {
+  constexpr int kLanes = 8;
+  float m[kLanes];
+  std::fill(m, m + kLanes, -std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) m[j] = x[i + j] > m[j] ? x[i + j] : m[j];
+  }
+  for (; i < n; ++i) m[0] = x[i] > m[0] ? x[i] : m[0];
+  return *std::max_element(m, m + kLanes);
+}
+
+// One contiguous row (the softmax axis is the last, or every later dim has size 1).
+template <bool kLog>
+void SoftmaxRow(const float* x, float* y, int64_t n) {
+  const float m = MaxIgnoringNaN(x, n);
+  for (int64_t i = 0; i < n; ++i) y[i] = fast::Exp(x[i] - m);
+  double acc[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(y[i + j]);
+  }
+  for (; i < n; ++i) acc[0] += static_cast<double>(y[i]);
+  const double sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  if constexpr (kLog) {
+    const float log_sum = static_cast<float>(std::log(sum));
+    for (int64_t k = 0; k < n; ++k) y[k] = (x[k] - m) - log_sum;
+  } else {
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int64_t k = 0; k < n; ++k) y[k] *= inv;
+  }
+}
+
+// Columns [c0, c0 + w) of one [n, inner] slab: the softmax axis has stride `inner`. The
+// inner loops run along contiguous columns, so they vectorise like the row case.
+constexpr int64_t kTile = 64;
+template <bool kLog>
+void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t c0, int64_t w) {
+  float m[kTile];
+  double sum[kTile];
+  std::fill(m, m + w, -std::numeric_limits<float>::infinity());
+  std::fill(sum, sum + w, 0.0);
+  for (int64_t k = 0; k < n; ++k) {
+    const float* xr = x + k * inner + c0;
+    for (int64_t j = 0; j < w; ++j) m[j] = xr[j] > m[j] ? xr[j] : m[j];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const float* xr = x + k * inner + c0;
+    float* yr = y + k * inner + c0;
+    for (int64_t j = 0; j < w; ++j) {
+      yr[j] = fast::Exp(xr[j] - m[j]);
+      sum[j] += static_cast<double>(yr[j]);
+    }
+  }
+  float scale[kTile];
+  for (int64_t j = 0; j < w; ++j) {
+    scale[j] = static_cast<float>(kLog ? std::log(sum[j]) : 1.0 / sum[j]);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const float* xr = x + k * inner + c0;
+    float* yr = y + k * inner + c0;
+    for (int64_t j = 0; j < w; ++j) {
+      yr[j] = kLog ? (xr[j] - m[j]) - scale[j] : yr[j] * scale[j];
+    }
+  }
+}
+
+template <bool kLog>
+Status Softmax(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  if (x.dtype() != DType::kF32 || !fast::IsF32Aligned(x.data) || !fast::IsF32Aligned(y.data)) {
+    return Reference(ctx);
+  }
+  if (y.count() == 0) return Status::Ok();
+  const int64_t axis = Axis(ctx, x.rank());
+  const int64_t outer = Product(x.shape(), 0, axis);
+  const int64_t n = x.shape()[static_cast<size_t>(axis)];
+  const int64_t inner = Product(x.shape(), axis + 1, x.rank());
+  const float* in = reinterpret_cast<const float*>(x.data);
+  float* out = reinterpret_cast<float*>(y.data);
+  if (inner == 1) {
+    ParallelFor(ctx.pool, outer, fast::RowGrain(fast::kCostlyGrain, n),
+                [in, out, n](int64_t begin, int64_t end) {
+                  for (int64_t r = begin; r < end; ++r)
+                    SoftmaxRow<kLog>(in + r * n, out + r * n, n);
+                });
+    return Status::Ok();
+  }
+  // Work items: (outer index, tile of kTile columns).
+  const int64_t tiles = (inner + kTile - 1) / kTile;
+  ParallelFor(ctx.pool, outer * tiles, fast::RowGrain(fast::kCostlyGrain, n * kTile),
+              [in, out, n, inner, tiles](int64_t begin, int64_t end) {
+                for (int64_t item = begin; item < end; ++item) {
+                  const int64_t o = item / tiles;
+                  const int64_t c0 = (item % tiles) * kTile;
+                  SoftmaxColumns<kLog>(in + o * n * inner, out + o * n * inner, n, inner, c0,
+                                       std::min(kTile, inner - c0));
+                }
+              });
+  return Status::Ok();
+}
+
+// ---- layer_norm, rms_norm ------------------------------------------------------------
+
+template <bool kRms>
+void NormRow(const float* x, float* y, int64_t n, const float* scale, bool scale_scalar,
+             const float* bias, bool bias_scalar, double eps) {
+  double mean = 0;
+  if constexpr (!kRms) {
+    double acc[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
+    }
+    for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+    mean = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+  }
+  double acc[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) {
+      const double d = static_cast<double>(x[i + j]) - mean;
+      acc[j] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    acc[0] += d * d;
+  }
+  const double var = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+  const double inv = 1.0 / std::sqrt(var + eps);
+  // (x - mean) * inv in double: mean can be large next to the spread, and rounding it to
+  // f32 first would cost the result its precision.
+  const float s0 = scale[0];
+  const float b0 = bias != nullptr ? bias[0] : 0.0f;
+  for (int64_t k = 0; k < n; ++k) {
+    const float s = scale_scalar ? s0 : scale[k];
+    const float b = bias == nullptr ? 0.0f : (bias_scalar ? b0 : bias[k]);
+    y[k] = static_cast<float>((static_cast<double>(x[k]) - mean) * inv * s + b);
+  }
+}
+
+template <bool kRms>
+Status AxisNorm(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& scale = ctx.inputs[1];
+  const ConstTensorView* bias = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  if (x.dtype() != DType::kF32) return Reference(ctx);
+  const int64_t axis = Axis(ctx, x.rank());
+  const int64_t outer = Product(x.shape(), 0, axis);
+  const int64_t n = Product(x.shape(), axis, x.rank());
+  // scale and bias broadcast to the normalised dims; a count of n means the same shape.
+  auto fits = [n](const ConstTensorView* p) {
+    return p == nullptr || ((p->count() == n || p->count() == 1) && fast::IsF32Aligned(p->data));
+  };
+  if (n == 0 || !fits(&scale) || !fits(bias) || !fast::IsF32Aligned(x.data) ||
+      !fast::IsF32Aligned(y.data)) {
+    return Reference(ctx);
+  }
+  const float* in = reinterpret_cast<const float*>(x.data);
+  float* out = reinterpret_cast<float*>(y.data);
+  const float* s = reinterpret_cast<const float*>(scale.data);
+  const bool s_scalar = scale.count() == 1;
+  const float* b = bias != nullptr ? reinterpret_cast<const float*>(bias->data) : nullptr;
+  const bool b_scalar = bias != nullptr && bias->count() == 1;
+  const double eps = ctx.attrs.GetFloat("epsilon", 1e-5);
+  ParallelFor(ctx.pool, outer, fast::RowGrain(fast::kCheapGrain, n),
+              [=](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  NormRow<kRms>(in + r * n, out + r * n, n, s, s_scalar, b, b_scalar, eps);
+                }
+              });
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddNormalizationFastKernels(KernelTable& table) {
+  table.Add("softmax", Softmax<false>);
+  table.Add("log_softmax", Softmax<true>);
+  table.Add("layer_norm", AxisNorm<false>);
+  table.Add("rms_norm", AxisNorm<true>);
+}
+
+}  // namespace sy::cpu

@@ -1,0 +1,90 @@
+// The fast unary kernels (fast/unary_fast.cpp) against the reference kernels: f32, f16
+// and bf16 over each function's interesting range (overflow, subnormal results,
+// saturation), NaN, +-inf and +-0, sizes below and above the parallel threshold, odd
+// sizes, with 1, 2 and 4 threads. Other dtypes go to the reference kernel.
+#include <string>
+#include <vector>
+
+#include "fast_test_util.h"
+
+namespace sy::cpu::test {
+namespace {
+
+struct Case {
+  const char* op;
+  double lo, hi;  // input range
+  double rel;     // f32 tolerance: relative (f16 and bf16: their own rounding dominates)
+  double abs;     // and absolute
+};
+
+// f32 tolerances: the fast kernels compute in f32 (a few ulp, ~1.2e-7 each); the
+// reference computes in double and rounds once. Absolute 1e-44: a few subnormal ulp
+// (exp near -100). silu multiplies a subnormal sigmoid by x (up to 100 of its ulp).
+const Case kCases[] = {
+    {"neg", -10, 10, 0, 0},           {"abs", -10, 10, 0, 0},
+    {"relu", -10, 10, 0, 0},          {"sqrt", -1, 100, 2e-7, 0},
+    {"rsqrt", -1, 100, 3e-7, 0},      {"reciprocal", -10, 10, 2e-7, 0},
+    {"exp", -110, 90, 3e-7, 1e-44},   {"log", -1, 100, 2e-7, 0},
+    {"tanh", -12, 12, 4e-7, 0},       {"sigmoid", -100, 100, 4e-7, 1e-44},
+    {"silu", -100, 100, 5e-7, 1e-42}, {"erf", -5, 5, 3e-7, 0},
+    {"gelu", -12, 12, 1e-7, 1e-44},
+};
+
+// Sizes below and above two chunks of kCostlyGrain (4096) and kCheapGrain (16384).
+const int64_t kSizes[] = {1, 7, 1000, 8191, 40001, 100003};
+
+TEST(UnaryFast, F32MatchesReference) {
+  for (const Case& c : kCases) {
+    for (int64_t n : kSizes) {
+      std::vector<double> v =
+          WithSpecials(Uniform(static_cast<size_t>(n), c.lo, c.hi, static_cast<uint32_t>(n)));
+      // Tiny magnitudes, where polynomial paths (tanh) and cancellations show.
+      for (size_t i = 11; i < v.size(); i += 97) v[i] *= 1e-6;
+      ExpectMatchesReference(c.op, {Make(DType::kF32, {n}, v)}, {c.rel, c.abs});
+    }
+  }
+}
+
+TEST(UnaryFast, GeluTanhApproximation) {
+  const Attrs attrs = sy::test::MakeAttrs({{"approximate", "tanh"}});
+  for (int64_t n : kSizes) {
+    std::vector<double> v = WithSpecials(Uniform(static_cast<size_t>(n), -12, 12, 5));
+    ExpectMatchesReference("gelu", {Make(DType::kF32, {n}, v)}, {6e-7, 1e-40}, attrs);
+  }
+  // Cubes beyond the f32 range still give the limits (x, -0).
+  ExpectMatchesReference("gelu", {Make(DType::kF32, {4}, {1e20, -1e20, 3e38, -3e38})}, {1e-6, 0},
+                         attrs);
+}
+
+TEST(UnaryFast, F32ExpAcrossTheWholeRange) {
+  // Dense over [-104, 89]: overflow to inf above ~88.72, subnormals below ~-87.3, zero
+  // below ~-103.9; each result within 2 ulp (relative 2.4e-7) or 1e-44 in the subnormals.
+  std::vector<double> v;
+  for (double x = -104.5; x < 89.5; x += 0.00371) v.push_back(x);
+  const auto n = static_cast<int64_t>(v.size());
+  ExpectMatchesReference("exp", {Make(DType::kF32, {n}, v)}, {2.4e-7, 1e-44});
+}
+
+TEST(UnaryFast, HalfAndBfloat16ComputeInF32) {
+  for (const Case& c : kCases) {
+    for (int64_t n : {int64_t{5}, int64_t{300}, int64_t{40001}}) {
+      const std::vector<double> v =
+          WithSpecials(Uniform(static_cast<size_t>(n), c.lo, c.hi, static_cast<uint32_t>(n)));
+      // One unit in the last place of the storage type: an f32 result a few ulp from the
+      // double one can round the other way at a near-tie. Absolute: the smallest
+      // subnormal (f16) and the underflow scale of exp in bf16.
+      ExpectMatchesReference(c.op, {Make(DType::kF16, {n}, v)}, {1e-3, 6e-8});
+      ExpectMatchesReference(c.op, {Make(DType::kBF16, {n}, v)}, {8e-3, 1e-38});
+    }
+  }
+}
+
+TEST(UnaryFast, OtherDtypesUseTheReference) {
+  ExpectMatchesReference("exp", {Make(DType::kF64, {3}, {-1.0, 0.0, 2.5})}, {0, 0});
+  ExpectMatchesReference("neg", {Make(DType::kI32, {3}, {-1, 0, 2147483647})}, {0, 0});
+  ExpectMatchesReference("abs", {Make(DType::kI8, {3}, {-128, -3, 5})}, {0, 0});
+  ExpectMatchesReference("sqrt", {Make(DType::kF32, {0}, {})}, {0, 0});
+}
+
+}  // namespace
+}  // namespace sy::cpu::test
