@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "node_types.h"
 #include "ref/ref_kernels.h"
 
 namespace sy_test_plugin {
@@ -123,6 +124,14 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
     for (uint32_t i = 0; i < node.num_outputs; ++i) {
       step.outputs.push_back(check_value(node.output_values[i]));
       step.output_views.push_back({values_[step.outputs.back()], nullptr});
+    }
+    std::vector<sy::TensorType> in_types, out_types;
+    for (uint32_t v : step.inputs) in_types.push_back(values_[v]);
+    for (uint32_t v : step.outputs) out_types.push_back(values_[v]);
+    const sy::Status consistent = sy::cpu::CheckNodeTypes(step.op, in_types, out_types, step.attrs);
+    if (!consistent.ok()) {
+      Fail(SY_ERROR_INVALID_ARGUMENT,
+           "prepare: " + NodeLabel(n, node) + ": " + consistent.message());
     }
     steps_.push_back(std::move(step));
   }

@@ -41,9 +41,10 @@ Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
 
 bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
                const po::options_description& visible, const char* positional_name,
-               po::variables_map& vm, int& exit_code) {
+               po::variables_map& vm, int& exit_code, const po::options_description* hidden) {
   po::options_description all;
   all.add(visible);
+  if (hidden != nullptr) all.add(*hidden);
   po::positional_options_description positional;
   if (positional_name != nullptr) {
     all.add_options()(positional_name, po::value<std::vector<std::string>>(), "");

@@ -33,6 +33,7 @@ int RunOps(const std::vector<std::string>& args);
 int RunPlugins(const std::vector<std::string>& args);
 int RunDevices(const std::vector<std::string>& args);
 int RunPlan(const std::vector<std::string>& args);
+int RunConformance(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
 
@@ -52,7 +53,7 @@ Expected<std::unique_ptr<PluginHost>> LoadPlugins(const boost::program_options::
 bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
                const boost::program_options::options_description& visible,
                const char* positional_name, boost::program_options::variables_map& vm,
-               int& exit_code);
+               int& exit_code, const boost::program_options::options_description* hidden = nullptr);
 
 // The first `limit` elements as text: "[0.5, -1, 2, ...]".
 std::string Preview(const Tensor& tensor, size_t limit = 8);

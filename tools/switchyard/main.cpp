@@ -14,6 +14,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
     {"plan", "explain where each node of a model would run, the copies and memory",
      sy::cli::RunPlan},
     {"run", "run a model on a device and show or save its outputs", sy::cli::RunRun},
+    {"conformance", "prove a plugin correct: op cases against cpu-ref, ABI contract cases",
+     sy::cli::RunConformance},
     {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
 };
 

@@ -49,7 +49,7 @@ std::string DescribeAttr(const AttrSpec& a) {
   }
   if (!a.allowed.empty()) {
     text += ", one of";
-    for (std::string_view v : a.allowed) text += " " + std::string(v);
+    for (std::string_view v : a.allowed) text.append(" ").append(v);
   }
   return text + ")";
 }

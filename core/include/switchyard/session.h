@@ -56,6 +56,9 @@ class Session {
     uint64_t buffer_allocations = 0;  // buffer_alloc calls
     uint64_t buffer_views = 0;        // buffer_view calls
     uint64_t prepares = 0;
+    // Graph inputs passed in place (buffer_wrap_host on host-memory devices) rather than
+    // copied, over all runs.
+    uint64_t inputs_in_place = 0;
   };
   const Stats& stats() const { return stats_; }
 
@@ -82,7 +85,16 @@ class Session {
   std::vector<std::byte> staging_;            // host memory for copies between two device memories
   std::vector<std::string> input_names_;
   std::vector<TensorType> input_types_;
-  std::vector<std::vector<const Buffer*>> input_targets_;  // per graph input
+  // Where each graph input goes: a planned buffer on every device that reads it, and
+  // for host-memory devices that can wrap host memory, the places in the steps' bound
+  // lists to point at the caller's tensor instead (no copy).
+  struct InputTarget {
+    const Buffer* buffer = nullptr;
+    std::vector<std::pair<size_t, size_t>> uses;  // (step, index into its bound list)
+    bool in_place = false;
+  };
+  std::vector<std::vector<InputTarget>> input_targets_;               // per graph input
+  std::vector<std::pair<sy_buffer*, const sy_plugin_api*>> wrapped_;  // this run's
   struct Output {
     std::string name;
     TensorType type;

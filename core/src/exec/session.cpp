@@ -205,8 +205,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
     for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
     // all, so the plugin needs no memory of its own for intermediates.
-    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs,
-                                          part.produced);
+    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced);
     ++s.stats_.prepares;
     const Status prepared = device.plugin->TakeError(
         device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),
@@ -226,10 +225,20 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
     is_input[id] = true;
     s.input_names_.push_back(graph.values[id].name);
     s.input_types_.push_back(graph.values[id].type);
-    std::vector<const Buffer*> targets;
+    std::vector<InputTarget> targets;
     for (size_t d = 0; d < num_devices; ++d) {
       auto it = where.find(key(id, static_cast<int32_t>(d)));
-      if (it != where.end()) targets.push_back(it->second);
+      if (it == where.end()) continue;
+      InputTarget target;
+      target.buffer = it->second;
+      const Device& device = *plan.devices[d];
+      target.in_place = device.host_memory() && device.plugin->api()->buffer_wrap_host != nullptr;
+      for (size_t step = 0; step < s.steps_.size() && target.in_place; ++step) {
+        for (size_t b = 0; b < s.steps_[step]->bound.size(); ++b) {
+          if (s.steps_[step]->bound[b] == target.buffer->handle) target.uses.push_back({step, b});
+        }
+      }
+      targets.push_back(std::move(target));
     }
     s.input_targets_.push_back(std::move(targets));
   }
@@ -256,6 +265,21 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
+  // Wrapped inputs are unbound and freed when the run ends, however it ends.
+  struct Unwrap {
+    Session& s;
+    ~Unwrap() {
+      for (auto& target_list : s.input_targets_) {
+        for (InputTarget& target : target_list) {
+          for (const auto& [step, index] : target.uses) {
+            s.steps_[step]->bound[index] = target.buffer->handle;
+          }
+        }
+      }
+      for (const auto& [buffer, api] : s.wrapped_) api->buffer_free(buffer);
+      s.wrapped_.clear();
+    }
+  } unwrap{*this};
   for (const auto& [name, tensor] : inputs) {
     if (std::find(input_names_.begin(), input_names_.end(), name) == input_names_.end()) {
       std::string list;
@@ -275,12 +299,29 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
                              it->second.type().ToString() + " but the model expects " +
                              input_types_[k].ToString());
     }
-    for (const Buffer* target : input_targets_[k]) {
-      const Plugin& plugin = *target->device->plugin;
-      SY_RETURN_IF_ERROR(plugin.TakeError(
-          plugin.api()->copy_host_to_device(target->handle, 0, it->second.data(),
-                                            it->second.byte_size()),
-          "copying input \"" + input_names_[k] + "\" to " + target->device->Spec()));
+    for (InputTarget& target : input_targets_[k]) {
+      const Device& device = *target.buffer->device;
+      const sy_plugin_api* api = device.plugin->api();
+      if (target.in_place) {
+        // The caller's tensor, bound where the planned buffer was, for this run only.
+        sy_buffer* wrapped = nullptr;
+        sy_error* error = api->buffer_wrap_host(device.plugin->context(), device.index,
+                                                const_cast<std::byte*>(it->second.data()),
+                                                it->second.byte_size(), &wrapped);
+        if (error == nullptr && wrapped != nullptr) {
+          wrapped_.push_back({wrapped, api});
+          for (const auto& [step, index] : target.uses) steps_[step]->bound[index] = wrapped;
+          ++stats_.inputs_in_place;
+          continue;
+        }
+        // Declined: copy from now on.
+        if (error != nullptr) api->error_destroy(error);
+        target.in_place = false;
+      }
+      SY_RETURN_IF_ERROR(device.plugin->TakeError(
+          api->copy_host_to_device(target.buffer->handle, 0, it->second.data(),
+                                   it->second.byte_size()),
+          "copying input \"" + input_names_[k] + "\" to " + device.Spec()));
     }
   }
   for (const auto& step : steps_) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "node_types.h"
+
 namespace sy::cpu {
 namespace {
 
@@ -59,6 +61,18 @@ sy_error_code ToErrorCode(StatusCode code) {
 
 }  // namespace
 
+void CpuExecutable::CheckTypes(uint32_t n, Step& step) const {
+  std::vector<TensorType> inputs, outputs;
+  for (uint32_t v : step.inputs) inputs.push_back(values_[v]);
+  for (uint32_t v : step.outputs) outputs.push_back(values_[v]);
+  const Status status = CheckNodeTypes(step.op, inputs, outputs, step.attrs);
+  if (!status.ok()) {
+    Fail(status.code() == StatusCode::kUnsupported ? SY_ERROR_UNSUPPORTED
+                                                   : SY_ERROR_INVALID_ARGUMENT,
+         "prepare: node " + std::to_string(n) + " (" + step.op + "): " + status.message());
+  }
+}
+
 CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, ThreadPool* pool)
     : pool_(pool) {
   if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
@@ -102,6 +116,7 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
       step.outputs.push_back(check_value(node.output_values[i]));
       step.output_views.push_back({values_[step.outputs.back()], nullptr});
     }
+    CheckTypes(n, step);
     steps_.push_back(std::move(step));
   }
 

@@ -33,6 +33,10 @@ class CpuExecutable : public sy_executable {
   };
 
   ThreadPool* pool_;  // passed to every kernel
+  // Throws unless the step's declared output types are what its op gives its inputs
+  // (node_types.h).
+  void CheckTypes(uint32_t n, Step& step) const;
+
   std::vector<TensorType> values_;
   std::vector<Step> steps_;
   std::vector<uint32_t> bound_;                    // partition inputs, then outputs

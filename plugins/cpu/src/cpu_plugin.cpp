@@ -72,6 +72,11 @@ class CpuContext : public sy_context {
     return std::make_unique<sy_sdk::HostBuffer>(bytes);
   }
 
+  // Graph inputs are read where the caller keeps them: no copy.
+  std::unique_ptr<sy_buffer> WrapHost(uint32_t, void* host, uint64_t bytes) override {
+    return std::make_unique<sy_sdk::WrappedHostBuffer>(host, bytes);
+  }
+
   std::unique_ptr<sy_executable> Prepare(uint32_t device, const sy_partition& p) override {
     return std::make_unique<CpuExecutable>(Table(device), p, device == 0 ? &pool_ : nullptr);
   }

@@ -274,6 +274,14 @@ typedef struct sy_plugin_api {
    * freed before its parent. NULL: the host allocates each planned value separately. */
   sy_error* (*buffer_view)(sy_buffer* parent, uint64_t offset, uint64_t bytes,
                            sy_buffer** out_view);
+  /* A buffer over host memory the caller owns, [host, host + bytes), for a device that
+   * can use host memory in place (SY_DEVICE_FLAG_HOST_MEMORY). The host binds such
+   * buffers only as partition inputs, so the plugin only reads them; the caller keeps
+   * the memory valid until buffer_free, and the plugin never frees it. The host uses it
+   * to pass graph inputs without copying them. May be NULL, or fail with
+   * SY_ERROR_UNSUPPORTED: the host then copies. */
+  sy_error* (*buffer_wrap_host)(sy_context* context, uint32_t device, void* host, uint64_t bytes,
+                                sy_buffer** out_buffer);
 } sy_plugin_api;
 
 /* The one exported symbol. Returns NULL when the plugin cannot serve this host. */
@@ -305,7 +313,8 @@ SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is fr
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_view) == 8 + 8 * 19, "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 20, "sy_plugin_api v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_wrap_host) == 8 + 8 * 20, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 21, "sy_plugin_api v1 layout is frozen");
 #endif
 #undef SY_STATIC_ASSERT
 

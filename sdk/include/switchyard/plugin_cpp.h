@@ -64,6 +64,9 @@ struct sy_context {
   virtual bool Supports(uint32_t device, const sy_node& node, std::string& reason) const = 0;
   virtual std::unique_ptr<sy_buffer> Allocate(uint32_t device, uint64_t bytes) = 0;
   virtual std::unique_ptr<sy_executable> Prepare(uint32_t device, const sy_partition& p) = 0;
+  // A buffer over caller-owned host memory (buffer_wrap_host). The default declines;
+  // host-memory devices return sy_sdk::WrappedHostBuffer.
+  virtual std::unique_ptr<sy_buffer> WrapHost(uint32_t device, void* host, uint64_t bytes);
   // Why there are no devices; "" when there are.
   virtual const char* status() const { return ""; }
 };
@@ -145,6 +148,25 @@ class HostBuffer : public sy_buffer {
  private:
   uint64_t size_;
   unsigned char* data_ = nullptr;
+};
+
+// Host memory owned by the caller, used in place (sy_context::WrapHost). Owns nothing.
+class WrappedHostBuffer : public sy_buffer {
+ public:
+  WrappedHostBuffer(void* host, uint64_t bytes)
+      : data_(static_cast<unsigned char*>(host)), size_(bytes) {}
+  uint64_t size() const override { return size_; }
+  void* host_pointer() override { return data_; }
+  void CopyFromHost(uint64_t offset, const void* src, uint64_t bytes) override {
+    if (bytes) std::memcpy(data_ + offset, src, bytes);
+  }
+  void CopyToHost(uint64_t offset, void* dst, uint64_t bytes) const override {
+    if (bytes) std::memcpy(dst, data_ + offset, bytes);
+  }
+
+ private:
+  unsigned char* data_;  // the caller's, valid until this buffer is freed
+  uint64_t size_;
 };
 
 // The default sy_buffer::View: a window onto another buffer. Owns nothing.
@@ -300,6 +322,17 @@ struct Trampolines {
     return Guard([&] { e->Execute(buffers, count); });
   }
   static void Release(sy_executable* e) { delete e; }
+  static sy_error* BufferWrapHost(sy_context* c, uint32_t device, void* host, uint64_t bytes,
+                                  sy_buffer** out) {
+    if (c == nullptr || out == nullptr || (host == nullptr && bytes)) {
+      return Invalid("buffer_wrap_host: null argument");
+    }
+    *out = nullptr;
+    if (device >= c->device_count()) {
+      return MakeError(SY_ERROR_NOT_FOUND, "buffer_wrap_host: no such device");
+    }
+    return Guard([&] { *out = c->WrapHost(device, host, bytes).release(); });
+  }
   static sy_error* BufferViewOf(sy_buffer* parent, uint64_t offset, uint64_t bytes,
                                 sy_buffer** out) {
     if (parent == nullptr || out == nullptr) return Invalid("buffer_view: null argument");
@@ -332,7 +365,8 @@ struct Trampolines {
                                       Prepare,
                                       Execute,
                                       Release,
-                                      BufferViewOf};
+                                      BufferViewOf,
+                                      BufferWrapHost};
     return &api;
   }
 };
@@ -341,6 +375,10 @@ struct Trampolines {
 
 inline std::unique_ptr<sy_buffer> sy_buffer::View(uint64_t offset, uint64_t bytes) {
   return std::make_unique<sy_sdk::BufferView>(*this, offset, bytes);
+}
+
+inline std::unique_ptr<sy_buffer> sy_context::WrapHost(uint32_t, void*, uint64_t) {
+  throw sy_sdk::Error(SY_ERROR_UNSUPPORTED, "this device cannot use host memory in place");
 }
 
 // Defines the plugin's one exported symbol. `info` is a `static const sy_plugin_info`

@@ -451,3 +451,24 @@ INSTANTIATE_TEST_SUITE_P(Session, SessionExample,
 
 }  // namespace
 }  // namespace sy
+
+namespace sy {
+namespace {
+
+// Host-memory devices read graph inputs where the caller keeps them (buffer_wrap_host):
+// no copy, and the caller's tensor is unchanged.
+TEST_P(SessionTest, GraphInputsArePassedInPlace) {
+  std::unique_ptr<Session> session = Prepare(DenseReluGraph());
+  ASSERT_NE(session, nullptr);
+  const Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  for (int run = 1; run <= 3; ++run) {
+    Expected<Feeds> out = session->Run({{"x", x}});
+    SY_ASSERT_OK(out);
+    EXPECT_EQ(ValuesOf<float>(out->at("y")), DenseRelu(ValuesOf<float>(x)));
+    EXPECT_EQ(session->stats().inputs_in_place, static_cast<uint64_t>(run));
+  }
+  EXPECT_EQ(ValuesOf<float>(x), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+}  // namespace
+}  // namespace sy

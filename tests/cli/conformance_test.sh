@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `switchyard conformance` end to end: the CPU plugin and the working test plugins
+# conform; the misbehaving test plugin's crash, hang, wrong value and out-of-bounds write
+# are each detected and reported while the run goes on; expectations, JUnit and errors.
+# usage: conformance_test.sh PATH_TO_SWITCHYARD SOURCE_DIR
+set -u
+SY=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+TP="$(dirname "$SY")/../test_plugins"
+failures=0
+passes=0
+
+# expect NAME WANT_EXIT PATTERN -- COMMAND...: as in cli_test.sh.
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want" ]; then
+    echo "FAIL $name: exit $rc, expected $want"; echo "$out" | tail -25
+    failures=$((failures + 1)); return
+  fi
+  if ! grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: output does not match /$pattern/"; echo "$out" | tail -25
+    failures=$((failures + 1)); return
+  fi
+  passes=$((passes + 1))
+}
+
+# The CPU plugin's fast device against cpu-ref: every case of the catalogue.
+expect "cpu conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
+  -- "$SY" conformance --plugin cpu --junit "$TMP/cpu.xml"
+grep -q '<testsuite name="conv"' "$TMP/cpu.xml" && passes=$((passes + 1)) || {
+  echo "FAIL cpu JUnit has no conv suite"; failures=$((failures + 1)); }
+
+# The scheduler's test plugins: partial declines most ops (unsupported, with reasons);
+# remote keeps its buffers out of host reach and must still pass everything it runs.
+expect "partial conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
+  -- "$SY" conformance --plugin "$TP/partial/libswitchyard_test_partial.so" --scope mandatory
+expect "remote conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
+  -- "$SY" conformance --plugin "$TP/remote/libswitchyard_test_remote.so" --scope mandatory \
+  --ops api,add,matmul,conv,gather,softmax,layer_norm,reduce_sum,transpose,concat,where
+
+# The misbehaving plugin: each kind of failure is recorded and the run goes on.
+MIS="$TP/misbehaving/libswitchyard_test_misbehaving.so"
+"$SY" conformance --plugin "$MIS" --ops add,mul,neg,abs,relu,sigmoid,tanh \
+  --cases 'f32 scalar*' --timeout 2 --junit "$TMP/mis.xml" >"$TMP/mis.txt" 2>&1
+rc=$?
+check() {  # check NAME PATTERN: the misbehaving run's output matches
+  if grep -Eq -- "$2" "$TMP/mis.txt"; then passes=$((passes + 1)); else
+    echo "FAIL misbehaving: $1 (no /$2/)"; tail -30 "$TMP/mis.txt"; failures=$((failures + 1)); fi
+}
+[ "$rc" = 1 ] && passes=$((passes + 1)) || { echo "FAIL misbehaving exit $rc, expected 1"; failures=$((failures + 1)); }
+check "crash recorded" '^crashed: neg "f32 .*": the worker was killed by signal'
+check "hang recorded" '^hung: abs "f32 .*": no result after 2 s'
+check "wrong value found" '^fail: relu "f32 .*": 1 of [0-9]+ elements differ; first at 0'
+check "write past the output found" '^fail: sigmoid "f32 .*": wrote outside its output buffer: output 0: byte [0-9]+'
+check "correct ops pass" '^add +[1-9][0-9]* +0 +0 '
+check "declined ops are unsupported" '^tanh +0 +0 +[1-9]'
+check "summary line" '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+grep -q '<failure type="crashed"' "$TMP/mis.xml" && grep -q '<failure type="hung"' "$TMP/mis.xml" &&
+  grep -q '<skipped message="unsupported' "$TMP/mis.xml" && passes=$((passes + 1)) || {
+  echo "FAIL misbehaving JUnit"; head -30 "$TMP/mis.xml"; failures=$((failures + 1)); }
+
+# Expectations: listed failures become expected failures; a listed pass is unexpected.
+cat >"$TMP/expect.txt" <<'TXT'
+# known problems of the misbehaving plugin
+relu f32 scal*: adds one to the first element on purpose
+add f32 *: claimed broken, but it works
+TXT
+expect "expectations" 1 '^unexpected pass: add "f32 .*": passes, but expectations line 3' \
+  -- "$SY" conformance --plugin "$MIS" --ops add,relu --cases 'f32 scalar*' --expectations "$TMP/expect.txt"
+grep -v '^add' "$TMP/expect.txt" >"$TMP/expect2.txt"
+expect "expected failures only" 0 '^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$' \
+  -- "$SY" conformance --plugin "$MIS" --ops add,relu --cases 'f32 scalar*' --expectations "$TMP/expect2.txt"
+expect "--json" 1 '"failed":[1-9][0-9]*,.*"outcome":"fail"' \
+  -- "$SY" conformance --plugin "$MIS" --ops relu --cases 'f32 scalar*' --json
+
+# Command-line errors.
+expect "no --plugin" 2 "--plugin is required" -- "$SY" conformance
+expect "unknown op" 2 'unknown op "nope"' -- "$SY" conformance --plugin cpu --ops nope
+expect "bad scope" 2 "--scope must be mandatory or all" -- "$SY" conformance --plugin cpu --scope some
+expect "missing plugin file" 1 "no such file" -- "$SY" conformance --plugin "$TMP/none.so"
+expect "unknown plugin name" 1 'no loaded plugin of that name' -- "$SY" conformance --plugin nosuch
+printf 'relu\n' >"$TMP/bad.txt"
+expect "malformed expectations" 2 'bad.txt:1: expected "<op glob> <label glob>: <reason>"' \
+  -- "$SY" conformance --plugin cpu --ops relu --expectations "$TMP/bad.txt"
+expect "not a plugin" 1 "failed" -- "$SY" conformance --plugin "$SRC/README.md" --ops api
+expect "--help" 0 "usage: switchyard conformance" -- "$SY" conformance --help
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]

@@ -1,0 +1,91 @@
+// CasesFor: the shared case builder and the dispatch to the family files
+// (op_cases_<family>.cpp), which hold the cases themselves.
+#include "conformance/op_cases.h"
+
+#include "conformance/op_cases_internal.h"
+
+namespace sy::conformance {
+namespace detail {
+
+std::string ShapeLabel(const Shape& shape) { return IntsLabel(shape); }
+
+std::string IntsLabel(const std::vector<int64_t>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ",";
+    text += std::to_string(values[i]);
+  }
+  return text + "]";
+}
+
+Attrs A(std::initializer_list<std::pair<std::string, AttrValue>> items) {
+  Attrs attrs;
+  for (const auto& [name, value] : items) attrs.Set(name, value);
+  return attrs;
+}
+
+std::vector<DType> SchemaDTypes(std::string_view op, size_t var) {
+  std::vector<DType> dtypes;
+  const OpSchema* schema = OpRegistry::Global().Find(op);
+  if (schema == nullptr || var >= schema->type_vars.size()) return dtypes;
+  for (int d = 0; d < kNumDTypes; ++d) {
+    const auto dtype = static_cast<DType>(d);
+    if (schema->type_vars[var].allowed.contains(dtype)) dtypes.push_back(dtype);
+  }
+  return dtypes;
+}
+
+bool MandatoryDType(DType dtype) {
+  return dtype != DType::kF16 && dtype != DType::kBF16 && dtype != DType::kF64;
+}
+
+OpCase& CaseBuilder::Add(DType dtype, std::string_view rest, std::vector<CaseInput> inputs,
+                         Attrs attrs, int num_outputs) {
+  OpCase c;
+  c.op = op_;
+  c.label = std::string(DTypeName(dtype));
+  if (!rest.empty()) {
+    // "f32->i8 ..." (cast) continues the dtype without a space.
+    if (rest.substr(0, 2) != "->") c.label += " ";
+    c.label += rest;
+  }
+  c.inputs = std::move(inputs);
+  c.attrs = std::move(attrs);
+  c.num_outputs = num_outputs;
+  c.mandatory = MandatoryDType(dtype);
+  cases_.push_back(std::move(c));
+  return cases_.back();
+}
+
+OpCase& CaseBuilder::Special(DType dtype, std::string_view rest, std::vector<CaseInput> inputs,
+                             Attrs attrs, int num_outputs) {
+  OpCase& c = Add(dtype, rest, std::move(inputs), std::move(attrs), num_outputs);
+  c.special_values = true;
+  return c;
+}
+
+OpCase& CaseBuilder::Large(DType dtype, std::string_view rest, std::vector<CaseInput> inputs,
+                           Attrs attrs, int num_outputs) {
+  OpCase& c = Add(dtype, rest, std::move(inputs), std::move(attrs), num_outputs);
+  c.mandatory = false;
+  return c;
+}
+
+}  // namespace detail
+
+std::vector<OpCase> CasesFor(std::string_view op) {
+  using Family = std::vector<OpCase> (*)(std::string_view);
+  static constexpr Family kFamilies[] = {
+      detail::UnaryCases,         detail::BinaryCases,    detail::MovementCases,
+      detail::IndexingCases,      detail::ReductionCases, detail::LinalgConvCases,
+      detail::NormalizationCases, detail::NeuralCases,
+  };
+  if (OpRegistry::Global().Find(op) == nullptr) return {};
+  for (Family family : kFamilies) {
+    std::vector<OpCase> cases = family(op);
+    if (!cases.empty()) return cases;
+  }
+  return {};
+}
+
+}  // namespace sy::conformance

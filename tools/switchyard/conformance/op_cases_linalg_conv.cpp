@@ -1,0 +1,263 @@
+// Op cases of linear algebra, convolution and pooling: matmul, gemm, conv,
+// conv_transpose, max_pool, avg_pool and global_avg_pool.
+//
+// Sizes are odd and not multiples of any vector width or tile (7, 13, 17, 33, 65) so that
+// blocked kernels hit their remainders. The 1M cases have about 1M outputs at a modest
+// reduction length (K = 32 for matmul, 36 for conv), so that cpu-ref's plain loops stay
+// within a second each.
+#include <string>
+
+#include "conformance/op_cases_internal.h"
+
+namespace sy::conformance::detail {
+namespace {
+
+// A case: label, input shapes (all of the op's dtype), attributes.
+struct Shapes {
+  std::string label;
+  std::vector<Shape> inputs;
+  Attrs attrs;
+};
+
+std::vector<OpCase> Expand(std::string_view op, const std::vector<Shapes>& cases,
+                           const std::vector<Shapes>& special, const Shapes& large) {
+  CaseBuilder b(op);
+  auto inputs = [](DType d, const Shapes& c) {
+    std::vector<CaseInput> in;
+    for (const Shape& s : c.inputs) in.push_back(In(d, s));
+    return in;
+  };
+  for (DType d : SchemaDTypes(op)) {
+    for (const Shapes& c : cases) b.Add(d, c.label, inputs(d, c), c.attrs);
+    if (!IsFloat(d)) continue;
+    for (const Shapes& c : special) b.Special(d, "special " + c.label, inputs(d, c), c.attrs);
+  }
+  b.Large(DType::kF32, "1M " + large.label, inputs(DType::kF32, large), large.attrs);
+  return b.Take();
+}
+
+// matmul (floats and integers; integer products wrap like NumPy's): 2-D, the 1-D
+// promotions, batches with broadcasting, K = 0 (a sum of nothing: zeros) and M = 0.
+std::vector<OpCase> MatmulCases() {
+  return Expand("matmul",
+                {
+                    {"[3,5]x[5,7]", {{3, 5}, {5, 7}}, {}},
+                    {"[17,33]x[33,65]", {{17, 33}, {33, 65}}, {}},
+                    {"[1,13]x[13,1]", {{1, 13}, {13, 1}}, {}},
+                    {"[5]x[5]", {{5}, {5}}, {}},
+                    {"[5]x[5,7]", {{5}, {5, 7}}, {}},
+                    {"[3,5]x[5]", {{3, 5}, {5}}, {}},
+                    {"[2,3,5]x[2,5,7]", {{2, 3, 5}, {2, 5, 7}}, {}},
+                    {"[2,1,3,5]x[4,5,7]", {{2, 1, 3, 5}, {4, 5, 7}}, {}},
+                    {"[2,3,5]x[5,4]", {{2, 3, 5}, {5, 4}}, {}},
+                    {"[7]x[3,7,2]", {{7}, {3, 7, 2}}, {}},
+                    {"empty K=0 [3,0]x[0,4]", {{3, 0}, {0, 4}}, {}},
+                    {"empty M=0 [0,5]x[5,4]", {{0, 5}, {5, 4}}, {}},
+                    {"empty batch [0,3,5]x[5,4]", {{0, 3, 5}, {5, 4}}, {}},
+                },
+                {}, {"[1024,32]x[32,1025]", {{1024, 32}, {32, 1025}}, {}});
+}
+
+Attrs Gemm(double alpha, double beta, int64_t trans_a, int64_t trans_b) {
+  Attrs a;
+  if (alpha != 1) a.Set("alpha", F(alpha));
+  if (beta != 1) a.Set("beta", F(beta));
+  if (trans_a != 0) a.Set("trans_a", I(trans_a));
+  if (trans_b != 0) a.Set("trans_b", I(trans_b));
+  return a;
+}
+
+std::vector<OpCase> GemmCases() {
+  return Expand(
+      "gemm",
+      {
+          {"[3,5]x[5,7]", {{3, 5}, {5, 7}}, {}},
+          {"[3,5]x[5,7]+[7]", {{3, 5}, {5, 7}, {7}}, {}},
+          {"[3,5]x[5,7]+[3,7]", {{3, 5}, {5, 7}, {3, 7}}, {}},
+          {"[3,5]x[5,7]+[3,1]", {{3, 5}, {5, 7}, {3, 1}}, {}},
+          {"[3,5]x[5,7]+[]", {{3, 5}, {5, 7}, {}}, {}},
+          {"trans_a [5,3]x[5,7]+[7]", {{5, 3}, {5, 7}, {7}}, Gemm(1, 1, 1, 0)},
+          {"trans_b [3,5]x[7,5]+[7]", {{3, 5}, {7, 5}, {7}}, Gemm(1, 1, 0, 1)},
+          {"trans_a trans_b [5,3]x[7,5]", {{5, 3}, {7, 5}}, Gemm(1, 1, 1, 1)},
+          {"alpha=0.5 beta=2 [3,5]x[5,7]+[3,7]", {{3, 5}, {5, 7}, {3, 7}}, Gemm(0.5, 2, 0, 0)},
+          {"beta=0 [3,5]x[5,7]+[7]", {{3, 5}, {5, 7}, {7}}, Gemm(1, 0, 0, 0)},
+          {"alpha=-1.5 trans_b [17,33]x[65,33]+[65]",
+           {{17, 33}, {65, 33}, {65}},
+           Gemm(-1.5, 1, 0, 1)},
+          {"empty K=0 [3,0]x[0,4]+[4]", {{3, 0}, {0, 4}, {4}}, {}},
+          {"empty M=0 [0,5]x[5,4]+[4]", {{0, 5}, {5, 4}, {4}}, {}},
+      },
+      {}, {"[1024,32]x[32,1025]+[1025]", {{1024, 32}, {32, 1025}, {1025}}, {}});
+}
+
+// Window attributes of conv, conv_transpose and the pools; empty lists are left out.
+Attrs Window(std::vector<int64_t> strides, std::vector<int64_t> pads,
+             std::vector<int64_t> dilations, int64_t group = 1) {
+  Attrs a;
+  if (!strides.empty()) a.Set("strides", Ints(std::move(strides)));
+  if (!pads.empty()) a.Set("pads", Ints(std::move(pads)));
+  if (!dilations.empty()) a.Set("dilations", Ints(std::move(dilations)));
+  if (group != 1) a.Set("group", I(group));
+  return a;
+}
+
+std::vector<OpCase> ConvCases() {
+  return Expand(
+      "conv",
+      {
+          {"[1,2,7,13] w=[4,2,3,3]", {{1, 2, 7, 13}, {4, 2, 3, 3}}, {}},
+          {"[1,2,7,13] w=[4,2,3,3] bias", {{1, 2, 7, 13}, {4, 2, 3, 3}, {4}}, {}},
+          {"[2,3,9,11] w=[5,3,3,3] strides=[2,2]",
+           {{2, 3, 9, 11}, {5, 3, 3, 3}, {5}},
+           Window({2, 2}, {}, {})},
+          {"[1,2,7,13] w=[4,2,3,3] pads=[1,1,1,1]",
+           {{1, 2, 7, 13}, {4, 2, 3, 3}, {4}},
+           Window({}, {1, 1, 1, 1}, {})},
+          {"[1,2,7,13] w=[3,2,3,5] pads=[0,1,2,0]",
+           {{1, 2, 7, 13}, {3, 2, 3, 5}},
+           Window({}, {0, 1, 2, 0}, {})},
+          {"[1,2,9,13] w=[4,2,3,3] dilations=[2,3]",
+           {{1, 2, 9, 13}, {4, 2, 3, 3}, {4}},
+           Window({}, {}, {2, 3})},
+          {"[1,3,11,12] w=[4,3,3,2] s=[2,3] p=[1,0,2,1] d=[2,1]",
+           {{1, 3, 11, 12}, {4, 3, 3, 2}, {4}},
+           Window({2, 3}, {1, 0, 2, 1}, {2, 1})},
+          {"[1,4,7,13] w=[6,2,3,3] group=2",
+           {{1, 4, 7, 13}, {6, 2, 3, 3}, {6}},
+           Window({}, {1, 1, 1, 1}, {}, 2)},
+          {"[2,6,7,9] w=[6,1,3,3] depthwise",
+           {{2, 6, 7, 9}, {6, 1, 3, 3}, {6}},
+           Window({1, 2}, {1, 1, 1, 1}, {}, 6)},
+          {"[1,5,7,13] w=[3,5,1,1]", {{1, 5, 7, 13}, {3, 5, 1, 1}}, {}},
+          {"[1,2,5,6] w=[3,2,5,6] full", {{1, 2, 5, 6}, {3, 2, 5, 6}, {3}}, {}},
+          {"1-D [2,3,17] w=[4,3,5]", {{2, 3, 17}, {4, 3, 5}, {4}}, Window({2}, {2, 1}, {})},
+          {"3-D [1,2,5,6,7] w=[3,2,3,3,3]",
+           {{1, 2, 5, 6, 7}, {3, 2, 3, 3, 3}, {3}},
+           Window({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {})},
+          {"empty N=0 [0,2,7,13] w=[4,2,3,3]", {{0, 2, 7, 13}, {4, 2, 3, 3}}, {}},
+          {"empty C=0 [1,0,7,13] w=[4,0,3,3] bias", {{1, 0, 7, 13}, {4, 0, 3, 3}, {4}}, {}},
+      },
+      {},
+      {"[1,4,256,256] w=[16,4,3,3] pads=[1,1,1,1]",
+       {{1, 4, 256, 256}, {16, 4, 3, 3}, {16}},
+       Window({}, {1, 1, 1, 1}, {})});
+}
+
+std::vector<OpCase> ConvTransposeCases() {
+  auto output_padding = [](Attrs a, std::vector<int64_t> op) {
+    a.Set("output_padding", Ints(std::move(op)));
+    return a;
+  };
+  return Expand("conv_transpose",
+                {
+                    {"[1,2,5,7] w=[2,3,3,3]", {{1, 2, 5, 7}, {2, 3, 3, 3}}, {}},
+                    {"[1,2,5,7] w=[2,3,3,3] bias", {{1, 2, 5, 7}, {2, 3, 3, 3}, {3}}, {}},
+                    {"[2,3,5,6] w=[3,2,3,3] strides=[2,2]",
+                     {{2, 3, 5, 6}, {3, 2, 3, 3}, {2}},
+                     Window({2, 2}, {}, {})},
+                    {"[1,2,5,7] w=[2,3,3,3] strides=[2,2] pads=[1,1,1,1]",
+                     {{1, 2, 5, 7}, {2, 3, 3, 3}, {3}},
+                     Window({2, 2}, {1, 1, 1, 1}, {})},
+                    {"[1,2,5,7] w=[2,3,3,4] s=[2,3] output_padding=[1,2]",
+                     {{1, 2, 5, 7}, {2, 3, 3, 4}, {3}},
+                     output_padding(Window({2, 3}, {0, 1, 1, 0}, {}), {1, 2})},
+                    {"[1,2,5,7] w=[2,3,3,3] dilations=[2,2]",
+                     {{1, 2, 5, 7}, {2, 3, 3, 3}},
+                     Window({}, {}, {2, 2})},
+                    {"[1,4,5,7] w=[4,2,3,3] group=2",
+                     {{1, 4, 5, 7}, {4, 2, 3, 3}, {4}},
+                     Window({2, 1}, {1, 0, 0, 1}, {}, 2)},
+                    {"1-D [2,3,9] w=[3,4,5]", {{2, 3, 9}, {3, 4, 5}, {4}}, Window({3}, {1, 2}, {})},
+                    {"3-D [1,2,3,4,5] w=[2,3,2,3,2]",
+                     {{1, 2, 3, 4, 5}, {2, 3, 2, 3, 2}, {3}},
+                     Window({2, 1, 2}, {}, {})},
+                    {"empty N=0 [0,2,5,7] w=[2,3,3,3]", {{0, 2, 5, 7}, {2, 3, 3, 3}}, {}},
+                },
+                {},
+                {"[1,16,128,128] w=[16,16,2,2] strides=[2,2]",
+                 {{1, 16, 128, 128}, {16, 16, 2, 2}, {16}},
+                 Window({2, 2}, {}, {})});
+}
+
+Attrs Pool(std::vector<int64_t> kernel, std::vector<int64_t> strides = {},
+           std::vector<int64_t> pads = {}, std::vector<int64_t> dilations = {},
+           int64_t ceil_mode = 0) {
+  Attrs a = Window(std::move(strides), std::move(pads), std::move(dilations));
+  a.Set("kernel_shape", Ints(std::move(kernel)));
+  if (ceil_mode != 0) a.Set("ceil_mode", I(ceil_mode));
+  return a;
+}
+
+std::vector<OpCase> PoolCases(std::string_view op) {
+  std::vector<Shapes> cases = {
+      {"[1,2,7,13] k=[3,3]", {{1, 2, 7, 13}}, Pool({3, 3})},
+      {"[2,3,9,11] k=[2,2] s=[2,2]", {{2, 3, 9, 11}}, Pool({2, 2}, {2, 2})},
+      {"[1,2,7,13] k=[3,3] pads=[1,1,1,1]", {{1, 2, 7, 13}}, Pool({3, 3}, {}, {1, 1, 1, 1})},
+      {"[1,2,7,13] k=[3,2] s=[2,3] p=[1,0,0,1]",
+       {{1, 2, 7, 13}},
+       Pool({3, 2}, {2, 3}, {1, 0, 0, 1})},
+      {"[1,2,8,13] k=[3,3] s=[2,2] ceil", {{1, 2, 8, 13}}, Pool({3, 3}, {2, 2}, {}, {}, 1)},
+      {"[1,2,9,13] k=[2,3] dilations=[2,2]", {{1, 2, 9, 13}}, Pool({2, 3}, {}, {}, {2, 2})},
+      {"[1,3,7,13] k=[1,1]", {{1, 3, 7, 13}}, Pool({1, 1})},
+      {"[1,2,7,13] k=[7,13]", {{1, 2, 7, 13}}, Pool({7, 13})},
+      {"1-D [2,3,17] k=[3] s=[2] p=[1,1]", {{2, 3, 17}}, Pool({3}, {2}, {1, 1})},
+      {"3-D [1,2,5,6,7] k=[2,3,2] s=[1,2,2]", {{1, 2, 5, 6, 7}}, Pool({2, 3, 2}, {1, 2, 2})},
+      {"empty N=0 [0,2,7,13] k=[3,3]", {{0, 2, 7, 13}}, Pool({3, 3})},
+  };
+  if (op == "avg_pool") {
+    Attrs include = Pool({3, 3}, {2, 2}, {1, 1, 1, 1});
+    include.Set("count_include_pad", I(1));
+    cases.push_back(
+        {"[1,2,7,13] k=[3,3] s=[2,2] p=[1,1,1,1] count_include_pad", {{1, 2, 7, 13}}, include});
+    Attrs include_ceil = Pool({3, 3}, {2, 2}, {1, 0, 1, 0}, {}, 1);
+    include_ceil.Set("count_include_pad", I(1));
+    cases.push_back(
+        {"[1,2,8,12] k=[3,3] s=[2,2] ceil count_include_pad", {{1, 2, 8, 12}}, include_ceil});
+  }
+  std::vector<OpCase> out = Expand(op, cases, {},
+                                   {"[1,16,256,256] k=[3,3] pads=[1,1,1,1]",
+                                    {{1, 16, 256, 256}},
+                                    Pool({3, 3}, {}, {1, 1, 1, 1})});
+  if (op == "max_pool") {
+    // NaN through the window: cpu-ref propagates it (like reduce_max); ONNX does not say,
+    // so this is outside the mandatory scope. (avg_pool has no special values: an f32
+    // window sum of two -3e38 overflows where cpu-ref's double sum does not.)
+    CaseBuilder b(op);
+    for (DType d : SchemaDTypes(op)) {
+      b.Special(d, "special [1,2,7,13] k=[3,3] pads=[1,1,1,1]", {In(d, {1, 2, 7, 13})},
+                Pool({3, 3}, {}, {1, 1, 1, 1}))
+          .mandatory = false;
+    }
+    for (OpCase& c : b.Take()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<OpCase> GlobalAvgPoolCases() {
+  return Expand("global_avg_pool",
+                {
+                    {"[1,2,7,13]", {{1, 2, 7, 13}}, {}},
+                    {"[2,3,17]", {{2, 3, 17}}, {}},
+                    {"[1,2,3,4,5]", {{1, 2, 3, 4, 5}}, {}},
+                    {"[1,3,1,1]", {{1, 3, 1, 1}}, {}},
+                    {"[2,2,31,33]", {{2, 2, 31, 33}}, {}},
+                    {"empty N=0 [0,2,7,13]", {{0, 2, 7, 13}}, {}},
+                    {"empty C=0 [2,0,5,5]", {{2, 0, 5, 5}}, {}},
+                    {"empty H=0 [1,2,0,5]", {{1, 2, 0, 5}}, {}},
+                },
+                {}, {"[2,16,181,181]", {{2, 16, 181, 181}}, {}});
+}
+
+}  // namespace
+
+std::vector<OpCase> LinalgConvCases(std::string_view op) {
+  if (op == "matmul") return MatmulCases();
+  if (op == "gemm") return GemmCases();
+  if (op == "conv") return ConvCases();
+  if (op == "conv_transpose") return ConvTransposeCases();
+  if (op == "max_pool" || op == "avg_pool") return PoolCases(op);
+  if (op == "global_avg_pool") return GlobalAvgPoolCases();
+  return {};
+}
+
+}  // namespace sy::conformance::detail
