@@ -13,56 +13,6 @@ namespace {
   throw sy_sdk::Error(code, message);
 }
 
-sy::Expected<sy::AttrValue> DecodeAttr(const sy_attr& a) {
-  switch (a.kind) {
-    case SY_ATTR_INT:
-      return sy::AttrValue(a.i);
-    case SY_ATTR_FLOAT:
-      return sy::AttrValue(a.f);
-    case SY_ATTR_STRING:
-      return sy::AttrValue(std::string(a.s ? a.s : ""));
-    case SY_ATTR_INTS:
-      if (a.count && a.ints == nullptr) break;
-      return sy::AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
-    case SY_ATTR_FLOATS:
-      if (a.count && a.floats == nullptr) break;
-      return sy::AttrValue(std::vector<double>(a.floats, a.floats + a.count));
-    case SY_ATTR_STRINGS: {
-      if (a.count && a.strings == nullptr) break;
-      std::vector<std::string> out;
-      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
-      return sy::AttrValue(std::move(out));
-    }
-    default:
-      break;
-  }
-  return sy::InvalidArgument("malformed attribute");
-}
-
-sy::TensorType DecodeType(const sy_tensor_type& t) {
-  if (t.dtype >= static_cast<uint32_t>(sy::kNumDTypes) || (t.rank && t.dims == nullptr)) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed tensor type");
-  }
-  sy::TensorType type{static_cast<sy::DType>(t.dtype), sy::Shape(t.dims, t.dims + t.rank)};
-  if (!sy::CheckedElementCount(type.shape).ok()) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: bad tensor shape");
-  }
-  return type;
-}
-
-sy_error_code ToErrorCode(sy::StatusCode code) {
-  switch (code) {
-    case sy::StatusCode::kInvalidArgument:
-      return SY_ERROR_DATA;  // kernels' data errors
-    case sy::StatusCode::kUnsupported:
-      return SY_ERROR_UNSUPPORTED;
-    case sy::StatusCode::kResourceExhausted:
-      return SY_ERROR_RESOURCE_EXHAUSTED;
-    default:
-      return SY_ERROR_INTERNAL;
-  }
-}
-
 std::string NodeLabel(uint32_t n, const sy_node& node) {
   std::string label = "node " + std::to_string(n) + " (" + node.op + ")";
   if (node.name != nullptr && node.name[0] != '\0') label += std::string(" \"") + node.name + "\"";
@@ -78,7 +28,13 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
       (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
     Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
   }
-  for (uint32_t v = 0; v < p.num_values; ++v) values_.push_back(DecodeType(p.values[v]));
+  for (uint32_t v = 0; v < p.num_values; ++v) {
+    auto type = sy::cpu::DecodeType(p.values[v]);
+    if (!type.ok())
+      Fail(SY_ERROR_INVALID_ARGUMENT,
+           "prepare: value " + std::to_string(v) + ": " + type.status().message());
+    values_.push_back(std::move(*type));
+  }
   auto check_value = [&](uint32_t v) {
     if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
     return v;
@@ -111,7 +67,7 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
       Fail(SY_ERROR_UNSUPPORTED, "prepare: " + NodeLabel(n, node) + ": no reference kernel");
     }
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
-      sy::Expected<sy::AttrValue> value = DecodeAttr(node.attrs[a]);
+      sy::Expected<sy::AttrValue> value = sy::cpu::DecodeAttr(node.attrs[a]);
       if (!value.ok() || node.attrs[a].name == nullptr) {
         Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of " + NodeLabel(n, node));
       }
@@ -176,7 +132,7 @@ void RefExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
     // their default.
     const sy::cpu::KernelContext ctx{step.op, step.input_views, step.output_views, step.attrs};
     const sy::Status status = step.kernel(ctx);
-    if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
+    if (!status.ok()) Fail(sy::cpu::KernelErrorCode(status.code()), status.message());
   }
 }
 

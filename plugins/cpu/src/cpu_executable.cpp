@@ -11,54 +11,6 @@ namespace {
   throw sy_sdk::Error(code, message);
 }
 
-Expected<AttrValue> DecodeAttr(const sy_attr& a) {
-  switch (a.kind) {
-    case SY_ATTR_INT:
-      return AttrValue(a.i);
-    case SY_ATTR_FLOAT:
-      return AttrValue(a.f);
-    case SY_ATTR_STRING:
-      return AttrValue(std::string(a.s ? a.s : ""));
-    case SY_ATTR_INTS:
-      if (a.count && a.ints == nullptr) break;
-      return AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
-    case SY_ATTR_FLOATS:
-      if (a.count && a.floats == nullptr) break;
-      return AttrValue(std::vector<double>(a.floats, a.floats + a.count));
-    case SY_ATTR_STRINGS: {
-      if (a.count && a.strings == nullptr) break;
-      std::vector<std::string> out;
-      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
-      return AttrValue(std::move(out));
-    }
-    default:
-      break;
-  }
-  return InvalidArgument("malformed attribute");
-}
-
-TensorType DecodeType(const sy_tensor_type& t) {
-  if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "malformed tensor type");
-  }
-  TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
-  if (!CheckedElementCount(type.shape).ok()) Fail(SY_ERROR_INVALID_ARGUMENT, "bad tensor shape");
-  return type;
-}
-
-sy_error_code ToErrorCode(StatusCode code) {
-  switch (code) {
-    case StatusCode::kInvalidArgument:
-      return SY_ERROR_DATA;  // kernels' data errors
-    case StatusCode::kUnsupported:
-      return SY_ERROR_UNSUPPORTED;
-    case StatusCode::kResourceExhausted:
-      return SY_ERROR_RESOURCE_EXHAUSTED;
-    default:
-      return SY_ERROR_INTERNAL;
-  }
-}
-
 }  // namespace
 
 void CpuExecutable::CheckTypes(uint32_t n, Step& step) const {
@@ -79,7 +31,13 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
       (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
     Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
   }
-  for (uint32_t v = 0; v < p.num_values; ++v) values_.push_back(DecodeType(p.values[v]));
+  for (uint32_t v = 0; v < p.num_values; ++v) {
+    auto type = DecodeType(p.values[v]);
+    if (!type.ok())
+      Fail(SY_ERROR_INVALID_ARGUMENT,
+           "prepare: value " + std::to_string(v) + ": " + type.status().message());
+    values_.push_back(std::move(*type));
+  }
   auto check_value = [&](uint32_t v) {
     if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
     return v;
@@ -153,7 +111,7 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
       step.output_views[i].data = data_[step.outputs[i]];
     const Status status =
         step.kernel({step.op, step.input_views, step.output_views, step.attrs, pool_});
-    if (!status.ok()) Fail(ToErrorCode(status.code()), status.message());
+    if (!status.ok()) Fail(KernelErrorCode(status.code()), status.message());
   }
 }
 

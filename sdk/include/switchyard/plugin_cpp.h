@@ -123,34 +123,8 @@ inline const sy_attr* FindAttr(const sy_node& node, std::string_view name) {
   return nullptr;
 }
 
-// A buffer in host memory, 64-byte aligned; the usual choice for CPU-like devices.
-class HostBuffer : public sy_buffer {
- public:
-  explicit HostBuffer(uint64_t bytes) : size_(bytes) {
-    const uint64_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded < bytes || rounded > SIZE_MAX) throw std::bad_alloc();
-    data_ = static_cast<unsigned char*>(std::aligned_alloc(64, rounded == 0 ? 64 : rounded));
-    if (data_ == nullptr) throw std::bad_alloc();
-  }
-  ~HostBuffer() override { std::free(data_); }
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-
-  uint64_t size() const override { return size_; }
-  void* host_pointer() override { return data_; }
-  void CopyFromHost(uint64_t offset, const void* src, uint64_t bytes) override {
-    if (bytes) std::memcpy(data_ + offset, src, bytes);
-  }
-  void CopyToHost(uint64_t offset, void* dst, uint64_t bytes) const override {
-    if (bytes) std::memcpy(dst, data_ + offset, bytes);
-  }
-
- private:
-  uint64_t size_;
-  unsigned char* data_ = nullptr;
-};
-
-// Host memory owned by the caller, used in place (sy_context::WrapHost). Owns nothing.
+// Host memory used in place, owned by someone else: the caller of buffer_wrap_host
+// (sy_context::WrapHost), or a HostBuffer. Copies are memcpy.
 class WrappedHostBuffer : public sy_buffer {
  public:
   WrappedHostBuffer(void* host, uint64_t bytes)
@@ -164,9 +138,28 @@ class WrappedHostBuffer : public sy_buffer {
     if (bytes) std::memcpy(dst, data_ + offset, bytes);
   }
 
- private:
-  unsigned char* data_;  // the caller's, valid until this buffer is freed
+ protected:
+  unsigned char* data_;  // valid until this buffer is freed
   uint64_t size_;
+};
+
+// A buffer in host memory that owns its bytes, 64-byte aligned; the usual choice for
+// CPU-like devices.
+class HostBuffer : public WrappedHostBuffer {
+ public:
+  explicit HostBuffer(uint64_t bytes) : WrappedHostBuffer(AllocateAligned(bytes), bytes) {}
+  ~HostBuffer() override { std::free(data_); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+ private:
+  static void* AllocateAligned(uint64_t bytes) {
+    const uint64_t rounded = (bytes + 63) / 64 * 64;
+    if (rounded < bytes || rounded > SIZE_MAX) throw std::bad_alloc();
+    void* data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (data == nullptr) throw std::bad_alloc();
+    return data;
+  }
 };
 
 // The default sy_buffer::View: a window onto another buffer. Owns nothing.
