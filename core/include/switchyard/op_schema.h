@@ -77,7 +77,8 @@ struct OpSchema {
   int max_inputs() const;  // kVariadic when the last input is variadic
 };
 
-// All schemas of the catalogue, built once on first use (thread-safe) and never freed.
+// All schemas of the catalogue, built once on first use (thread-safe) and destroyed at
+// exit (or, in a plugin that links core, when the plugin is unloaded).
 class OpRegistry {
  public:
   static const OpRegistry& Global();

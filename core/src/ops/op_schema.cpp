@@ -43,8 +43,10 @@ OpRegistry::OpRegistry() {
 }
 
 const OpRegistry& OpRegistry::Global() {
-  static const OpRegistry* registry = new OpRegistry();  // never freed: lives for the process
-  return *registry;
+  // A static object, not a leaked heap one: plugins link core statically and are
+  // unloaded, and their copy must be destroyed with them.
+  static const OpRegistry registry;
+  return registry;
 }
 
 const OpSchema* OpRegistry::Find(std::string_view name) const {
