@@ -8,5 +8,6 @@ apt-get install -y -qq --no-install-recommends \
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev \
   libboost-filesystem1.81-dev \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
   python3 ca-certificates >/dev/null
 echo "install-deps: done"

@@ -133,6 +133,31 @@ expect "run --strict fails before running" 1 "strict mode forbids" \
 expect "bench mixed devices" 0 '"devices":"cpu:0 \(cpu\), partial:0 \(partial-accel\)".*"median_us"' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2 --json
 
+# The OpenCL plugin, when it is built and finds a device (PoCL in CI): every example on
+# the device alone and with the CPU taking what it declines, against NumPy.
+OPENCL="$(dirname "$SY")/../lib/switchyard/plugins/libswitchyard_opencl.so"
+if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
+  for model in mlp cnn transformer; do
+    expect "run $model on opencl" 0 "ran on opencl:0" -- "$SY" run "$SRC/examples/$model" \
+      --device opencl --compare "$SRC/examples/$model/expected"
+    expect "run $model on opencl,cpu" 0 "matches" -- "$SY" run "$SRC/examples/$model" \
+      --device opencl,cpu --compare "$SRC/examples/$model/expected"
+  done
+  cat >"$TMP/tile.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [2, 3]},
+            {"name": "t", "dtype": "f32", "shape": [4, 3]},
+            {"name": "y", "dtype": "f32", "shape": [4, 3]}],
+ "inputs": [0], "outputs": [2],
+ "nodes": [{"op": "tile", "inputs": [0], "outputs": [1], "attrs": {"repeats": [2, 1]}, "name": "rep"},
+           {"op": "relu", "inputs": [1], "outputs": [2], "name": "act"}]}
+JSON
+  expect "plan says why opencl declines" 0 '"rep" -> cpu:0  \[fallback\] opencl:0 declined: .*not implemented' \
+    -- "$SY" plan "$TMP/tile.json" --device opencl --no-island-pass
+else
+  echo "note: no OpenCL device; the OpenCL runs are skipped"
+fi
+
 # Plugins export exactly their entry symbol.
 for plugin in "$(dirname "$SY")"/../lib/switchyard/plugins/*.so; do
   exported=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')

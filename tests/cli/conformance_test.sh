@@ -44,6 +44,16 @@ expect "remote conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
   -- "$SY" conformance --plugin "$TP/remote/libswitchyard_test_remote.so" --scope mandatory \
   --ops api,add,matmul,conv,gather,softmax,layer_norm,reduce_sum,transpose,concat,where
 
+# The OpenCL plugin, when built and a device exists (PoCL in CI), with its expectations.
+OPENCL="$(dirname "$SY")/../lib/switchyard/plugins/libswitchyard_opencl.so"
+if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
+  expect "opencl conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
+    -- "$SY" conformance --plugin "$OPENCL" --scope mandatory \
+    --expectations "$SRC/plugins/opencl/conformance-expectations.txt"
+else
+  echo "note: no OpenCL device; its conformance run is skipped"
+fi
+
 # The misbehaving plugin: each kind of failure is recorded and the run goes on.
 MIS="$TP/misbehaving/libswitchyard_test_misbehaving.so"
 "$SY" conformance --plugin "$MIS" --ops add,mul,neg,abs,relu,sigmoid,tanh \

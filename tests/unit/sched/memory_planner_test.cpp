@@ -69,7 +69,9 @@ TEST(MemoryPlannerTest, LiveValuesNeverOverlapAndOffsetsAreAligned) {
   EXPECT_EQ(plan.memory[0].arena_bytes, 3u * 256);
   // The output lives to the end of the run.
   for (const ArenaSlot& s : plan.slots) {
-    if (graph.values[s.value].name == "y") EXPECT_EQ(s.last, 2 * 4 + 1);
+    if (graph.values[s.value].name == "y") {
+      EXPECT_EQ(s.last, 2 * 4 + 1);
+    }
   }
 }
 

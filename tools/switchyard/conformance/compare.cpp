@@ -98,8 +98,14 @@ double UlpDistance(DType dtype, double a, double b) {
   if (std::isnan(a) || std::isnan(b)) {
     return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<double>::infinity();
   }
-  return std::fabs(static_cast<double>(OrderedBits(dtype, a)) -
-                   static_cast<double>(OrderedBits(dtype, b)));
+  // In integers: f64 bit patterns do not fit a double's 53-bit mantissa, and a
+  // difference across zero can exceed int64_t.
+  const int64_t x = OrderedBits(dtype, a), y = OrderedBits(dtype, b);  // |x|, |y| < 2^63
+  const auto magnitude = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? -v : v); };
+  const uint64_t distance = (x < 0) == (y < 0) ? (x > y ? static_cast<uint64_t>(x - y)
+                                                        : static_cast<uint64_t>(y - x))
+                                               : magnitude(x) + magnitude(y);
+  return static_cast<double>(distance);
 }
 
 std::string Compare(const Tensor& got, const Tensor& want, const Tolerance& tolerance) {

@@ -1,0 +1,120 @@
+// conv (direct: one work-item per output element) and max_pool / avg_pool over 1 to 3
+// spatial dims. meta holds, per spatial dim d (S of them), 7 longs: in, out, kernel,
+// stride, pad_begin, pad_end, dilation. Semantics of
+// plugins/cpu/src/ref/linalg_conv_ref.cpp: taps in the padding contribute nothing; a pool
+// window without an in-bounds tap gives -inf (max) or NaN (avg, count_include_pad 0).
+
+#pragma OPENCL FP_CONTRACT OFF
+
+typedef CT_A ct;
+
+#define SY_IN(d) meta[7 * (d)]
+#define SY_OUT(d) meta[7 * (d) + 1]
+#define SY_K(d) meta[7 * (d) + 2]
+#define SY_STRIDE(d) meta[7 * (d) + 3]
+#define SY_PAD(d) meta[7 * (d) + 4]
+#define SY_PAD_END(d) meta[7 * (d) + 5]
+#define SY_DIL(d) meta[7 * (d) + 6]
+
+#ifdef CONV
+// x [N, C, in...], w [M, C / group, k...], bias [M] (slot C, with HAS_BIAS) -> y [N, M, out...]
+__kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* wb, ulong wo,
+                      __global const uchar* bb, ulong bo, __global uchar* yb, ulong yo, ulong n,
+                      long C, long M, long group, int S, long in_count, long out_count,
+                      long tap_count, __global const long* meta) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_A* w = SY_CPTR(ST_A, wb, wo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long o = (long)(i % (ulong)out_count);
+  const long nm = (long)(i / (ulong)out_count);
+  const long m = nm % M;
+  const long nb = nm / M;
+  const long cpg = C / group;
+  const long g = m / (M / group);
+  long pos[3] = {0, 0, 0};
+  long rest = o;
+  for (int d = S - 1; d >= 0; --d) {
+    pos[d] = rest % SY_OUT(d);
+    rest /= SY_OUT(d);
+  }
+#ifdef HAS_BIAS
+  __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
+  ct acc = LOAD_C(bias, m);
+#else
+  ct acc = 0;
+#endif
+  for (long c = 0; c < cpg; ++c) {
+    const long x_base = (nb * C + g * cpg + c) * in_count;
+    const long w_base = (m * cpg + c) * tap_count;
+    for (long t = 0; t < tap_count; ++t) {
+      long tr = t, offset = 0, scale = 1;
+      int inside = 1;
+      for (int d = S - 1; d >= 0; --d) {
+        const long k = tr % SY_K(d);
+        tr /= SY_K(d);
+        const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
+        inside = inside && p >= 0 && p < SY_IN(d);
+        offset += p * scale;
+        scale *= SY_IN(d);
+      }
+      if (!inside) continue;
+      acc += LOAD_A(x, x_base + offset) * LOAD_A(w, w_base + t);
+    }
+  }
+  STORE_Y(y, (long)i, acc);
+}
+#endif  // CONV
+
+#ifdef POOL
+// x [N, C, in...] -> y [N, C, out...]; MAX_POOL or the average (COUNT_INCLUDE_PAD: divide
+// by the taps inside the padded input).
+__kernel void sy_pool(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo, ulong n,
+                      int S, long in_count, long out_count, long tap_count,
+                      __global const long* meta) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long o = (long)(i % (ulong)out_count);
+  const long x_base = (long)(i / (ulong)out_count) * in_count;
+  long pos[3] = {0, 0, 0};
+  long rest = o;
+  for (int d = S - 1; d >= 0; --d) {
+    pos[d] = rest % SY_OUT(d);
+    rest /= SY_OUT(d);
+  }
+  ct best = -INFINITY, sum = 0;
+  long in_bounds = 0, in_padded = 0;
+  for (long t = 0; t < tap_count; ++t) {
+    long tr = t, offset = 0, scale = 1;
+    int inside = 1, inside_padded = 1;
+    for (int d = S - 1; d >= 0; --d) {
+      const long k = tr % SY_K(d);
+      tr /= SY_K(d);
+      const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
+      inside = inside && p >= 0 && p < SY_IN(d);
+      inside_padded = inside_padded && p >= -SY_PAD(d) && p < SY_IN(d) + SY_PAD_END(d);
+      offset += p * scale;
+      scale *= SY_IN(d);
+    }
+    if (inside_padded) ++in_padded;
+    if (!inside) continue;
+    ++in_bounds;
+    const ct v = LOAD_A(x, x_base + offset);
+    if (!isnan(best) && (isnan(v) || v > best)) best = v;  // NaN sticks
+    sum += v;
+  }
+#ifdef MAX_POOL
+  STORE_Y(y, (long)i, best);
+#else
+#ifdef COUNT_INCLUDE_PAD
+  const long divisor = in_padded;
+#else
+  const long divisor = in_bounds;
+#endif
+  STORE_Y(y, (long)i, divisor == 0 ? (ct)NAN : sum / (ct)divisor);
+#endif
+}
+#endif  // POOL

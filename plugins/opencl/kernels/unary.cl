@@ -1,0 +1,114 @@
+// The unary elementwise maps: y[i] = UNARY_OP(x[i], p0, p1) for x in slot A, y in slot
+// Y. UNARY_OP names one of the functions below (the host defines it); p0 and p1 are the
+// op's attributes (alpha, beta, clip bounds) in the compute type. Semantics follow the
+// reference kernels (plugins/cpu/src/ref/elementwise_ref.cpp).
+
+// No contraction into fused multiply-adds: results stay those of the separate
+// operations, as in the reference kernels.
+#pragma OPENCL FP_CONTRACT OFF
+
+#if IS_FLOAT_A
+typedef CT_A ct;
+#define SY_ONE ((ct)1)
+#define SY_ZERO ((ct)0)
+#if IS_F64_A
+#define SY_C(x) x
+#else
+#define SY_C(x) x##f
+#endif
+
+inline ct sy_neg(ct x, ct p0, ct p1) { return -x; }
+inline ct sy_abs(ct x, ct p0, ct p1) { return fabs(x); }
+inline ct sy_sign(ct x, ct p0, ct p1) { return x > 0 ? SY_ONE : (x < 0 ? -SY_ONE : x); }
+inline ct sy_exp(ct x, ct p0, ct p1) { return exp(x); }
+inline ct sy_log(ct x, ct p0, ct p1) { return log(x); }
+inline ct sy_sqrt(ct x, ct p0, ct p1) { return sqrt(x); }
+inline ct sy_reciprocal(ct x, ct p0, ct p1) { return SY_ONE / x; }
+inline ct sy_rsqrt(ct x, ct p0, ct p1) { return SY_ONE / sqrt(x); }
+inline ct sy_sin(ct x, ct p0, ct p1) { return sin(x); }
+inline ct sy_cos(ct x, ct p0, ct p1) { return cos(x); }
+inline ct sy_tan(ct x, ct p0, ct p1) { return tan(x); }
+inline ct sy_erf(ct x, ct p0, ct p1) { return erf(x); }
+inline ct sy_tanh(ct x, ct p0, ct p1) { return tanh(x); }
+inline ct sy_floor(ct x, ct p0, ct p1) { return floor(x); }
+inline ct sy_ceil(ct x, ct p0, ct p1) { return ceil(x); }
+inline ct sy_round(ct x, ct p0, ct p1) { return rint(x); }  // half to even
+inline ct sy_relu(ct x, ct p0, ct p1) { return x < 0 ? SY_ZERO : x; }
+
+inline ct sy_sigmoid1(ct x) {
+  if (x >= 0) return SY_ONE / (SY_ONE + exp(-x));
+  const ct e = exp(x);  // NaN lands here and stays NaN
+  return e / (SY_ONE + e);
+}
+inline ct sy_sigmoid(ct x, ct p0, ct p1) { return sy_sigmoid1(x); }
+
+inline ct sy_softplus1(ct x) { return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+inline ct sy_softplus(ct x, ct p0, ct p1) { return sy_softplus1(x); }
+
+inline ct sy_silu(ct x, ct p0, ct p1) {
+  if (isinf(x)) return x > 0 ? x : -SY_ZERO;
+  return x * sy_sigmoid1(x);
+}
+inline ct sy_mish(ct x, ct p0, ct p1) {
+  if (isinf(x)) return x > 0 ? x : -SY_ZERO;
+  return x * tanh(sy_softplus1(x));
+}
+inline ct sy_gelu(ct x, ct p0, ct p1) {
+  if (isinf(x)) return x > 0 ? x : -SY_ZERO;
+  return SY_C(0.5) * x * erfc(-x * SY_C(0.70710678118654752440));
+}
+inline ct sy_gelu_tanh(ct x, ct p0, ct p1) {
+  if (isinf(x)) return x > 0 ? x : -SY_ZERO;
+  const ct k = SY_C(0.79788456080286535588);  // sqrt(2 / pi)
+  const ct z = k * (x + SY_C(0.044715) * x * x * x);
+  return x * sy_sigmoid1((ct)2 * z);
+}
+inline ct sy_hard_sigmoid1(ct x, ct alpha, ct beta) {
+#if IS_F64_A
+  const ct y = alpha * x + beta;  // as the reference computes it
+#else
+  // Fused: alpha and beta carry their float rounding errors, which nearly cancel where
+  // alpha x + beta crosses 0; a rounded product would not (13 ulp at alpha = 0.3).
+  const ct y = fma(alpha, x, beta);
+#endif
+  if (isnan(y)) return y;
+  return y < 0 ? SY_ZERO : (y > 1 ? SY_ONE : y);
+}
+inline ct sy_hard_sigmoid(ct x, ct p0, ct p1) { return sy_hard_sigmoid1(x, p0, p1); }
+inline ct sy_hard_swish(ct x, ct p0, ct p1) {
+  if (isinf(x)) return x > 0 ? x : -SY_ZERO;
+  return x * sy_hard_sigmoid1(x, SY_ONE / (ct)6, SY_C(0.5));
+}
+inline ct sy_softsign(ct x, ct p0, ct p1) {
+  if (isinf(x)) return copysign(SY_ONE, x);
+  return x / (SY_ONE + fabs(x));
+}
+inline ct sy_leaky_relu(ct x, ct p0, ct p1) { return x < 0 ? p0 * x : x; }
+inline ct sy_elu(ct x, ct p0, ct p1) { return x < 0 ? p0 * expm1(x) : x; }
+// p0 = gamma, p1 = gamma * alpha (multiplied in double by the host).
+inline ct sy_selu(ct x, ct p0, ct p1) { return x > 0 ? p0 * x : p1 * expm1(x); }
+// p0 = min, p1 = max (-inf / +inf when absent); NaN passes through.
+inline ct sy_clip(ct x, ct p0, ct p1) {
+  if (x < p0) x = p0;
+  if (x > p1) x = p1;
+  return x;
+}
+
+#else  // integers and bool, in long; wrapping through ulong
+typedef long ct;
+inline ct sy_neg(ct x, ct p0, ct p1) { return (long)((ulong)0 - (ulong)x); }
+inline ct sy_abs(ct x, ct p0, ct p1) { return x < 0 ? (long)((ulong)0 - (ulong)x) : x; }
+inline ct sy_sign(ct x, ct p0, ct p1) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+// p0, p1: the bounds, already ceil/floor-ed and saturated to the dtype by the host.
+inline ct sy_clip(ct x, ct p0, ct p1) { return min(max(x, p0), p1); }
+inline ct sy_not(ct x, ct p0, ct p1) { return x == 0 ? 1 : 0; }
+#endif
+
+__kernel void sy_unary(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo,
+                       ulong n, ct p0, ct p1) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  STORE_Y(y, i, UNARY_OP(LOAD_A(x, i), p0, p1));
+}

@@ -1,0 +1,182 @@
+// How the OpenCL plugin implements an op (docs/opencl.md, "Adding an op").
+//
+// Each op family lives in one file (ops_elementwise.cpp, ops_linalg.cpp, ...) and
+// registers, per op name, two functions with the ClOpRegistry (op_registry.cpp calls
+// each family's Register* function):
+//   supports(node, device, reason)  may this device run the node as typed? (cheap: no
+//                                   compilation; the answer of supports_node)
+//   create(node)                    a ClOp for one node of a partition
+// A ClOp is prepared once (compile its programs, create kernels, upload constant
+// metadata) and then enqueued on every execute. It never allocates or compiles while
+// enqueuing, and never waits: the executable enqueues every node, then waits once.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cl_runtime.h"
+#include "switchyard/attrs.h"
+#include "switchyard/plugin_cpp.h"
+#include "switchyard/shape.h"
+
+namespace sy::opencl {
+
+// A node decoded from the ABI: op, label, input and output types, attributes (normalised
+// by the host: every defaulted attribute is present).
+struct NodeInfo {
+  std::string op;
+  std::string name;
+  std::vector<TensorType> inputs;
+  std::vector<TensorType> outputs;
+  Attrs attrs;
+
+  // "node 3 (add) \"h\"" style prefix for messages.
+  std::string Describe() const;
+};
+
+// Throws sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) on a malformed node.
+NodeInfo DecodeNode(const sy_node& node);
+
+// A bound tensor at execute time: device memory and the byte offset of its first element.
+struct ClTensor {
+  cl_mem mem = nullptr;  // null for an empty tensor
+  uint64_t offset = 0;
+  const TensorType* type = nullptr;
+  int64_t count() const { return ElementCount(type->shape); }
+};
+
+// What ClOp::Prepare may use.
+class PrepareContext {
+ public:
+  // `error_messages`: the executable's, one per error slot.
+  PrepareContext(Device& device, const NodeInfo& node, std::vector<std::string>& error_messages)
+      : device_(device), node_(node), error_messages_(error_messages) {}
+  Device& device() const { return device_; }
+  const NodeInfo& node() const { return node_; }
+
+  // The built program of kernels/<family>.cl with `defines` (compiled once per device;
+  // see program_cache.h), and a new kernel object of it (owned by the caller).
+  cl_program Program(std::string_view family, const std::string& defines, bool uses_f64) const;
+  UniqueKernel Kernel(std::string_view family, const std::string& defines, bool uses_f64,
+                      const char* kernel_name) const;
+  // A read-only device buffer holding `values` (meta data such as shapes and strides).
+  UniqueMem Upload(std::span<const int64_t> values) const;
+  // A slot in the executable's error flags, for a kernel that detects data errors (an
+  // integer division by zero). Execute fails with SY_ERROR_DATA and `message` when the
+  // kernel set the flag.
+  uint32_t ErrorSlot(std::string message);
+
+ private:
+  Device& device_;
+  const NodeInfo& node_;
+  std::vector<std::string>& error_messages_;
+};
+
+// What ClOp::Enqueue receives.
+struct EnqueueContext {
+  cl_command_queue queue;
+  std::span<const ClTensor> inputs;
+  std::span<const ClTensor> outputs;
+  cl_mem error_flags;  // ints, one per ErrorSlot of the executable
+};
+
+class ClOp {
+ public:
+  virtual ~ClOp() = default;
+  virtual void Prepare(PrepareContext& ctx) = 0;
+  virtual void Enqueue(const EnqueueContext& ctx) = 0;
+};
+
+// The parts of a device the support decisions need.
+struct DeviceCaps {
+  bool fp16 = false;
+  bool fp64 = false;
+  size_t max_work_group_size = 1;
+};
+
+using SupportsFn = bool (*)(const NodeInfo& node, const DeviceCaps& device, std::string& reason);
+using CreateFn = std::unique_ptr<ClOp> (*)(const NodeInfo& node);
+
+class ClOpRegistry {
+ public:
+  struct Entry {
+    std::string_view op;
+    SupportsFn supports;
+    CreateFn create;
+  };
+  void Add(std::string_view op, SupportsFn supports, CreateFn create) {
+    entries_.push_back({op, supports, create});
+  }
+  const Entry* Find(std::string_view op) const {
+    for (const Entry& e : entries_) {
+      if (e.op == op) return &e;
+    }
+    return nullptr;
+  }
+  std::span<const Entry> entries() const { return entries_; }
+
+  // Every family registered (op_registry.cpp).
+  static const ClOpRegistry& Global();
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// The families (one per ops_*.cpp file).
+void RegisterElementwiseOps(ClOpRegistry& registry);
+void RegisterMovementOps(ClOpRegistry& registry);
+void RegisterLinalgOps(ClOpRegistry& registry);
+void RegisterSoftmaxOps(ClOpRegistry& registry);
+void RegisterNormalizationOps(ClOpRegistry& registry);
+void RegisterAttentionOps(ClOpRegistry& registry);
+void RegisterReductionOps(ClOpRegistry& registry);
+void RegisterConvOps(ClOpRegistry& registry);
+
+// ---- helpers for op implementations ----------------------------------------------------
+
+// The reason of every decline for an op that is registered but not implemented for this
+// dtype or device: "f64 needs cl_khr_fp64, which this device lacks" etc. Returns true
+// when every dtype in `types` is usable on the device.
+bool DTypesUsable(std::span<const TensorType> types, const DeviceCaps& device, std::string& reason);
+
+// A kernel argument of any trivially copyable type, or a cl_mem.
+class KernelArgs {
+ public:
+  KernelArgs(cl_kernel kernel) : kernel_(kernel) {}
+  template <typename T>
+  KernelArgs& Add(const T& value) {
+    Set(sizeof(T), &value);
+    return *this;
+  }
+  // A tensor: (mem, byte offset) as two arguments.
+  KernelArgs& Tensor(const ClTensor& t) {
+    Add(t.mem);
+    return Add(static_cast<cl_ulong>(t.offset));
+  }
+  // A compute-type scalar of `dtype` (float, double or long): `value` converted.
+  KernelArgs& Scalar(DType dtype, double value);
+  KernelArgs& IntScalar(DType dtype, int64_t value);  // long for integer dtypes
+
+ private:
+  void Set(size_t size, const void* value);
+  cl_kernel kernel_;
+  cl_uint index_ = 0;
+};
+
+// Enqueues `kernel` over n work-items (nothing when n is 0).
+void Launch1D(cl_command_queue queue, cl_kernel kernel, uint64_t n);
+
+// NumPy broadcasting of several inputs to `out`: the output dims and each input's element
+// strides (0 along broadcast dims), with dims of size 1 dropped and adjacent dims merged
+// where every input allows. Returns rank r >= 1 and fills meta = dims[r], then each
+// input's strides[r].
+int CollapseBroadcast(std::span<const int64_t> out, std::span<const Shape> inputs,
+                      std::vector<int64_t>& meta);
+
+}  // namespace sy::opencl

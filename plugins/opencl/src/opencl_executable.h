@@ -1,0 +1,49 @@
+// A partition prepared for one OpenCL device: each node's ClOp picked, its programs
+// compiled and kernels created, intermediates allocated, all at prepare time. Execute
+// enqueues every node on the executable's own in-order queue, waits once (ABI v1 is
+// synchronous), then checks the data-error flags the kernels may have set.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cl_op.h"
+#include "cl_runtime.h"
+
+namespace sy::opencl {
+
+class OpenClExecutable : public sy_executable {
+ public:
+  // Throws sy_sdk::Error: SY_ERROR_INVALID_ARGUMENT for a malformed partition or node
+  // types that disagree with the op's shape rule, SY_ERROR_UNSUPPORTED for a node the
+  // device declines, SY_ERROR_INTERNAL with the build log when a kernel does not compile.
+  OpenClExecutable(Device& device, const sy_partition& partition);
+
+  void Execute(sy_buffer* const* buffers, uint32_t count) override;
+
+ private:
+  struct Step {
+    NodeInfo node;
+    std::unique_ptr<ClOp> op;
+    std::vector<uint32_t> inputs, outputs;  // value indices
+    std::vector<ClTensor> input_tensors, output_tensors;
+  };
+
+  Device& device_;
+  UniqueQueue queue_;
+  std::vector<TensorType> values_;
+  std::vector<Step> steps_;
+  std::vector<uint32_t> bound_;                   // partition inputs, then outputs
+  std::vector<std::unique_ptr<ClBuffer>> owned_;  // intermediates
+  std::vector<ClTensor> tensors_;                 // per value: where its bytes are
+  std::vector<uint64_t> bytes_;                   // per value
+  std::vector<std::string> error_messages_;       // per error slot
+  UniqueMem error_flags_;                         // ints, one per slot (at least one)
+  std::vector<cl_int> flags_host_;
+};
+
+// Whether `device` can run `node`; the reason otherwise (supports_node).
+bool SupportsNode(const Device& device, const NodeInfo& node, std::string& reason);
+
+}  // namespace sy::opencl

@@ -1,0 +1,353 @@
+// The OpenCL plugin through its C ABI, for what the conformance suite does not see:
+// multi-node partitions with intermediates, views at arena offsets bound to execute,
+// integer division by zero as a data error, direct device-to-device copies, declines
+// with a reason, and compilation at prepare time.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "opencl_test_util.h"
+#include "switchyard/plugin.h"
+#include "test_util.h"
+
+namespace sy::opencl {
+namespace {
+
+// A tensor type that owns its dims.
+struct Type {
+  sy_dtype dtype;
+  std::vector<int64_t> dims;
+};
+
+// One node of a partition under construction.
+struct NodeSpec {
+  std::string op;
+  std::vector<uint32_t> inputs, outputs;
+  std::vector<sy_attr> attrs;
+};
+
+// Builds the ABI structs for a partition over `values`.
+class PartitionBuilder {
+ public:
+  explicit PartitionBuilder(std::vector<Type> values) : values_(std::move(values)) {}
+  void Add(NodeSpec node) { nodes_.push_back(std::move(node)); }
+
+  const sy_partition& Build(std::vector<uint32_t> inputs, std::vector<uint32_t> outputs) {
+    inputs_ = std::move(inputs);
+    outputs_ = std::move(outputs);
+    types_.clear();
+    for (const Type& t : values_) {
+      types_.push_back(
+          {static_cast<uint32_t>(t.dtype), static_cast<uint32_t>(t.dims.size()), t.dims.data()});
+    }
+    node_types_.assign(nodes_.size(), {});
+    raw_nodes_.clear();
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      NodeSpec& spec = nodes_[n];
+      auto& [in, out] = node_types_[n];
+      for (uint32_t v : spec.inputs) in.push_back(types_[v]);
+      for (uint32_t v : spec.outputs) out.push_back(types_[v]);
+      sy_node node{};
+      node.struct_size = sizeof node;
+      node.abi_version = SY_PLUGIN_ABI_VERSION;
+      node.op = spec.op.c_str();
+      node.name = "";
+      node.num_inputs = static_cast<uint32_t>(in.size());
+      node.num_outputs = static_cast<uint32_t>(out.size());
+      node.inputs = in.data();
+      node.outputs = out.data();
+      node.num_attrs = static_cast<uint32_t>(spec.attrs.size());
+      node.attrs = spec.attrs.data();
+      node.input_values = spec.inputs.data();
+      node.output_values = spec.outputs.data();
+      raw_nodes_.push_back(node);
+    }
+    partition_ = {};
+    partition_.struct_size = sizeof partition_;
+    partition_.abi_version = SY_PLUGIN_ABI_VERSION;
+    partition_.num_values = static_cast<uint32_t>(types_.size());
+    partition_.num_nodes = static_cast<uint32_t>(raw_nodes_.size());
+    partition_.values = types_.data();
+    partition_.nodes = raw_nodes_.data();
+    partition_.num_inputs = static_cast<uint32_t>(inputs_.size());
+    partition_.num_outputs = static_cast<uint32_t>(outputs_.size());
+    partition_.inputs = inputs_.data();
+    partition_.outputs = outputs_.data();
+    return partition_;
+  }
+
+ private:
+  std::vector<Type> values_;
+  std::vector<NodeSpec> nodes_;
+  std::vector<sy_tensor_type> types_;
+  std::vector<std::pair<std::vector<sy_tensor_type>, std::vector<sy_tensor_type>>> node_types_;
+  std::vector<sy_node> raw_nodes_;
+  std::vector<uint32_t> inputs_, outputs_;
+  sy_partition partition_{};
+};
+
+class OpenClPluginTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (test::FirstDevice().second == nullptr) GTEST_SKIP() << "no OpenCL device";
+    setenv("SWITCHYARD_OPENCL_CACHE", (cache_.path() / "programs").c_str(), 1);
+    handle_ = dlopen(SY_OPENCL_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << dlerror();
+    auto query = reinterpret_cast<sy_plugin_query_fn>(dlsym(handle_, SY_PLUGIN_QUERY_SYMBOL));
+    ASSERT_NE(query, nullptr);
+    api_ = query(SY_PLUGIN_ABI_VERSION);
+    ASSERT_NE(api_, nullptr);
+    ASSERT_EQ(api_->initialize(nullptr, &context_), nullptr);
+    ASSERT_GT(api_->device_count(context_), 0u) << api_->context_status(context_);
+  }
+  void TearDown() override {
+    if (context_ != nullptr) api_->shutdown(context_);
+    if (handle_ != nullptr) dlclose(handle_);
+    unsetenv("SWITCHYARD_OPENCL_CACHE");
+  }
+
+  // Expects success, or fails with the error's message.
+  void Ok(sy_error* error) {
+    if (error == nullptr) return;
+    ADD_FAILURE() << api_->error_message(error);
+    api_->error_destroy(error);
+  }
+  // The error code (0 for success), destroying the error.
+  uint32_t Code(sy_error* error, std::string* message = nullptr) {
+    if (error == nullptr) return 0;
+    const uint32_t code = api_->error_code(error);
+    if (message != nullptr) *message = api_->error_message(error);
+    api_->error_destroy(error);
+    return code;
+  }
+
+  sy_buffer* Alloc(uint64_t bytes) {
+    sy_buffer* b = nullptr;
+    Ok(api_->buffer_alloc(context_, 0, bytes, &b));
+    return b;
+  }
+  template <typename T>
+  void Write(sy_buffer* b, const std::vector<T>& v) {
+    Ok(api_->copy_host_to_device(b, 0, v.data(), v.size() * sizeof(T)));
+  }
+  template <typename T>
+  std::vector<T> Read(sy_buffer* b, size_t n) {
+    std::vector<T> v(n);
+    Ok(api_->copy_device_to_host(b, 0, v.data(), n * sizeof(T)));
+    return v;
+  }
+
+  sy::test::TempDir cache_;
+  void* handle_ = nullptr;
+  const sy_plugin_api* api_ = nullptr;
+  sy_context* context_ = nullptr;
+};
+
+TEST_F(OpenClPluginTest, DevicesAndBuffersAreDeviceMemory) {
+  sy_device_info info{};
+  info.struct_size = sizeof info;
+  info.abi_version = SY_PLUGIN_ABI_VERSION;
+  Ok(api_->device_info(context_, 0, &info));
+  EXPECT_NE(std::string(info.name), "");
+  EXPECT_LE(info.kind, 3u);
+  EXPECT_GT(info.memory_bytes, 0u);
+  EXPECT_EQ(info.flags & (SY_DEVICE_FLAG_HOST_MEMORY | SY_DEVICE_FLAG_REFERENCE), 0u);
+  EXPECT_STREQ(api_->context_status(context_), "");
+  sy_buffer* b = Alloc(64);
+  EXPECT_EQ(api_->buffer_host_pointer(b), nullptr);
+  api_->buffer_free(b);
+}
+
+TEST_F(OpenClPluginTest, UnimplementedOpsAreDeclinedWithAReason) {
+  sy_tensor_type t{SY_DTYPE_F32, 0, nullptr};
+  sy_node node{};
+  node.struct_size = sizeof node;
+  node.abi_version = SY_PLUGIN_ABI_VERSION;
+  node.op = "topk";
+  node.name = "";
+  node.num_inputs = 1;
+  node.inputs = &t;
+  node.num_outputs = 1;
+  node.outputs = &t;
+  uint32_t supported = 1;
+  char reason[128] = {};
+  Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
+  EXPECT_EQ(supported, 0u);
+  EXPECT_STREQ(reason, "not implemented in the OpenCL plugin yet");
+  node.op = "add";
+  Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
+  EXPECT_EQ(supported, 1u);
+}
+
+// matmul -> add (bias) -> relu, with two intermediates the plugin allocates itself;
+// inputs and the output bound as views at 256-byte arena offsets.
+TEST_F(OpenClPluginTest, MultiNodePartitionOverArenaViews) {
+  // values: 0 x [2,3], 1 w [3,4], 2 b [4], 3 xw [2,4], 4 xwb [2,4], 5 y [2,4]
+  PartitionBuilder pb({{SY_DTYPE_F32, {2, 3}},
+                       {SY_DTYPE_F32, {3, 4}},
+                       {SY_DTYPE_F32, {4}},
+                       {SY_DTYPE_F32, {2, 4}},
+                       {SY_DTYPE_F32, {2, 4}},
+                       {SY_DTYPE_F32, {2, 4}}});
+  pb.Add({"matmul", {0, 1}, {3}, {}});
+  pb.Add({"add", {3, 2}, {4}, {}});
+  pb.Add({"relu", {4}, {5}, {}});
+  const sy_partition& p = pb.Build({0, 1, 2}, {5});
+  sy_executable* exe = nullptr;
+  setenv("SWITCHYARD_OPENCL_GEMM", "tiled", 1);  // matmul by our kernel, not CLBlast
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  unsetenv("SWITCHYARD_OPENCL_GEMM");
+  ASSERT_NE(exe, nullptr);
+  // Compiled at prepare: the program binaries are on disk before any execute.
+  int binaries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cache_.path() / "programs")) {
+    binaries += e.path().extension() == ".clbin";
+  }
+  EXPECT_EQ(binaries, 3);
+
+  sy_buffer* arena = Alloc(4 * 256);
+  sy_buffer* views[4] = {};
+  const uint64_t sizes[4] = {24, 48, 16, 32};
+  for (int i = 0; i < 4; ++i) Ok(api_->buffer_view(arena, 256u * i, sizes[i], &views[i]));
+  const std::vector<float> x = {1, 2, 3, -4, -5, -6};
+  const std::vector<float> w = {1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1};
+  const std::vector<float> b = {0.5f, -100, 0, 0};
+  Write(views[0], x);
+  Write(views[1], w);
+  Write(views[2], b);
+  for (int run = 0; run < 3; ++run) {
+    Ok(api_->execute(exe, 4, views));
+    const std::vector<float> y = Read<float>(views[3], 8);
+    // x @ w = [[1, 2, 3, 6], [-4, -5, -6, -15]]; + b; relu
+    const std::vector<float> want = {1.5f, 0, 3, 6, 0, 0, 0, 0};
+    EXPECT_EQ(y, want);
+  }
+  api_->release(exe);
+  for (sy_buffer* v : views) api_->buffer_free(v);
+  api_->buffer_free(arena);
+}
+
+TEST_F(OpenClPluginTest, IntegerDivisionByZeroIsADataError) {
+  for (const char* op : {"div", "mod"}) {
+    PartitionBuilder pb({{SY_DTYPE_I32, {4}}, {SY_DTYPE_I32, {4}}, {SY_DTYPE_I32, {4}}});
+    pb.Add({op, {0, 1}, {2}, {}});  // mod without fmod: the default, 0
+    const sy_partition& p = pb.Build({0, 1}, {2});
+    sy_executable* exe = nullptr;
+    Ok(api_->prepare(context_, 0, &p, &exe));
+    ASSERT_NE(exe, nullptr);
+    sy_buffer* bufs[3] = {Alloc(16), Alloc(16), Alloc(16)};
+    Write(bufs[0], std::vector<int32_t>{7, -7, 9, 1});
+    Write(bufs[1], std::vector<int32_t>{2, 2, 3, 1});
+    Ok(api_->execute(exe, 3, bufs));
+    if (std::string(op) == "div") {
+      EXPECT_EQ(Read<int32_t>(bufs[2], 4), (std::vector<int32_t>{3, -3, 3, 1}));
+    } else {
+      EXPECT_EQ(Read<int32_t>(bufs[2], 4), (std::vector<int32_t>{1, 1, 0, 0}));
+    }
+    Write(bufs[1], std::vector<int32_t>{2, 0, 3, 1});
+    std::string message;
+    EXPECT_EQ(Code(api_->execute(exe, 3, bufs), &message), static_cast<uint32_t>(SY_ERROR_DATA))
+        << op;
+    EXPECT_NE(message.find("by zero"), std::string::npos) << message;
+    // The flag is cleared for the next run.
+    Write(bufs[1], std::vector<int32_t>{2, 2, 3, 1});
+    Ok(api_->execute(exe, 3, bufs));
+    api_->release(exe);
+    for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+  }
+}
+
+TEST_F(OpenClPluginTest, GatherIndexOutOfRangeIsADataError) {
+  // data [3, 2] f32, indices [2] i64 -> [2, 2]
+  PartitionBuilder pb({{SY_DTYPE_F32, {3, 2}}, {SY_DTYPE_I64, {2}}, {SY_DTYPE_F32, {2, 2}}});
+  pb.Add({"gather", {0, 1}, {2}, {}});
+  const sy_partition& p = pb.Build({0, 1}, {2});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[3] = {Alloc(24), Alloc(16), Alloc(16)};
+  Write(bufs[0], std::vector<float>{0, 1, 10, 11, 20, 21});
+  Write(bufs[1], std::vector<int64_t>{2, -3});
+  Ok(api_->execute(exe, 3, bufs));
+  EXPECT_EQ(Read<float>(bufs[2], 4), (std::vector<float>{20, 21, 0, 1}));
+  for (int64_t bad : {3, -4}) {
+    Write(bufs[1], std::vector<int64_t>{0, bad});
+    std::string message;
+    EXPECT_EQ(Code(api_->execute(exe, 3, bufs), &message), static_cast<uint32_t>(SY_ERROR_DATA))
+        << bad;
+    EXPECT_NE(message.find("out of range"), std::string::npos) << message;
+  }
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+}
+
+// The integer mean sums in 128 bits, as the reference does: exact past int64's range.
+TEST_F(OpenClPluginTest, IntegerMeanIsExactBeyond64Bits) {
+  PartitionBuilder pb({{SY_DTYPE_I64, {3}}, {SY_DTYPE_I64, {1}}});
+  pb.Add({"reduce_mean", {0}, {1}, {}});
+  const sy_partition& p = pb.Build({0}, {1});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[2] = {Alloc(24), Alloc(8)};
+  const int64_t big = INT64_MAX;
+  const std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
+      {{big, big, -1}, 6148914691236517204},              // (2^64 - 3) / 3, truncated
+      {{INT64_MIN, INT64_MIN, 1}, -6148914691236517205},  // (1 - 2^64) / 3
+      {{-7, 0, 0}, -2},
+  };
+  for (const auto& [values, mean] : cases) {
+    Write(bufs[0], values);
+    Ok(api_->execute(exe, 2, bufs));
+    EXPECT_EQ(Read<int64_t>(bufs[1], 1)[0], mean);
+  }
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+}
+
+TEST_F(OpenClPluginTest, DeviceToDeviceCopies) {
+  ASSERT_NE(api_->copy_device_to_device, nullptr);
+  sy_buffer* a = Alloc(1024);
+  sy_buffer* b = Alloc(1024);
+  std::vector<uint8_t> bytes(1024);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+  Write(a, bytes);
+  Ok(api_->copy_device_to_device(b, 3, a, 5, 1000));
+  const std::vector<uint8_t> got = Read<uint8_t>(b, 1024);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(got[3 + i], bytes[5 + i]) << i;
+  // Overlapping ranges of one buffer (staged), and through views.
+  Ok(api_->copy_device_to_device(a, 0, a, 8, 512));
+  const std::vector<uint8_t> shifted = Read<uint8_t>(a, 512);
+  for (size_t i = 0; i < 512; ++i) ASSERT_EQ(shifted[i], bytes[8 + i]) << i;
+  sy_buffer* view = nullptr;
+  Ok(api_->buffer_view(b, 256, 256, &view));
+  Ok(api_->copy_device_to_device(view, 0, a, 0, 256));
+  EXPECT_EQ(Read<uint8_t>(b, 512)[256], shifted[0]);
+  std::string message;
+  EXPECT_EQ(Code(api_->copy_device_to_device(view, 1, a, 0, 256), &message),
+            static_cast<uint32_t>(SY_ERROR_INVALID_ARGUMENT));
+  api_->buffer_free(view);
+  api_->buffer_free(a);
+  api_->buffer_free(b);
+}
+
+TEST_F(OpenClPluginTest, InconsistentNodeTypesAreRefusedAtPrepare) {
+  PartitionBuilder pb({{SY_DTYPE_F32, {2, 3}}, {SY_DTYPE_F32, {2, 3}}, {SY_DTYPE_F32, {2, 4}}});
+  pb.Add({"add", {0, 1}, {2}, {}});
+  const sy_partition& p = pb.Build({0, 1}, {2});
+  sy_executable* exe = nullptr;
+  std::string message;
+  EXPECT_EQ(Code(api_->prepare(context_, 0, &p, &exe), &message),
+            static_cast<uint32_t>(SY_ERROR_INVALID_ARGUMENT));
+  EXPECT_EQ(exe, nullptr);
+  EXPECT_NE(message.find("declared"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace sy::opencl
