@@ -6,27 +6,8 @@ SY=$1
 SRC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-passes=0
-
-# expect NAME WANT_EXIT PATTERN -- COMMAND...: runs COMMAND, checks its exit code and that
-# stdout+stderr matches the extended regex PATTERN.
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"; echo "$out" | head -20
-    failures=$((failures + 1)); return
-  fi
-  if ! grep -Eq -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/"; echo "$out" | head -20
-    failures=$((failures + 1)); return
-  fi
-  passes=$((passes + 1))
-}
+# expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
+source "$(dirname "$0")/expect.sh"
 
 for model in "$SRC"/examples/*/; do
   name=$(basename "$model")

@@ -9,26 +9,8 @@ SRC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 TP="$(dirname "$SY")/../test_plugins"
-failures=0
-passes=0
-
-# expect NAME WANT_EXIT PATTERN -- COMMAND...: as in cli_test.sh.
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"; echo "$out" | tail -25
-    failures=$((failures + 1)); return
-  fi
-  if ! grep -Eq -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/"; echo "$out" | tail -25
-    failures=$((failures + 1)); return
-  fi
-  passes=$((passes + 1))
-}
+# expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
+source "$(dirname "$0")/expect.sh"
 
 # The CPU plugin's fast device against cpu-ref: every case of the catalogue.
 expect "cpu conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \

@@ -29,7 +29,7 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
     Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
   }
   for (uint32_t v = 0; v < p.num_values; ++v) {
-    auto type = sy::cpu::DecodeType(p.values[v]);
+    auto type = sy::TensorTypeFromC(p.values[v]);
     if (!type.ok())
       Fail(SY_ERROR_INVALID_ARGUMENT,
            "prepare: value " + std::to_string(v) + ": " + type.status().message());
@@ -67,7 +67,7 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
       Fail(SY_ERROR_UNSUPPORTED, "prepare: " + NodeLabel(n, node) + ": no reference kernel");
     }
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
-      sy::Expected<sy::AttrValue> value = sy::cpu::DecodeAttr(node.attrs[a]);
+      sy::Expected<sy::AttrValue> value = sy::AttrFromC(node.attrs[a]);
       if (!value.ok() || node.attrs[a].name == nullptr) {
         Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of " + NodeLabel(n, node));
       }

@@ -23,27 +23,8 @@ SRC=$(cd "$2" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 PREFIX=$TMP/prefix
-failures=0
-passes=0
-
-# expect NAME WANT_EXIT PATTERN -- COMMAND...: runs COMMAND, checks its exit code and that
-# stdout+stderr matches the extended regex PATTERN (as tests/cli/cli_test.sh).
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, expected $want"; echo "$out" | tail -30
-    failures=$((failures + 1)); return
-  fi
-  if ! grep -Eq -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/"; echo "$out" | head -30
-    failures=$((failures + 1)); return
-  fi
-  passes=$((passes + 1))
-}
+# expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
+source "$SRC/tests/cli/expect.sh"
 # check NAME COMMAND...: passes when COMMAND exits 0.
 check() {
   local name=$1

@@ -2,10 +2,10 @@
 #include "switchyard/plan.h"
 
 #include "sched/memory_planner.h"
-#include "switchyard/node_descriptors.h"
 #include "sched/partitioner.h"
 #include "sched/placement.h"
 #include "sched/support_oracle.h"
+#include "switchyard/node_descriptors.h"
 
 namespace sy {
 

@@ -32,7 +32,7 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
   }
   for (uint32_t v = 0; v < p.num_values; ++v) {
-    auto type = DecodeType(p.values[v]);
+    auto type = TensorTypeFromC(p.values[v]);
     if (!type.ok())
       Fail(SY_ERROR_INVALID_ARGUMENT,
            "prepare: value " + std::to_string(v) + ": " + type.status().message());
@@ -59,7 +59,7 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     step.kernel = table.Find(step.op);
     if (step.kernel == nullptr) Fail(SY_ERROR_UNSUPPORTED, "no kernel for op " + step.op);
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
-      Expected<AttrValue> value = DecodeAttr(node.attrs[a]);
+      Expected<AttrValue> value = AttrFromC(node.attrs[a]);
       if (!value.ok() || node.attrs[a].name == nullptr) {
         Fail(SY_ERROR_INVALID_ARGUMENT,
              "prepare: malformed attribute of node " + std::to_string(n));

@@ -1,25 +1,21 @@
-// Reading the ABI's node descriptions (sy_attr, sy_tensor_type) into core's types, and
-// checking that a node is consistent: its declared output types are what its op's shape
-// rule gives its inputs and attributes. Kernels trust their views' types, so a malformed
-// partition (from a buggy host) is refused at prepare rather than read or written out
-// of bounds later. Shared by the CPU plugin and the test plugins built on its kernels.
+// Checking that a node handed to a plugin is consistent: its declared output types are
+// what its op's shape rule gives its inputs and attributes. Kernels trust their views'
+// types, so a malformed partition (from a buggy host) is refused at prepare rather than
+// read or written out of bounds later. Shared by the CPU plugin and the test plugins
+// built on its kernels.
 #pragma once
 
 #include <span>
 #include <string_view>
 
 #include "switchyard/attrs.h"
+#include "switchyard/node_descriptors.h"
 #include "switchyard/plugin.h"
 #include "switchyard/shape.h"
 #include "switchyard/status.h"
 
 namespace sy::cpu {
 
-// An attribute as core stores it; kInvalidArgument for a malformed one (a NULL array
-// with a non-zero count, an unknown kind).
-Expected<AttrValue> DecodeAttr(const sy_attr& attr);
-// A tensor type; kInvalidArgument for an unknown dtype, NULL dims or an impossible size.
-Expected<TensorType> DecodeType(const sy_tensor_type& type);
 // The ABI error code for a kernel's Status (kInvalidArgument from a kernel is a data
 // error: an index out of range, an integer division by zero).
 sy_error_code KernelErrorCode(StatusCode code);

@@ -4,6 +4,7 @@
 
 #include "kernel_sources.h"
 #include "program_cache.h"
+#include "switchyard/node_descriptors.h"
 
 namespace sy::opencl {
 
@@ -20,38 +21,15 @@ namespace {
 }
 
 AttrValue DecodeAttr(const sy_attr& a) {
-  switch (a.kind) {
-    case SY_ATTR_INT:
-      return AttrValue(a.i);
-    case SY_ATTR_FLOAT:
-      return AttrValue(a.f);
-    case SY_ATTR_STRING:
-      return AttrValue(std::string(a.s ? a.s : ""));
-    case SY_ATTR_INTS:
-      if (a.count && a.ints == nullptr) break;
-      return AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
-    case SY_ATTR_FLOATS:
-      if (a.count && a.floats == nullptr) break;
-      return AttrValue(std::vector<double>(a.floats, a.floats + a.count));
-    case SY_ATTR_STRINGS: {
-      if (a.count && a.strings == nullptr) break;
-      std::vector<std::string> out;
-      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
-      return AttrValue(std::move(out));
-    }
-    default:
-      break;
-  }
-  Invalid("malformed attribute");
+  Expected<AttrValue> value = AttrFromC(a);
+  if (!value.ok()) Invalid(value.status().message());
+  return std::move(*value);
 }
 
 TensorType DecodeType(const sy_tensor_type& t) {
-  if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
-    Invalid("malformed tensor type");
-  }
-  TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
-  if (!CheckedElementCount(type.shape).ok()) Invalid("bad tensor shape");
-  return type;
+  Expected<TensorType> type = TensorTypeFromC(t);
+  if (!type.ok()) Invalid(type.status().message());
+  return std::move(*type);
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ typedef struct sy_plugin_info {
 typedef struct sy_device_info {
   uint32_t struct_size;
   uint32_t abi_version;
-  const char* name;      /* "cpu", "NVIDIA H200", ... */
+  const char* name; /* "cpu", "NVIDIA H200", ... */
   const char* vendor;
   uint32_t kind;         /* sy_device_kind */
   uint32_t flags;        /* SY_DEVICE_FLAG_* */
@@ -262,8 +262,7 @@ typedef struct sy_plugin_api {
   /* Runs it. `buffers` has num_inputs + num_outputs entries in the order of
    * sy_partition's inputs then outputs, each sized for its value. Returns when outputs
    * are complete (synchronous in ABI v1). */
-  sy_error* (*execute)(sy_executable* executable, uint32_t num_buffers,
-                       sy_buffer* const* buffers);
+  sy_error* (*execute)(sy_executable* executable, uint32_t num_buffers, sy_buffer* const* buffers);
   void (*release)(sy_executable* executable);
 
   /* --- appended in ABI 1 (present when struct_size covers it; may be NULL) --- */
@@ -312,8 +311,10 @@ SY_STATIC_ASSERT(sizeof(sy_partition) == 56, "sy_partition v1 layout is frozen")
 SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_view) == 8 + 8 * 19, "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_wrap_host) == 8 + 8 * 20, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_view) == 8 + 8 * 19,
+                 "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_wrap_host) == 8 + 8 * 20,
+                 "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 21, "sy_plugin_api v1 layout is frozen");
 #endif
 #undef SY_STATIC_ASSERT

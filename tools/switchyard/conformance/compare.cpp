@@ -102,9 +102,9 @@ double UlpDistance(DType dtype, double a, double b) {
   // difference across zero can exceed int64_t.
   const int64_t x = OrderedBits(dtype, a), y = OrderedBits(dtype, b);  // |x|, |y| < 2^63
   const auto magnitude = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? -v : v); };
-  const uint64_t distance = (x < 0) == (y < 0) ? (x > y ? static_cast<uint64_t>(x - y)
-                                                        : static_cast<uint64_t>(y - x))
-                                               : magnitude(x) + magnitude(y);
+  const uint64_t distance =
+      (x < 0) == (y < 0) ? (x > y ? static_cast<uint64_t>(x - y) : static_cast<uint64_t>(y - x))
+                         : magnitude(x) + magnitude(y);
   return static_cast<double>(distance);
 }
 
