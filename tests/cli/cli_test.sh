@@ -133,8 +133,10 @@ if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
  "nodes": [{"op": "tile", "inputs": [0], "outputs": [1], "attrs": {"repeats": [2, 1]}, "name": "rep"},
            {"op": "relu", "inputs": [1], "outputs": [2], "name": "act"}]}
 JSON
-  expect "plan says why opencl declines" 0 '"rep" -> cpu:0  \[fallback\] opencl:0 declined: .*not implemented' \
-    -- "$SY" plan "$TMP/tile.json" --device opencl --no-island-pass
+  expect "plan puts the whole graph on opencl" 0 '^partitions: 1$' \
+    -- "$SY" plan "$TMP/tile.json" --device opencl
+  expect "plan explains the order" 0 '"rep" -> opencl:0  \[order\]' \
+    -- "$SY" plan "$TMP/tile.json" --device opencl
 else
   echo "note: no OpenCL device; the OpenCL runs are skipped"
 fi

@@ -8,9 +8,9 @@
 namespace sy::cli {
 namespace {
 
-// Counts catalogue ops the device's plugin claims for some f32 node of the op. The
-// query describes the op only by name and a plausible f32 signature, so it measures
-// breadth, not every dtype and shape.
+// Counts catalogue ops the device's plugin runs at all: each query names the op only,
+// with no inputs and no outputs (the op-level question of docs/plugin-abi.md), so it
+// measures breadth, not every dtype and shape.
 int CountSupportedOps(const Device& device) {
   const sy_plugin_api* api = device.plugin->api();
   int count = 0;

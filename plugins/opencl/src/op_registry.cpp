@@ -4,6 +4,9 @@
 
 namespace sy::opencl {
 
+void RegisterMiscOps(ClOpRegistry& registry);
+void RegisterIndexingOps(ClOpRegistry& registry);  // ops_indexing.cpp
+
 const ClOpRegistry& ClOpRegistry::Global() {
   static const ClOpRegistry registry = [] {
     ClOpRegistry r;
@@ -15,6 +18,8 @@ const ClOpRegistry& ClOpRegistry::Global() {
     RegisterAttentionOps(r);
     RegisterReductionOps(r);
     RegisterConvOps(r);
+    RegisterIndexingOps(r);
+    RegisterMiscOps(r);
     return r;
   }();
   return registry;

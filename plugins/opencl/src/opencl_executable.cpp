@@ -48,7 +48,23 @@ void CheckNodeTypes(uint32_t n, NodeInfo& node) {
 bool SupportsNode(const Device& device, const NodeInfo& node, std::string& reason) {
   const ClOpRegistry::Entry* entry = ClOpRegistry::Global().Find(node.op);
   if (entry == nullptr) {
-    reason = "not implemented in the OpenCL plugin yet";
+    reason = OpRegistry::Global().Find(node.op) == nullptr
+                 ? "unknown op \"" + node.op + "\" (not in the catalogue)"
+                 : "not implemented in the OpenCL plugin yet";
+    return false;
+  }
+  // A node with neither inputs nor outputs asks about the op itself (how `switchyard
+  // devices` counts ops); any other node must match its op's schema before the op's own
+  // checks, which index inputs and read attributes as the schema promises.
+  if (node.inputs.empty() && node.outputs.empty()) return true;
+  const OpSchema* schema = OpRegistry::Global().Find(node.op);
+  Attrs attrs = node.attrs;
+  Expected<std::vector<TensorType>> outputs =
+      InferOutputTypes(*schema, node.inputs, attrs, static_cast<int>(node.outputs.size()));
+  if (!outputs.ok() || *outputs != node.outputs) {
+    reason =
+        "the node does not match the op's schema" +
+        (outputs.ok() ? std::string(" (output types differ)") : ": " + outputs.status().message());
     return false;
   }
   return entry->supports(node, CapsOf(device), reason);

@@ -1,5 +1,5 @@
 // conv, max_pool and avg_pool over 1 to 3 spatial dims (kernels/conv.cl): direct kernels,
-// one work-item per output element. Float dtypes. conv_transpose is not implemented yet.
+// one work-item per output element. Float dtypes. conv_transpose is in ops_misc.cpp.
 #include <string>
 
 #include "cl_op.h"

@@ -9,6 +9,7 @@
 
 #include "conformance/compare.h"
 #include "switchyard/node_descriptors.h"
+#include "switchyard/op_schema.h"
 
 namespace sy::conformance {
 namespace {
@@ -323,6 +324,38 @@ CaseResult BadArguments(const std::filesystem::path&, const Device& device, cons
   return p.empty() ? Pass() : Fail(p);
 }
 
+// supports_node for every catalogue op with the wrong number of inputs or outputs: a
+// decline or an error, never a crash (the op's own checks must not index missing
+// inputs). The node with neither is the op-level question `switchyard devices` asks.
+CaseResult WrongArity(const std::filesystem::path&, const Device& device, const Device&) {
+  const Plugin& plugin = *device.plugin;
+  const sy_plugin_api* api = plugin.api();
+  int64_t dims[1] = {2};
+  sy_tensor_type types[6];
+  for (auto& t : types) t = {static_cast<uint32_t>(DType::kF32), 1, dims};
+  const std::pair<uint32_t, uint32_t> shapes[] = {{0, 0}, {0, 1}, {1, 0}, {5, 1}, {1, 5}};
+  for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+    const std::string op(schema.name);
+    for (const auto& [inputs, outputs] : shapes) {
+      sy_node node{};
+      node.struct_size = sizeof node;
+      node.abi_version = SY_PLUGIN_ABI_VERSION;
+      node.op = op.c_str();
+      node.name = "";
+      node.num_inputs = inputs;
+      node.inputs = types;
+      node.num_outputs = outputs;
+      node.outputs = types;
+      uint32_t supported = 0;
+      char reason[128];
+      sy_error* e = api->supports_node(plugin.context(), device.index, &node, &supported, reason,
+                                       sizeof reason);
+      if (e != nullptr) api->error_destroy(e);
+    }
+  }
+  return Pass();
+}
+
 // Four threads, each with its own executable of one f32 [64, 64] add, execute at once.
 CaseResult Concurrency(const std::filesystem::path&, const Device& device, const Device&) {
   const Plugin& plugin = *device.plugin;
@@ -401,6 +434,7 @@ const std::vector<ApiCase>& ApiCases() {
       {"allocations", Allocations},
       {"copies", Copies},
       {"bad_arguments", BadArguments},
+      {"every_op_with_wrong_arity", WrongArity},
       {"four_threads_execute", Concurrency},
   };
   return cases;

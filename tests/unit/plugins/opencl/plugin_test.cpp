@@ -164,12 +164,12 @@ TEST_F(OpenClPluginTest, DevicesAndBuffersAreDeviceMemory) {
   api_->buffer_free(b);
 }
 
-TEST_F(OpenClPluginTest, UnimplementedOpsAreDeclinedWithAReason) {
+TEST_F(OpenClPluginTest, UnknownOpsAreDeclinedWithAReason) {
   sy_tensor_type t{SY_DTYPE_F32, 0, nullptr};
   sy_node node{};
   node.struct_size = sizeof node;
   node.abi_version = SY_PLUGIN_ABI_VERSION;
-  node.op = "topk";
+  node.op = "no_such_op";
   node.name = "";
   node.num_inputs = 1;
   node.inputs = &t;
@@ -179,8 +179,15 @@ TEST_F(OpenClPluginTest, UnimplementedOpsAreDeclinedWithAReason) {
   char reason[128] = {};
   Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
   EXPECT_EQ(supported, 0u);
-  EXPECT_STREQ(reason, "not implemented in the OpenCL plugin yet");
+  EXPECT_STREQ(reason, "unknown op \"no_such_op\" (not in the catalogue)");
+  // A node that does not match its op's schema (add takes two inputs) is declined too.
   node.op = "add";
+  Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
+  EXPECT_EQ(supported, 0u);
+  EXPECT_NE(std::string(reason).find("does not match the op's schema"), std::string::npos) << reason;
+  const sy_tensor_type two[2] = {t, t};
+  node.num_inputs = 2;
+  node.inputs = two;
   Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
   EXPECT_EQ(supported, 1u);
 }

@@ -1,0 +1,536 @@
+// Indexing and element movement: slice, split, pad, tile, depth_to_space,
+// space_to_depth (kernels/indexing.cl sy_index_map: each output element maps to one input
+// coordinate per dim, or to pad's fill), trilu, gather_elements, scatter_elements (with
+// its reductions) and range (computed on the host at prepare, like the reference, and
+// copied in). Semantics: plugins/cpu/src/ref/movement_ref.cpp and neural_ref.cpp.
+// Movement is bit-exact on any dtype (elements move as unsigned integers of their size);
+// scatter_elements' float reductions accumulate in double, as the reference does, and
+// so need cl_khr_fp64.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cl_op.h"
+#include "kernel_sources.h"
+#include "switchyard/half.h"
+
+namespace sy::opencl {
+namespace {
+
+std::string RawDefine(DType dtype) {
+  switch (DTypeSize(dtype)) {
+    case 1:
+      return "#define RT uchar\n";
+    case 2:
+      return "#define RT ushort\n";
+    case 4:
+      return "#define RT uint\n";
+    default:
+      return "#define RT ulong\n";
+  }
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& s) {
+  std::vector<int64_t> strides(s.size(), 1);
+  for (size_t d = s.size(); d-- > 1;) strides[d - 1] = strides[d] * s[d];
+  return strides;
+}
+
+int64_t NormAxis(int64_t axis, size_t rank) {
+  return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
+}
+
+// double -> float rounding to odd (as the reference's StoreFloat does before f16/bf16).
+float DoubleToFloatOdd(double d) {
+  float f = static_cast<float>(d);
+  if (f - f == 0.0f && static_cast<double>(f) != d) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --bits;
+    bits |= 1u;
+    std::memcpy(&f, &bits, 4);
+  }
+  return f;
+}
+
+int64_t SaturatingToInt(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+// The bits of one element of `dtype` holding a float value (stored like a cast).
+uint64_t FloatBits(DType dtype, double value) {
+  uint64_t bits = 0;
+  switch (dtype) {
+    case DType::kF32: {
+      const float f = static_cast<float>(value);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      return u;
+    }
+    case DType::kF64:
+      std::memcpy(&bits, &value, 8);
+      return bits;
+    case DType::kF16:
+      return FloatToHalf(DoubleToFloatOdd(value));
+    case DType::kBF16:
+      return FloatToBFloat16(DoubleToFloatOdd(value));
+    default:
+      return 0;
+  }
+}
+
+// The bits of one element of an integer dtype (bool: 0/1) holding `value`, wrapped.
+uint64_t IntBits(DType dtype, int64_t value) {
+  const auto u = static_cast<uint64_t>(value);
+  switch (DTypeSize(dtype)) {
+    case 1:
+      return dtype == DType::kBool ? (value != 0 ? 1 : 0) : (u & 0xffu);
+    case 4:
+      return u & 0xffffffffu;
+    default:
+      return u;
+  }
+}
+
+uint64_t ValueBits(DType dtype, double value) {
+  if (IsFloat(dtype)) return FloatBits(dtype, value);
+  if (dtype == DType::kBool) return value != 0.0 ? 1 : 0;
+  return IntBits(dtype, SaturatingToInt(value));
+}
+
+bool SupportsAny(const NodeInfo&, const DeviceCaps&, std::string&) { return true; }
+
+// ---- sy_index_map: slice, split, pad, tile, depth_to_space, space_to_depth ---------------
+
+// One launch: y (output `out`) of dims `ydims` reads x with per-dim xdims, strides, steps
+// and subs.
+struct MapLaunch {
+  size_t out = 0;
+  int rank = 1;
+  UniqueMem meta;
+};
+
+struct MapDims {
+  std::vector<int64_t> ydims, xdims, strides, steps, subs;
+  void Add(int64_t ydim, int64_t xdim, int64_t stride, int64_t step, int64_t sub) {
+    ydims.push_back(ydim);
+    xdims.push_back(xdim);
+    strides.push_back(stride);
+    steps.push_back(step);
+    subs.push_back(sub);
+  }
+  // Plain row-major copy of x over `shape`, with every dim as its own.
+  static MapDims Identity(const Shape& shape) {
+    MapDims m;
+    const std::vector<int64_t> strides = RowMajorStrides(shape);
+    for (size_t d = 0; d < shape.size(); ++d) m.Add(shape[d], shape[d], strides[d], 1, 0);
+    return m;
+  }
+  std::vector<int64_t> Meta() const {
+    std::vector<int64_t> meta;
+    if (ydims.empty()) return {1, 1, 0, 0, 0};
+    for (const auto* v : {&ydims, &xdims, &strides, &steps, &subs}) {
+      meta.insert(meta.end(), v->begin(), v->end());
+    }
+    return meta;
+  }
+  int Rank() const { return ydims.empty() ? 1 : static_cast<int>(ydims.size()); }
+};
+
+class IndexMapOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& in = node.inputs[0].shape;
+    const std::string& op = node.op;
+    if (op == "slice") {
+      MapDims m = MapDims::Identity(in);
+      m.ydims = node.outputs[0].shape;
+      const std::vector<int64_t> starts = node.attrs.GetInts("starts");
+      const size_t n = starts.size();
+      std::vector<int64_t> axes;
+      if (node.attrs.Has("axes")) {
+        axes = node.attrs.GetInts("axes");
+      } else {
+        for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
+      }
+      const std::vector<int64_t> steps =
+          node.attrs.Has("steps") ? node.attrs.GetInts("steps") : std::vector<int64_t>(n, 1);
+      for (size_t i = 0; i < n; ++i) {
+        const size_t a = static_cast<size_t>(NormAxis(axes[i], in.size()));
+        const int64_t dim = in[a];
+        int64_t start = starts[i];
+        if (start < 0) start += dim;
+        if (steps[i] > 0) {
+          start = std::clamp<int64_t>(start, 0, dim);
+        } else {
+          start = std::min<int64_t>(std::max<int64_t>(start, 0), dim - 1);
+        }
+        m.steps[a] = steps[i];
+        m.subs[a] = -start;
+      }
+      Add(ctx, 0, m);
+    } else if (op == "split") {
+      const size_t a = static_cast<size_t>(NormAxis(node.attrs.GetInt("axis"), in.size()));
+      int64_t first = 0;
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        MapDims m = MapDims::Identity(in);
+        m.ydims = node.outputs[k].shape;
+        m.subs[a] = -first;
+        first += node.outputs[k].shape[a];
+        Add(ctx, k, m);
+      }
+    } else if (op == "pad") {
+      MapDims m = MapDims::Identity(in);
+      m.ydims = node.outputs[0].shape;
+      const std::vector<int64_t> pads = node.attrs.GetInts("pads");
+      for (size_t d = 0; d < in.size(); ++d) m.subs[d] = pads[d];
+      const std::string mode = node.attrs.GetString("mode", "constant");
+      mode_ = mode == "edge" ? 2 : mode == "reflect" ? 3 : 1;
+      fill_ = ValueBits(node.inputs[0].dtype, node.attrs.GetFloat("value"));
+      Add(ctx, 0, m);
+    } else if (op == "tile") {
+      MapDims m = MapDims::Identity(in);
+      m.ydims = node.outputs[0].shape;
+      mode_ = 4;
+      Add(ctx, 0, m);
+    } else {  // depth_to_space, space_to_depth: 6-D permutations of [N, C, H, W]
+      const int64_t b = node.attrs.GetInt("blocksize", 1);
+      const Shape& out = node.outputs[0].shape;
+      MapDims m;
+      if (op == "depth_to_space") {
+        const int64_t n = out[0], oc = out[1], ih = in[2], iw = in[3];
+        const bool crd = node.attrs.GetString("mode", "DCR") == "CRD";
+        // x as [N, C', H, W] with channel = crd ? c*b*b + i*b + j : (i*b + j)*oc + c;
+        // y as [N, oc, H, b(i), W, b(j)].
+        const int64_t hw = ih * iw;
+        const int64_t sc = crd ? b * b * hw : hw;
+        const int64_t si = crd ? b * hw : b * oc * hw;
+        const int64_t sj = crd ? hw : oc * hw;
+        m.Add(n, n, in[1] * hw, 1, 0);
+        m.Add(oc, oc, sc, 1, 0);
+        m.Add(ih, ih, iw, 1, 0);
+        m.Add(b, b, si, 1, 0);
+        m.Add(iw, iw, 1, 1, 0);
+        m.Add(b, b, sj, 1, 0);
+      } else {
+        const int64_t n = out[0], ic = in[1], ih = in[2], iw = in[3], oh = out[2], ow = out[3];
+        // y as [N, b(i), b(j), C, oh, ow]; x[n, c, h*b + i, w*b + j].
+        m.Add(n, n, ic * ih * iw, 1, 0);
+        m.Add(b, b, iw, 1, 0);
+        m.Add(b, b, 1, 1, 0);
+        m.Add(ic, ic, ih * iw, 1, 0);
+        m.Add(oh, oh, b * iw, 1, 0);
+        m.Add(ow, ow, b, 1, 0);
+      }
+      Add(ctx, 0, m);
+    }
+    kernel_ = ctx.Kernel("indexing", RawDefine(node.inputs[0].dtype), false, "sy_index_map");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    for (const MapLaunch& l : launches_) {
+      const uint64_t n = static_cast<uint64_t>(ctx.outputs[l.out].count());
+      if (n == 0) continue;
+      KernelArgs(kernel_.get())
+          .Tensor(ctx.inputs[0])
+          .Tensor(ctx.outputs[l.out])
+          .Add(static_cast<cl_ulong>(n))
+          .Add(static_cast<cl_int>(l.rank))
+          .Add(l.meta.get())
+          .Add(static_cast<cl_int>(mode_))
+          .Add(static_cast<cl_ulong>(fill_));
+      Launch1D(ctx.queue, kernel_.get(), n);
+    }
+  }
+
+ private:
+  void Add(PrepareContext& ctx, size_t out, const MapDims& m) {
+    MapLaunch l;
+    l.out = out;
+    l.rank = m.Rank();
+    l.meta = ctx.Upload(m.Meta());
+    launches_.push_back(std::move(l));
+  }
+  std::vector<MapLaunch> launches_;
+  int mode_ = 0;
+  uint64_t fill_ = 0;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateIndexMap(const NodeInfo&) { return std::make_unique<IndexMapOp>(); }
+
+// ---- trilu ----------------------------------------------------------------------------------
+
+class TriluOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    rows_ = s[s.size() - 2];
+    cols_ = s[s.size() - 1];
+    k_ = node.attrs.GetInt("k", 0);
+    upper_ = node.attrs.GetInt("upper", 1) == 1 ? 1 : 0;
+    kernel_ = ctx.Kernel("indexing", RawDefine(node.inputs[0].dtype), false, "sy_trilu");
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t n = static_cast<uint64_t>(ctx.outputs[0].count());
+    if (n == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n))
+        .Add(static_cast<cl_ulong>(rows_))
+        .Add(static_cast<cl_ulong>(cols_))
+        .Add(static_cast<cl_long>(k_))
+        .Add(static_cast<cl_int>(upper_));
+    Launch1D(ctx.queue, kernel_.get(), n);
+  }
+
+ private:
+  int64_t rows_ = 1, cols_ = 1, k_ = 0;
+  int upper_ = 1;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateTrilu(const NodeInfo&) { return std::make_unique<TriluOp>(); }
+
+// ---- range ----------------------------------------------------------------------------------
+
+// No inputs: the values are computed at prepare exactly as the reference does and copied
+// into the output on every execute.
+class RangeOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const DType dt = node.outputs[0].dtype;
+    const int64_t n = ElementCount(node.outputs[0].shape);
+    const size_t es = DTypeSize(dt);
+    bytes_ = static_cast<uint64_t>(n) * es;
+    std::vector<int64_t> words((bytes_ + 7) / 8, 0);
+    auto* data = reinterpret_cast<unsigned char*>(words.data());
+    const double start = node.attrs.GetFloat("start");
+    const double delta = node.attrs.GetFloat("delta");
+    const auto s = static_cast<uint64_t>(SaturatingToInt(start));
+    const auto d = static_cast<uint64_t>(SaturatingToInt(delta));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t bits =
+          IsFloat(dt) ? FloatBits(dt, start + static_cast<double>(i) * delta)
+                      : IntBits(dt, static_cast<int64_t>(s + static_cast<uint64_t>(i) * d));
+      std::memcpy(data + static_cast<size_t>(i) * es, &bits, es);  // little-endian host
+    }
+    values_ = ctx.Upload(words);
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const ClTensor& out = ctx.outputs[0];
+    if (bytes_ == 0) return;
+    CheckCl(clEnqueueCopyBuffer(ctx.queue, values_.get(), out.mem, 0, out.offset, bytes_, 0,
+                                nullptr, nullptr),
+            "clEnqueueCopyBuffer");
+  }
+
+ private:
+  uint64_t bytes_ = 0;
+  UniqueMem values_;
+};
+
+std::unique_ptr<ClOp> CreateRange(const NodeInfo&) { return std::make_unique<RangeOp>(); }
+
+// ---- gather_elements, scatter_elements -------------------------------------------------------
+
+std::string IndexTypeDefine(DType dtype) {
+  return std::string("#define IT ") + (dtype == DType::kI32 ? "int" : "long") + "\n";
+}
+
+std::string RangeMessage(const NodeInfo& node, int64_t axis, int64_t size) {
+  return node.Describe() + ": an index is out of range for axis " + std::to_string(axis) +
+         " of size " + std::to_string(size) + " (expected -" + std::to_string(size) +
+         " <= index < " + std::to_string(size) + ")";
+}
+
+class GatherElementsOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& data = node.inputs[0].shape;
+    const Shape& ind = node.inputs[1].shape;
+    axis_ = static_cast<int>(NormAxis(node.attrs.GetInt("axis", 0), data.size()));
+    size_ = data[static_cast<size_t>(axis_)];
+    rank_ = static_cast<int>(data.size());
+    std::vector<int64_t> meta(ind.begin(), ind.end());
+    const std::vector<int64_t> xs = RowMajorStrides(data);
+    meta.insert(meta.end(), xs.begin(), xs.end());
+    meta_ = ctx.Upload(meta);
+    slot_ = ctx.ErrorSlot(RangeMessage(node, axis_, size_));
+    kernel_ = ctx.Kernel("indexing",
+                         RawDefine(node.inputs[0].dtype) + IndexTypeDefine(node.inputs[1].dtype),
+                         false, "sy_gather_elements");
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t n = static_cast<uint64_t>(ctx.inputs[1].count());
+    if (n == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n))
+        .Add(static_cast<cl_int>(rank_))
+        .Add(meta_.get())
+        .Add(static_cast<cl_int>(axis_))
+        .Add(static_cast<cl_long>(size_))
+        .Add(ctx.error_flags)
+        .Add(static_cast<cl_uint>(slot_));
+    Launch1D(ctx.queue, kernel_.get(), n);
+  }
+
+ private:
+  int axis_ = 0, rank_ = 1;
+  int64_t size_ = 0;
+  uint32_t slot_ = 0;
+  UniqueMem meta_;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateGatherElements(const NodeInfo&) {
+  return std::make_unique<GatherElementsOp>();
+}
+
+int ReductionCode(const std::string& r) {
+  if (r == "add") return 1;
+  if (r == "mul") return 2;
+  if (r == "max") return 3;
+  if (r == "min") return 4;
+  return 0;
+}
+
+class ScatterElementsOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& data = node.inputs[0].shape;
+    const Shape& ind = node.inputs[1].shape;
+    const DType dt = node.inputs[0].dtype;
+    axis_ = static_cast<int>(NormAxis(node.attrs.GetInt("axis", 0), data.size()));
+    rank_ = static_cast<int>(data.size());
+    std::vector<int64_t> meta(data.begin(), data.end());
+    meta.insert(meta.end(), ind.begin(), ind.end());
+    const std::vector<int64_t> is = RowMajorStrides(ind);
+    meta.insert(meta.end(), is.begin(), is.end());
+    meta_ = ctx.Upload(meta);
+    slot_ = ctx.ErrorSlot(RangeMessage(node, axis_, data[static_cast<size_t>(axis_)]));
+    const int reduce = ReductionCode(node.attrs.GetString("reduction", "none"));
+    std::string defines = RawDefine(dt) + IndexTypeDefine(node.inputs[1].dtype) +
+                          "#define REDUCE " + std::to_string(reduce) + "\n";
+    bool f64 = false;
+    if (reduce != 0) {
+      defines += SlotDefines('A', dt);
+      const bool is_float = IsFloat(dt);
+      f64 = is_float;
+      if (is_float) {
+        defines += "#define ACC double\n#define LOADV(p, i) ((double)LOAD_A(p, i))\n";
+        switch (dt) {
+          case DType::kF32:
+            defines += "#define STOREV(p, i, v) ((p)[i] = (float)(v))\n";
+            break;
+          case DType::kF16:
+            defines +=
+                "#define STOREV(p, i, v) vstore_half_rte(sy_double_to_float_odd(v), (i), (p))\n";
+            break;
+          case DType::kBF16:
+            defines +=
+                "#define STOREV(p, i, v) ((p)[i] = sy_float_to_bf16(sy_double_to_float_odd(v)))\n";
+            break;
+          default:
+            defines += "#define STOREV(p, i, v) ((p)[i] = (v))\n";
+            break;
+        }
+      } else {
+        defines += "#define ACC long\n#define LOADV(p, i) LOAD_A(p, i)\n";
+        defines += "#define STOREV(p, i, v) STORE_A(p, i, v)\n";
+      }
+      switch (reduce) {
+        case 1:
+          defines += is_float ? "#define REDUCE_FN(a, b) ((a) + (b))\n"
+                              : "#define REDUCE_FN(a, b) ((long)((ulong)(a) + (ulong)(b)))\n";
+          break;
+        case 2:
+          defines += is_float ? "#define REDUCE_FN(a, b) ((a) * (b))\n"
+                              : "#define REDUCE_FN(a, b) ((long)((ulong)(a) * (ulong)(b)))\n";
+          break;
+        case 3:
+          defines += is_float ? "#define REDUCE_FN(a, b) ((isnan(a) || isnan(b)) ? (double)NAN : "
+                                "((a) < (b) ? (b) : (a)))\n"
+                              : "#define REDUCE_FN(a, b) ((a) < (b) ? (b) : (a))\n";
+          break;
+        default:
+          defines += is_float ? "#define REDUCE_FN(a, b) ((isnan(a) || isnan(b)) ? (double)NAN : "
+                                "((b) < (a) ? (b) : (a)))\n"
+                              : "#define REDUCE_FN(a, b) ((b) < (a) ? (b) : (a))\n";
+          break;
+      }
+    }
+    kernel_ = ctx.Kernel("indexing", defines, f64, "sy_scatter_elements");
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t n = static_cast<uint64_t>(ctx.outputs[0].count());
+    const uint64_t j = static_cast<uint64_t>(ctx.inputs[1].count());
+    if (n == 0 && j == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.inputs[2])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n))
+        .Add(static_cast<cl_ulong>(j))
+        .Add(static_cast<cl_int>(rank_))
+        .Add(meta_.get())
+        .Add(static_cast<cl_int>(axis_))
+        .Add(ctx.error_flags)
+        .Add(static_cast<cl_uint>(slot_));
+    Launch1D(ctx.queue, kernel_.get(), std::max(n, j));
+  }
+
+ private:
+  int axis_ = 0, rank_ = 1;
+  uint32_t slot_ = 0;
+  UniqueMem meta_;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateScatterElements(const NodeInfo&) {
+  return std::make_unique<ScatterElementsOp>();
+}
+
+// Float reductions accumulate in double, as the reference does.
+bool SupportsScatter(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!DTypesUsable(node.inputs, device, reason)) return false;
+  if (IsFloat(node.inputs[0].dtype) && node.attrs.GetString("reduction", "none") != "none" &&
+      !device.fp64) {
+    reason = "scatter_elements' float reductions accumulate in double, which needs cl_khr_fp64";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void RegisterIndexingOps(ClOpRegistry& registry) {
+  registry.Add("slice", SupportsAny, CreateIndexMap);
+  registry.Add("split", SupportsAny, CreateIndexMap);
+  registry.Add("pad", SupportsAny, CreateIndexMap);
+  registry.Add("tile", SupportsAny, CreateIndexMap);
+  registry.Add("depth_to_space", SupportsAny, CreateIndexMap);
+  registry.Add("space_to_depth", SupportsAny, CreateIndexMap);
+  registry.Add("trilu", SupportsAny, CreateTrilu);
+  registry.Add("range", SupportsAny, CreateRange);
+  registry.Add("gather_elements", SupportsAny, CreateGatherElements);
+  registry.Add("scatter_elements", SupportsScatter, CreateScatterElements);
+}
+
+}  // namespace sy::opencl
