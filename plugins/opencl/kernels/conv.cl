@@ -67,6 +67,48 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
 }
 #endif  // CONV
 
+#ifdef IM2COL
+// The column matrix of one batch item and group for the GEMM path of conv:
+// col [C/group * taps, out_count], row (c, t), column o; taps in the padding give 0.
+// x_base is the element index of the group's first input channel of this batch item.
+__kernel void sy_im2col(__global const uchar* xb, ulong xo, __global uchar* colb, ulong n,
+                        long x_base, int S, long in_count, long out_count, long tap_count,
+                        __global const long* meta) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global ST_A* col = (__global ST_A*)colb;
+  const long o = (long)(i % (ulong)out_count);
+  const long r = (long)(i / (ulong)out_count);
+  const long c = r / tap_count;
+  long tr = r % tap_count, rest = o, offset = 0, scale = 1;
+  int inside = 1;
+  for (int d = S - 1; d >= 0; --d) {
+    const long k = tr % SY_K(d);
+    tr /= SY_K(d);
+    const long q = rest % SY_OUT(d);
+    rest /= SY_OUT(d);
+    const long p = q * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
+    inside = inside && p >= 0 && p < SY_IN(d);
+    offset += p * scale;
+    scale *= SY_IN(d);
+  }
+  col[i] = inside ? x[x_base + c * in_count + offset] : (ST_A)0;
+}
+#endif  // IM2COL
+
+#ifdef CONV_BIAS
+// y [N, M, out_count] = bias[m], before the GEMMs of conv add the products (beta 1).
+__kernel void sy_conv_bias(__global const uchar* bb, ulong bo, __global uchar* yb, ulong yo,
+                           ulong n, long M, long out_count) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  STORE_Y(y, (long)i, (CT_Y)LOAD_C(bias, (long)(i / (ulong)out_count) % M));
+}
+#endif  // CONV_BIAS
+
 #ifdef POOL
 // x [N, C, in...] -> y [N, C, out...]; MAX_POOL or the average (COUNT_INCLUDE_PAD: divide
 // by the taps inside the padded input).
