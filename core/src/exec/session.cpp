@@ -130,7 +130,9 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
                                                   const PlanOptions& options) {
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
-  SY_ASSIGN_OR_RETURN(s.plan_, Plan::Build(graph, host, options));
+  // One description of the nodes serves the plan's support queries and the prepares.
+  const NodeDescriptors descriptors(graph);
+  SY_ASSIGN_OR_RETURN(s.plan_, Plan::Build(graph, descriptors, host, options));
   const Plan& plan = s.plan_;
 
   // Arenas, then a slice of one for every (value, device) the plan holds.
@@ -168,7 +170,6 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const Plug
   }
 
   // Steps: the copies before each partition, then the partition.
-  NodeDescriptors descriptors(graph);
   uint64_t staging_bytes = 0;
   size_t next_copy = 0;
   for (size_t k = 0; k < plan.partitions.size(); ++k) {

@@ -30,6 +30,12 @@ uint64_t Plan::CopyBytes() const {
 }
 
 Expected<Plan> Plan::Build(const Graph& graph, const PluginHost* host, const PlanOptions& options) {
+  const NodeDescriptors descriptors(graph);
+  return Build(graph, descriptors, host, options);
+}
+
+Expected<Plan> Plan::Build(const Graph& graph, const NodeDescriptors& descriptors,
+                           const PluginHost* host, const PlanOptions& options) {
   Plan plan;
   plan.devices = options.devices;
   if (plan.devices.empty() && host != nullptr) plan.devices = sched::PlatformOrder(*host);
@@ -39,7 +45,6 @@ Expected<Plan> Plan::Build(const Graph& graph, const PluginHost* host, const Pla
   for (const Device* d : plan.devices) {
     if (d == nullptr || d->plugin == nullptr) return InvalidArgument("plan: a device is null");
   }
-  NodeDescriptors descriptors(graph);
   sched::SupportOracle oracle(descriptors, plan.devices);
   SY_RETURN_IF_ERROR(sched::PlaceNodes(graph, host, options, plan.devices, oracle, plan.nodes));
   if (options.merge_islands && !options.strict) {
