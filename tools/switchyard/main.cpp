@@ -16,6 +16,7 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
     {"run", "run a model on a device and show or save its outputs", sy::cli::RunRun},
     {"conformance", "prove a plugin correct: op cases against cpu-ref, ABI contract cases",
      sy::cli::RunConformance},
+    {"import", "convert an ONNX model to rml-graph v1 with static shapes", sy::cli::RunImport},
     {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
 };
 

@@ -1,0 +1,275 @@
+// Folds: ONNX ops evaluated on the host when their inputs are known at import time. These
+// are the shape computations that exporters emit (Shape -> Gather -> Concat -> Reshape)
+// and constant producers; folding them is what gives the imported graph static shapes.
+#include <algorithm>
+#include <cmath>
+
+#include "host_tensor_ops.h"
+#include "onnx_tensor.h"
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+// Inputs are constants whenever a fold with fold_needs_values runs.
+const Tensor& In(NodeContext& ctx, size_t i) { return *ctx.ConstantInput(i); }
+
+Status Bind(NodeContext& ctx, Expected<Tensor> result, size_t output = 0) {
+  if (!result.ok()) return ctx.Invalid(result.status().message());
+  ctx.SetOutputConstant(output, std::move(result).value());
+  return Status::Ok();
+}
+
+Status FoldConstant(NodeContext& ctx) {
+  for (const auto& attr : ctx.node().attribute()) {
+    const std::string& name = attr.name();
+    if (name == "value") {
+      Expected<Tensor> t = TensorFromProto(attr.t(), ctx.state().base_dir());
+      if (!t.ok()) {
+        return ctx.Fail(t.status().code() == StatusCode::kUnsupported
+                            ? ImportProblem::kUnsupportedType
+                            : ImportProblem::kInvalidModel,
+                        t.status().message());
+      }
+      return Bind(ctx, std::move(t));
+    }
+    if (name == "value_float") {
+      const double v = attr.f();
+      return Bind(ctx, FromDoubles(DType::kF32, {}, std::span(&v, 1)));
+    }
+    if (name == "value_floats") {
+      std::vector<double> v(attr.floats().begin(), attr.floats().end());
+      return Bind(ctx, FromDoubles(DType::kF32, {static_cast<int64_t>(v.size())}, v));
+    }
+    if (name == "value_int") {
+      const int64_t v = attr.i();
+      return Bind(ctx, FromInt64s(DType::kI64, {}, std::span(&v, 1)));
+    }
+    if (name == "value_ints") {
+      std::vector<int64_t> v(attr.ints().begin(), attr.ints().end());
+      return Bind(ctx, FromInt64s(DType::kI64, {static_cast<int64_t>(v.size())}, v));
+    }
+    if (name == "value_string" || name == "value_strings") {
+      return ctx.Fail(ImportProblem::kUnsupportedType,
+                      "holds strings, which rml-graph v1 has no dtype for");
+    }
+    if (name == "sparse_value") {
+      return ctx.UnsupportedOp("holds a sparse tensor, which the importer does not read");
+    }
+  }
+  return ctx.Invalid("has no value attribute");
+}
+
+Status FoldIdentity(NodeContext& ctx) {
+  ctx.SetOutputConstant(0, In(ctx, 0));
+  return Status::Ok();
+}
+
+Status FoldShape(NodeContext& ctx) {
+  const Shape& shape = ctx.InputType(0).shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t start = ctx.AttrInt("start", 0), end = ctx.AttrInt("end", rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  ctx.SetOutputConstant(0, Int64Vector(std::span(shape).subspan(start, end - start)));
+  return Status::Ok();
+}
+
+Status FoldSize(NodeContext& ctx) {
+  const int64_t count = ElementCount(ctx.InputType(0).shape);
+  return Bind(ctx, FromInt64s(DType::kI64, {}, std::span(&count, 1)));
+}
+
+Status FoldCast(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(DType to, DTypeParam(ctx, ctx.AttrInt("to", 0), "Cast's target type"));
+  return Bind(ctx, CastHost(In(ctx, 0), to));
+}
+
+Status FoldCastLike(NodeContext& ctx) { return Bind(ctx, CastHost(In(ctx, 0), ctx.InputType(1).dtype)); }
+
+Status FoldConstantOfShape(NodeContext& ctx) {
+  const std::vector<int64_t> shape = ToInt64s(In(ctx, 0));
+  Tensor fill;
+  if (const auto* attr = ctx.Attr("value")) {
+    Expected<Tensor> t = TensorFromProto(attr->t(), ctx.state().base_dir());
+    if (!t.ok()) {
+      return ctx.Fail(t.status().code() == StatusCode::kUnsupported ? ImportProblem::kUnsupportedType
+                                                                     : ImportProblem::kInvalidModel,
+                      t.status().message());
+    }
+    if (t.value().element_count() != 1) return ctx.Invalid("value must hold one element");
+    fill = std::move(t).value();
+  } else {
+    const double zero = 0.0;
+    SY_ASSIGN_OR_RETURN(fill, FromDoubles(DType::kF32, {}, std::span(&zero, 1)));
+  }
+  for (int64_t d : shape) {
+    if (d < 0) return ctx.Invalid("shape " + ShapeToString(shape) + " has a negative dim");
+  }
+  return Bind(ctx, ExpandHost(fill, Shape(shape.begin(), shape.end())));
+}
+
+Status FoldEyeLike(NodeContext& ctx) {
+  const TensorType& type = ctx.InputType(0);
+  if (type.shape.size() != 2) return ctx.Invalid("input must be 2-D");
+  DType dtype = type.dtype;
+  if (const auto* attr = ctx.Attr("dtype")) {
+    SY_ASSIGN_OR_RETURN(dtype, DTypeParam(ctx, attr->i(), "dtype"));
+  }
+  const int64_t k = ctx.AttrInt("k", 0);
+  const int64_t rows = type.shape[0], cols = type.shape[1];
+  std::vector<int64_t> v(static_cast<size_t>(rows * cols), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r + k >= 0 && r + k < cols) v[r * cols + r + k] = 1;
+  }
+  return Bind(ctx, FromInt64s(dtype, type.shape, v));
+}
+
+Status FoldGather(NodeContext& ctx) {
+  return Bind(ctx, GatherHost(In(ctx, 0), In(ctx, 1), ctx.AttrInt("axis", 0)));
+}
+
+Status FoldSlice(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(SliceParams p, SliceParamsOf(ctx));
+  return Bind(ctx, SliceHost(In(ctx, 0), p.starts, p.ends, p.axes, p.steps));
+}
+
+Status FoldConcat(NodeContext& ctx) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.HasInput(i)) inputs.push_back(In(ctx, i));
+  }
+  return Bind(ctx, ConcatHost(inputs, ctx.AttrInt("axis", 0)));
+}
+
+template <Expected<Shape> (*ShapeFn)(NodeContext&)>
+Status FoldReshapeLike(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Shape shape, ShapeFn(ctx));
+  return Bind(ctx, ReshapeHost(In(ctx, 0), shape));
+}
+
+Status FoldTranspose(NodeContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.InputType(0).shape.size());
+  std::vector<int64_t> perm = ctx.AttrInts("perm").value_or(std::vector<int64_t>{});
+  if (perm.empty()) {
+    for (int64_t d = rank; d-- > 0;) perm.push_back(d);
+  }
+  return Bind(ctx, TransposeHost(In(ctx, 0), perm));
+}
+
+Status FoldExpand(NodeContext& ctx) {
+  const std::vector<int64_t> shape = ToInt64s(In(ctx, 1));
+  return Bind(ctx, ExpandHost(In(ctx, 0), Shape(shape.begin(), shape.end())));
+}
+
+Status FoldBinary(NodeContext& ctx) {
+  const std::string& op = ctx.node().op_type();
+  if (op == "Mod" && ctx.AttrInt("fmod", 0) == 0 && IsFloat(ctx.InputType(0).dtype)) {
+    return ctx.UnsupportedOp("float Mod needs fmod=1");
+  }
+  return Bind(ctx, BinaryHost(op, In(ctx, 0), In(ctx, 1)));
+}
+
+// Variadic Max/Min/Sum of constants (one input: itself).
+Status FoldVariadic(NodeContext& ctx) {
+  const std::string& op = ctx.node().op_type();
+  const std::string binary = op == "Sum" ? "Add" : op;
+  Tensor acc = In(ctx, 0);
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    Expected<Tensor> next = BinaryHost(binary, acc, In(ctx, i));
+    if (!next.ok()) return ctx.Invalid(next.status().message());
+    acc = std::move(next).value();
+  }
+  ctx.SetOutputConstant(0, acc);
+  return Status::Ok();
+}
+
+Status FoldUnary(NodeContext& ctx) { return Bind(ctx, UnaryHost(ctx.node().op_type(), In(ctx, 0))); }
+
+Status FoldWhere(NodeContext& ctx) { return Bind(ctx, WhereHost(In(ctx, 0), In(ctx, 1), In(ctx, 2))); }
+
+Status FoldReduce(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(auto axes, AxesParam(ctx, 1, ctx.node().op_type() == "ReduceSum" ? 13 : 18));
+  if (axes.empty() && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
+    ctx.SetOutputConstant(0, In(ctx, 0));
+    return Status::Ok();
+  }
+  return Bind(ctx, ReduceHost(ctx.node().op_type(), In(ctx, 0), axes,
+                              ctx.AttrInt("keepdims", 1) != 0));
+}
+
+Status FoldRange(NodeContext& ctx) {
+  const Tensor& start = In(ctx, 0);
+  const DType dtype = start.dtype();
+  const double s = ToDoubles(start)[0], l = ToDoubles(In(ctx, 1))[0], d = ToDoubles(In(ctx, 2))[0];
+  if (d == 0) return ctx.Invalid("delta is 0");
+  const double n = std::ceil((l - s) / d);
+  if (!(n < 1e8)) return ctx.Invalid("the range is too long to fold");
+  const int64_t count = n > 0 ? static_cast<int64_t>(n) : 0;
+  if (IsInteger(dtype)) {
+    const int64_t is = ToInt64s(start)[0], id = ToInt64s(In(ctx, 2))[0];
+    std::vector<int64_t> v(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) v[i] = is + i * id;
+    return Bind(ctx, FromInt64s(dtype, {count}, v));
+  }
+  std::vector<double> v(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) v[i] = s + static_cast<double>(i) * d;
+  return Bind(ctx, FromDoubles(dtype, {count}, v));
+}
+
+Status FoldDropout(NodeContext& ctx) {
+  if (ctx.HasInput(2) && ToInt64s(In(ctx, 2))[0] != 0) {
+    return ctx.Fail(ImportProblem::kTrainingOnly, "runs in training mode (training_mode is true)");
+  }
+  ctx.SetOutputConstant(0, In(ctx, 0));
+  if (ctx.OutputWanted(1)) {
+    std::vector<int64_t> ones(static_cast<size_t>(In(ctx, 0).element_count()), 1);
+    return Bind(ctx, FromInt64s(DType::kBool, In(ctx, 0).shape(), ones), 1);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddShapeFolds(MappingTable& table) {
+  table["Constant"].fold = FoldConstant;
+  table["Constant"].fold_needs_values = false;
+  table["Shape"].fold = FoldShape;
+  table["Shape"].fold_needs_values = false;
+  table["Size"].fold = FoldSize;
+  table["Size"].fold_needs_values = false;
+  table["EyeLike"].fold = FoldEyeLike;
+  table["EyeLike"].fold_needs_values = false;
+  table["Identity"].fold = FoldIdentity;
+  table["Dropout"].fold = FoldDropout;
+  table["Cast"].fold = FoldCast;
+  table["CastLike"].fold = FoldCastLike;
+  table["ConstantOfShape"].fold = FoldConstantOfShape;
+  table["Gather"].fold = FoldGather;
+  table["Slice"].fold = FoldSlice;
+  table["Concat"].fold = FoldConcat;
+  table["Squeeze"].fold = FoldReshapeLike<SqueezeShape>;
+  table["Unsqueeze"].fold = FoldReshapeLike<UnsqueezeShape>;
+  table["Flatten"].fold = FoldReshapeLike<FlattenShape>;
+  table["Reshape"].fold = FoldReshapeLike<ReshapeShape>;
+  table["Transpose"].fold = FoldTranspose;
+  table["Expand"].fold = FoldExpand;
+  table["Range"].fold = FoldRange;
+  table["Where"].fold = FoldWhere;
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "Equal", "Less", "Greater",
+                         "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"}) {
+    table[op].fold = FoldBinary;
+  }
+  for (const char* op : {"Max", "Min", "Sum"}) table[op].fold = FoldVariadic;
+  for (const char* op : {"Neg", "Abs", "Floor", "Ceil", "Sqrt", "Not", "Reciprocal", "Sign"}) {
+    table[op].fold = FoldUnary;
+  }
+  for (const char* op : {"ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"}) {
+    table[op].fold = FoldReduce;
+  }
+}
+
+}  // namespace sy::onnx_import

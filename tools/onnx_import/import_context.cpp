@@ -1,0 +1,290 @@
+#include "import_context.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "host_tensor_ops.h"
+#include "onnx_tensor.h"
+#include "switchyard/op_schema.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+
+// ---- ImportState
+
+const KnownValue* ImportState::Find(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+KnownValue* ImportState::FindMutable(const std::string& name) {
+  auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+void ImportState::SetConstant(const std::string& name, Tensor value) {
+  KnownValue known;
+  known.type = value.type();
+  known.constant = std::move(value);
+  values_[name] = std::move(known);
+}
+
+void ImportState::SetValue(const std::string& name, ValueId id) {
+  KnownValue known;
+  known.id = id;
+  known.type = graph_.values[id].type;
+  values_[name] = std::move(known);
+}
+
+void ImportState::AddGraphInput(const std::string& name, const TensorType& type) {
+  const ValueId id = AddValue(name, type);
+  graph_.inputs.push_back(id);
+  KnownValue known;
+  known.id = id;
+  known.type = type;
+  known.is_graph_input = true;
+  values_[name] = std::move(known);
+}
+
+std::string ImportState::UniqueName(std::string_view hint) {
+  std::string base(hint.empty() ? "v" : hint);
+  int& count = used_names_[base];
+  std::string name = count == 0 ? base : base + "_" + std::to_string(count);
+  ++count;
+  // A generated "x_1" may collide with a later ONNX name "x_1"; keep probing.
+  while (count > 1 && used_names_.count(name) != 0 && used_names_[name] > 0) {
+    name = base + "_" + std::to_string(count++);
+  }
+  if (name != base) used_names_[name] = 1;
+  return name;
+}
+
+ValueId ImportState::AddValue(std::string_view name, const TensorType& type) {
+  graph_.values.push_back(Value{UniqueName(name), type});
+  return static_cast<ValueId>(graph_.values.size() - 1);
+}
+
+ValueId ImportState::AddConstant(const Tensor& value, std::string_view hint) {
+  const ValueId id = AddValue(hint, value.type());
+  Constant constant;
+  constant.value = id;
+  constant.data = value;
+  // Small finite constants stay inline in the JSON; the rest go to the safetensors file
+  // (JSON cannot hold NaN or infinity, and large inline arrays bloat the graph).
+  bool inline_ok = value.element_count() <= 16;
+  if (inline_ok && IsFloat(value.dtype())) {
+    for (double v : ToDoubles(value)) inline_ok = inline_ok && std::isfinite(v);
+  }
+  if (!inline_ok) constant.tensor_name = graph_.values[id].name;
+  graph_.constants.push_back(std::move(constant));
+  return id;
+}
+
+Expected<ValueId> ImportState::Materialize(const std::string& name) {
+  KnownValue* known = FindMutable(name);
+  if (known == nullptr) return NotFound("value '" + name + "' is not defined before it is read");
+  if (known->id >= 0) return known->id;
+  known->id = AddConstant(*known->constant, name);
+  return known->id;
+}
+
+bool ImportState::Freeze(const std::string& name) {
+  KnownValue* known = FindMutable(name);
+  auto given = options_.input_values.find(name);
+  if (known == nullptr || !known->is_graph_input || given == options_.input_values.end()) {
+    return false;
+  }
+  // The input's graph value becomes a constant holding the given value.
+  Constant constant;
+  constant.value = known->id;
+  constant.data = given->second;
+  bool inline_ok = given->second.element_count() <= 16;
+  if (inline_ok && IsFloat(given->second.dtype())) {
+    for (double v : ToDoubles(given->second)) inline_ok = inline_ok && std::isfinite(v);
+  }
+  if (!inline_ok) constant.tensor_name = graph_.values[known->id].name;
+  graph_.constants.push_back(std::move(constant));
+  std::erase(graph_.inputs, known->id);
+  known->constant = given->second;
+  known->is_graph_input = false;
+  frozen_.push_back(name);
+  return true;
+}
+
+// ---- NodeContext
+
+std::string NodeContext::Describe() const {
+  std::string text = node_.op_type() + " node " + std::to_string(index_);
+  if (!node_.name().empty()) text += " \"" + node_.name() + "\"";
+  return text;
+}
+
+Status NodeContext::Fail(ImportProblem problem, std::string message) {
+  if (problem_ == ImportProblem::kNone) problem_ = problem;
+  return Status(problem == ImportProblem::kUnsupportedOp ||
+                        problem == ImportProblem::kUnsupportedType ||
+                        problem == ImportProblem::kTrainingOnly
+                    ? StatusCode::kUnsupported
+                    : StatusCode::kInvalidModel,
+                std::move(message));
+}
+
+bool NodeContext::HasInput(size_t i) const {
+  return i < num_inputs() && !node_.input(static_cast<int>(i)).empty();
+}
+
+const TensorType& NodeContext::InputType(size_t i) const {
+  return state_.Find(node_.input(static_cast<int>(i)))->type;
+}
+
+bool NodeContext::IsConstant(size_t i) const {
+  return ConstantInput(i) != nullptr;
+}
+
+const Tensor* NodeContext::ConstantInput(size_t i) const {
+  if (!HasInput(i)) return nullptr;
+  const KnownValue* known = state_.Find(node_.input(static_cast<int>(i)));
+  return known != nullptr && known->constant ? &*known->constant : nullptr;
+}
+
+Expected<ValueId> NodeContext::Input(size_t i) {
+  if (!HasInput(i)) return Internal(Describe() + ": input " + std::to_string(i) + " is absent");
+  return state_.Materialize(node_.input(static_cast<int>(i)));
+}
+
+Expected<Tensor> NodeContext::StaticInput(size_t i, std::string_view what) {
+  if (!HasInput(i)) {
+    return Fail(ImportProblem::kInvalidModel, "input '" + std::string(what) + "' is absent");
+  }
+  const std::string& name = node_.input(static_cast<int>(i));
+  if (const Tensor* constant = ConstantInput(i)) return *constant;
+  if (state_.Freeze(name)) return *ConstantInput(i);
+  const KnownValue* known = state_.Find(name);
+  if (known != nullptr && known->is_graph_input) {
+    return Fail(ImportProblem::kNeedsValue,
+                "input '" + std::string(what) + "' comes from graph input '" + name +
+                    "', whose value the importer needs (rml-graph v1 takes it as a static "
+                    "attribute); pass it with --input-value " + name + "=FILE.npy");
+  }
+  return Fail(ImportProblem::kNeedsValue,
+              "input '" + std::string(what) + "' (value '" + name +
+                  "') is computed at run time, but the catalogue op takes it as a static "
+                  "attribute and the importer could not fold it to a constant");
+}
+
+Expected<std::vector<int64_t>> NodeContext::StaticInts(size_t i, std::string_view what) {
+  SY_ASSIGN_OR_RETURN(Tensor t, StaticInput(i, what));
+  if (!IsInteger(t.dtype())) {
+    return Invalid("input '" + std::string(what) + "' must be an integer tensor, not " +
+                   std::string(DTypeName(t.dtype())));
+  }
+  return ToInt64s(t);
+}
+
+Expected<double> NodeContext::StaticScalar(size_t i, std::string_view what) {
+  SY_ASSIGN_OR_RETURN(Tensor t, StaticInput(i, what));
+  if (t.element_count() != 1) {
+    return Invalid("input '" + std::string(what) + "' must hold one element, not " +
+                   std::to_string(t.element_count()));
+  }
+  return ToDoubles(t)[0];
+}
+
+bool NodeContext::OutputWanted(size_t i) const {
+  return i < num_outputs() && !node_.output(static_cast<int>(i)).empty();
+}
+
+void NodeContext::SetOutput(size_t i, ValueId id) {
+  if (OutputWanted(i)) state_.SetValue(node_.output(static_cast<int>(i)), id);
+}
+
+void NodeContext::SetOutputConstant(size_t i, Tensor value) {
+  if (OutputWanted(i)) state_.SetConstant(node_.output(static_cast<int>(i)), std::move(value));
+}
+
+const onnx::AttributeProto* NodeContext::Attr(std::string_view name) const {
+  for (const auto& attr : node_.attribute()) {
+    if (attr.name() == name) return &attr;
+  }
+  return nullptr;
+}
+
+int64_t NodeContext::AttrInt(std::string_view name, int64_t fallback) const {
+  const auto* a = Attr(name);
+  return a != nullptr && a->has_i() ? a->i() : fallback;
+}
+
+double NodeContext::AttrFloat(std::string_view name, double fallback) const {
+  const auto* a = Attr(name);
+  return a != nullptr && a->has_f() ? a->f() : fallback;
+}
+
+std::string NodeContext::AttrString(std::string_view name, std::string_view fallback) const {
+  const auto* a = Attr(name);
+  return a != nullptr && a->has_s() ? a->s() : std::string(fallback);
+}
+
+std::optional<std::vector<int64_t>> NodeContext::AttrInts(std::string_view name) const {
+  const auto* a = Attr(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<double>> NodeContext::AttrFloats(std::string_view name) const {
+  const auto* a = Attr(name);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+const TensorType& NodeContext::TypeOf(ValueId id) const { return state_.graph().values[id].type; }
+
+Expected<std::vector<ValueId>> NodeContext::Emit(std::string_view op, std::vector<ValueId> inputs,
+                                                 Attrs attrs, int num_outputs) {
+  const OpSchema* schema = OpRegistry::Global().Find(op);
+  if (schema == nullptr) return Internal("the importer emitted unknown op '" + std::string(op) + "'");
+  std::vector<TensorType> types;
+  for (ValueId id : inputs) types.push_back(TypeOf(id));
+  // A dtype outside the op's type set is a limit of the catalogue, not a bug: say so.
+  for (size_t i = 0; i < types.size() && !schema->inputs.empty(); ++i) {
+    const InputSpec& spec = schema->inputs[std::min(i, schema->inputs.size() - 1)];
+    const TypeVar& var = schema->type_vars[static_cast<size_t>(spec.type_var)];
+    if (!var.allowed.contains(types[i].dtype)) {
+      return Fail(ImportProblem::kUnsupportedType,
+                  "catalogue op " + std::string(op) + " takes " + var.allowed.ToString() +
+                      " for input " + std::string(spec.name) + ", not " +
+                      std::string(DTypeName(types[i].dtype)));
+    }
+  }
+  Expected<std::vector<TensorType>> out = InferOutputTypes(*schema, types, attrs, num_outputs);
+  if (!out.ok()) {
+    return Fail(ImportProblem::kInvalidModel,
+                "mapped to catalogue op " + std::string(op) + ", which rejects it: " +
+                    out.status().message());
+  }
+  Node node;
+  node.op = std::string(op);
+  node.inputs = std::move(inputs);
+  node.attrs = std::move(attrs);
+  node.name = node_.name().empty() ? node_.op_type() + "_" + std::to_string(index_) : node_.name();
+  std::vector<ValueId> outputs;
+  for (size_t i = 0; i < out.value().size(); ++i) {
+    outputs.push_back(state_.AddValue(node.name + "/" + std::string(op), out.value()[i]));
+  }
+  node.outputs = outputs;
+  state_.graph().nodes.push_back(std::move(node));
+  return outputs;
+}
+
+Expected<ValueId> NodeContext::Emit1(std::string_view op, std::vector<ValueId> inputs, Attrs attrs) {
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> out, Emit(op, std::move(inputs), std::move(attrs), 1));
+  return out[0];
+}
+
+Expected<ValueId> NodeContext::Scalar(DType dtype, double value, Shape shape) {
+  SY_ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(shape));
+  std::vector<double> values(static_cast<size_t>(count), value);
+  SY_ASSIGN_OR_RETURN(Tensor t, FromDoubles(dtype, shape, values));
+  return state_.AddConstant(t, (node_.name().empty() ? node_.op_type() : node_.name()) + "/const");
+}
+
+}  // namespace sy::onnx_import

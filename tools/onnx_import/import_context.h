@@ -1,0 +1,149 @@
+// The state of one import and what an op mapping sees of it.
+//
+// The importer walks the ONNX graph in order. Each ONNX value is known either as a host
+// constant (an initializer, a folded result, a frozen input) or as a value of the graph
+// being built, or both once a constant has been materialised for a runtime op. A mapping
+// reads its node's inputs and attributes through NodeContext and emits catalogue nodes;
+// the output types come from the catalogue's own schemas (InferOutputTypes), so the
+// importer never computes a shape the runtime would disagree with.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "switchyard/graph.h"
+#include "switchyard/onnx_import.h"
+#include "switchyard/status.h"
+#include "switchyard/tensor.h"
+
+namespace sy::onnx_import {
+
+// One ONNX value as the importer knows it.
+struct KnownValue {
+  std::optional<Tensor> constant;  // set when the value is known at import time
+  ValueId id = -1;                 // the graph value, once there is one
+  TensorType type;                 // always set
+  bool is_graph_input = false;     // an ONNX graph input not (yet) frozen
+};
+
+class ImportState {
+ public:
+  ImportState(const ImportOptions& options, std::filesystem::path base_dir)
+      : options_(options), base_dir_(std::move(base_dir)) {}
+
+  Graph& graph() { return graph_; }
+  const ImportOptions& options() const { return options_; }
+  const std::filesystem::path& base_dir() const { return base_dir_; }
+  int64_t opset = 0;
+
+  const KnownValue* Find(const std::string& name) const;
+  KnownValue* FindMutable(const std::string& name);
+  void SetConstant(const std::string& name, Tensor value);
+  // Binds `name` to graph value `id` (the type is the graph value's).
+  void SetValue(const std::string& name, ValueId id);
+  // Adds a graph input named `name`.
+  void AddGraphInput(const std::string& name, const TensorType& type);
+
+  // The graph value for `name`, materialising a constant when needed.
+  Expected<ValueId> Materialize(const std::string& name);
+  // A new graph constant holding `value` (named after `hint`).
+  ValueId AddConstant(const Tensor& value, std::string_view hint);
+  // A fresh graph value name derived from `hint`, unique in the graph.
+  std::string UniqueName(std::string_view hint);
+  // Adds a value of `type` named `name` (made unique).
+  ValueId AddValue(std::string_view name, const TensorType& type);
+
+  // Freezes an ONNX graph input into a constant from ImportOptions::input_values.
+  // Returns false when no value was given for it.
+  bool Freeze(const std::string& name);
+  const std::vector<std::string>& frozen_inputs() const { return frozen_; }
+
+ private:
+  const ImportOptions& options_;
+  std::filesystem::path base_dir_;
+  Graph graph_;
+  std::map<std::string, KnownValue> values_;
+  std::map<std::string, int> used_names_;
+  std::vector<std::string> frozen_;
+};
+
+// What an op mapping sees: its node, its inputs and attributes, and how to emit nodes.
+class NodeContext {
+ public:
+  NodeContext(ImportState& state, const onnx::NodeProto& node, size_t index)
+      : state_(state), node_(node), index_(index) {}
+
+  const onnx::NodeProto& node() const { return node_; }
+  int64_t opset() const { return state_.opset; }
+  ImportState& state() { return state_; }
+  // `Conv node 3 "conv1"`: how messages name the ONNX node.
+  std::string Describe() const;
+
+  // ---- inputs. An input is present when its name is non-empty.
+  size_t num_inputs() const { return static_cast<size_t>(node_.input_size()); }
+  bool HasInput(size_t i) const;
+  const TensorType& InputType(size_t i) const;  // requires HasInput(i)
+  bool IsConstant(size_t i) const;
+  const Tensor* ConstantInput(size_t i) const;  // null unless constant
+  // The graph value of input i (materialising a constant).
+  Expected<ValueId> Input(size_t i);
+  // The value of input i at import time; freezes a graph input when ImportOptions holds
+  // its value. `what` names the input in the error ("shape", "k").
+  Expected<Tensor> StaticInput(size_t i, std::string_view what);
+  // A static integer list / scalar input (any integer dtype).
+  Expected<std::vector<int64_t>> StaticInts(size_t i, std::string_view what);
+  Expected<double> StaticScalar(size_t i, std::string_view what);
+
+  // ---- outputs. An output is wanted when its name is non-empty.
+  size_t num_outputs() const { return static_cast<size_t>(node_.output_size()); }
+  bool OutputWanted(size_t i) const;
+  void SetOutput(size_t i, ValueId id);
+  void SetOutputConstant(size_t i, Tensor value);
+
+  // ---- attributes.
+  const onnx::AttributeProto* Attr(std::string_view name) const;
+  int64_t AttrInt(std::string_view name, int64_t fallback) const;
+  double AttrFloat(std::string_view name, double fallback) const;
+  std::string AttrString(std::string_view name, std::string_view fallback) const;
+  std::optional<std::vector<int64_t>> AttrInts(std::string_view name) const;
+  std::optional<std::vector<double>> AttrFloats(std::string_view name) const;
+
+  // ---- emitting catalogue nodes. Output types come from the op's schema. The nodes are
+  // named after the ONNX node. Errors say which catalogue op rejected what.
+  Expected<std::vector<ValueId>> Emit(std::string_view op, std::vector<ValueId> inputs,
+                                      Attrs attrs = {}, int num_outputs = 1);
+  Expected<ValueId> Emit1(std::string_view op, std::vector<ValueId> inputs, Attrs attrs = {});
+  // A scalar (or shape `shape`) constant of `dtype` filled with `value`.
+  Expected<ValueId> Scalar(DType dtype, double value, Shape shape = {});
+  const TensorType& TypeOf(ValueId id) const;
+
+  // Failures: record the kind of problem and return the Status. The driver prefixes
+  // messages with Describe().
+  Status Fail(ImportProblem problem, std::string message);
+  Status UnsupportedOp(std::string message) {
+    return Fail(ImportProblem::kUnsupportedOp, std::move(message));
+  }
+  Status Invalid(std::string message) {
+    return Fail(ImportProblem::kInvalidModel, std::move(message));
+  }
+  // The kind of the first failure recorded (kNone when none was).
+  ImportProblem problem() const { return problem_; }
+
+ private:
+  ImportState& state_;
+  const onnx::NodeProto& node_;
+  size_t index_;
+  ImportProblem problem_ = ImportProblem::kNone;
+};
+
+// Maps one node: emits catalogue nodes and binds every wanted output.
+using OpMapper = Status (*)(NodeContext& ctx);
+
+}  // namespace sy::onnx_import

@@ -1,0 +1,202 @@
+// Convolutions and pools. ONNX's auto_pad (SAME_UPPER, SAME_LOWER, VALID) and
+// ConvTranspose's output_shape are resolved to explicit pads from the static shapes,
+// because the catalogue takes explicit pads only.
+#include <algorithm>
+
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+
+
+namespace {
+
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+
+// Spatial parameters with ONNX defaults; pads resolved from auto_pad.
+Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel) {
+  const size_t spatial = x.size() - 2;
+  Window w;
+  w.kernel = std::move(kernel);
+  w.strides = ctx.AttrInts("strides").value_or(std::vector<int64_t>(spatial, 1));
+  w.dilations = ctx.AttrInts("dilations").value_or(std::vector<int64_t>(spatial, 1));
+  w.pads = ctx.AttrInts("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if (w.kernel.size() != spatial || w.strides.size() != spatial || w.dilations.size() != spatial ||
+      w.pads.size() != 2 * spatial) {
+    return ctx.Invalid("kernel_shape, strides, dilations and pads do not match the input's " +
+                       std::to_string(spatial) + " spatial dims");
+  }
+  const std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    std::fill(w.pads.begin(), w.pads.end(), 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < spatial; ++i) {
+      const int64_t in = x[i + 2], s = w.strides[i];
+      const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      const int64_t out = s > 0 ? (in + s - 1) / s : 0;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + dk - in);
+      const int64_t small = total / 2, large = total - total / 2;
+      w.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      w.pads[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad != "NOTSET") {
+    return ctx.Invalid("auto_pad '" + auto_pad + "' is not one of NOTSET SAME_UPPER SAME_LOWER VALID");
+  }
+  return w;
+}
+
+Status MapConv(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId w, ctx.Input(1));
+  const Shape& xs = ctx.TypeOf(x).shape;
+  const Shape& ws = ctx.TypeOf(w).shape;
+  if (xs.size() < 3 || ws.size() != xs.size()) {
+    return ctx.Invalid("needs X and W of equal rank >= 3, not " + ShapeToString(xs) + " and " +
+                       ShapeToString(ws));
+  }
+  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
+  std::vector<ValueId> inputs{x, w};
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(2));
+    inputs.push_back(b);
+  }
+  Attrs attrs;
+  attrs.Set("strides", win.strides);
+  attrs.Set("dilations", win.dilations);
+  attrs.Set("group", ctx.AttrInt("group", 1));
+  const bool transpose = ctx.node().op_type() == "ConvTranspose";
+  if (!transpose) {
+    attrs.Set("pads", win.pads);
+    SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("conv", inputs, std::move(attrs)));
+    ctx.SetOutput(0, out);
+    return Status::Ok();
+  }
+  const size_t spatial = xs.size() - 2;
+  std::vector<int64_t> output_padding =
+      ctx.AttrInts("output_padding").value_or(std::vector<int64_t>(spatial, 0));
+  std::vector<int64_t> pads = ctx.AttrInts("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if (output_padding.size() != spatial || pads.size() != 2 * spatial) {
+    return ctx.Invalid("output_padding or pads do not match the spatial dims");
+  }
+  const std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  std::optional<std::vector<int64_t>> output_shape = ctx.AttrInts("output_shape");
+  if (!output_shape && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
+    output_shape = std::vector<int64_t>(spatial);
+    for (size_t i = 0; i < spatial; ++i) (*output_shape)[i] = xs[i + 2] * win.strides[i];
+  }
+  if (auto_pad == "VALID") std::fill(pads.begin(), pads.end(), 0);
+  if (output_shape) {
+    // output_shape may list only the spatial dims or the whole shape.
+    std::vector<int64_t> spatial_out = *output_shape;
+    if (spatial_out.size() == spatial + 2) spatial_out.erase(spatial_out.begin(), spatial_out.begin() + 2);
+    if (spatial_out.size() != spatial) return ctx.Invalid("output_shape has the wrong length");
+    for (size_t i = 0; i < spatial; ++i) {
+      const int64_t dk = (win.kernel[i] - 1) * win.dilations[i] + 1;
+      int64_t total = win.strides[i] * (xs[i + 2] - 1) + output_padding[i] + dk - spatial_out[i];
+      if (total < 0) {  // more output than the kernel covers: extend with output padding
+        output_padding[i] += -total;
+        total = 0;
+      }
+      const int64_t small = total / 2, large = total - total / 2;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  }
+  attrs.Set("pads", pads);
+  attrs.Set("output_padding", output_padding);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("conv_transpose", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapPool(NodeContext& ctx) {
+  const bool is_max = ctx.node().op_type() == "MaxPool";
+  if (is_max && ctx.OutputWanted(1)) {
+    return ctx.UnsupportedOp("the Indices output of MaxPool is outside the catalogue");
+  }
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const Shape& xs = ctx.TypeOf(x).shape;
+  if (xs.size() < 3) return ctx.Invalid("needs an input of rank >= 3, not " + ShapeToString(xs));
+  auto kernel = ctx.AttrInts("kernel_shape");
+  if (!kernel) return ctx.Invalid("has no kernel_shape");
+  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, xs, *kernel));
+  Attrs attrs;
+  attrs.Set("kernel_shape", win.kernel);
+  attrs.Set("strides", win.strides);
+  attrs.Set("pads", win.pads);
+  attrs.Set("dilations", win.dilations);
+  attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
+  if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapGlobalPool(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  if (ctx.node().op_type() == "GlobalAveragePool") {
+    SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("global_avg_pool", {x}));
+    ctx.SetOutput(0, out);
+    return Status::Ok();
+  }
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+  Attrs attrs;
+  attrs.Set("axes", axes);
+  attrs.Set("keepdims", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("reduce_max", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// LRN: y = x / (bias + alpha / size * sum over a window of `size` channels of x^2)^beta.
+// The channel window sum is a convolution of x^2, viewed as [N, 1, C, rest], with a
+// [1, 1, size, 1] kernel of ones.
+Status MapLrn(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const TensorType type = ctx.TypeOf(x);
+  if (type.shape.size() < 3) return ctx.Invalid("needs an input of rank >= 3");
+  const int64_t size = ctx.AttrInt("size", 0);
+  if (size <= 0) return ctx.Invalid("size must be positive");
+  const double alpha = ctx.AttrFloat("alpha", 1e-4), beta = ctx.AttrFloat("beta", 0.75),
+               bias = ctx.AttrFloat("bias", 1.0);
+  const int64_t n = type.shape[0], c = type.shape[1];
+  const int64_t rest = ElementCount(std::span(type.shape).subspan(2));
+  SY_ASSIGN_OR_RETURN(ValueId sq, ctx.Emit1("mul", {x, x}));
+  Attrs view;
+  view.Set("shape", std::vector<int64_t>{n, 1, c, rest});
+  SY_ASSIGN_OR_RETURN(ValueId sq4, ctx.Emit1("reshape", {sq}, std::move(view)));
+  SY_ASSIGN_OR_RETURN(ValueId ones, ctx.Scalar(type.dtype, 1.0, {1, 1, size, 1}));
+  Attrs conv;
+  conv.Set("pads", std::vector<int64_t>{(size - 1) / 2, 0, size - 1 - (size - 1) / 2, 0});
+  SY_ASSIGN_OR_RETURN(ValueId sum4, ctx.Emit1("conv", {sq4, ones}, std::move(conv)));
+  Attrs back;
+  back.Set("shape", std::vector<int64_t>(type.shape.begin(), type.shape.end()));
+  SY_ASSIGN_OR_RETURN(ValueId sum, ctx.Emit1("reshape", {sum4}, std::move(back)));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Scalar(type.dtype, alpha / static_cast<double>(size)));
+  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Scalar(type.dtype, bias));
+  SY_ASSIGN_OR_RETURN(ValueId p, ctx.Scalar(type.dtype, beta));
+  SY_ASSIGN_OR_RETURN(ValueId scaled, ctx.Emit1("mul", {sum, scale}));
+  SY_ASSIGN_OR_RETURN(ValueId based, ctx.Emit1("add", {scaled, b}));
+  SY_ASSIGN_OR_RETURN(ValueId denom, ctx.Emit1("pow", {based, p}));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("div", {x, denom}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddConvPoolMappings(MappingTable& table) {
+  table["Conv"].map = MapConv;
+  table["ConvTranspose"].map = MapConv;
+  table["MaxPool"].map = MapPool;
+  table["AveragePool"].map = MapPool;
+  table["GlobalAveragePool"].map = MapGlobalPool;
+  table["GlobalMaxPool"].map = MapGlobalPool;
+  table["LRN"].map = MapLrn;
+}
+
+}  // namespace sy::onnx_import

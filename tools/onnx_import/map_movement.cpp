@@ -1,0 +1,216 @@
+// Shape and data movement ops. Static parameters that ONNX passes as inputs (Reshape's
+// shape, Slice's starts, Tile's repeats, ...) become the catalogue op's attributes.
+#include <algorithm>
+
+#include "host_tensor_ops.h"
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+Status Emit1To(NodeContext& ctx, std::string_view op, std::vector<ValueId> inputs, Attrs attrs) {
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(op, std::move(inputs), std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// Reshape, Flatten, Squeeze, Unsqueeze: a catalogue reshape to the fully resolved shape.
+template <Expected<Shape> (*ShapeFn)(NodeContext&)>
+Status MapReshapeLike(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Shape shape, ShapeFn(ctx));
+  if (ElementCount(shape) == 0) {
+    // An empty result has no data: a constant of that shape says it exactly (the
+    // catalogue's reshape reads a 0 as "copy the input dim").
+    SY_ASSIGN_OR_RETURN(Tensor empty, Tensor::Allocate(ctx.InputType(0).dtype, shape));
+    ctx.SetOutputConstant(0, std::move(empty));
+    return Status::Ok();
+  }
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  if (ctx.TypeOf(x).shape == shape) {
+    ctx.SetOutput(0, x);
+    return Status::Ok();
+  }
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+  return Emit1To(ctx, "reshape", {x}, std::move(attrs));
+}
+
+Status MapTranspose(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  Attrs attrs;
+  if (auto perm = ctx.AttrInts("perm")) attrs.Set("perm", *perm);
+  return Emit1To(ctx, "transpose", {x}, std::move(attrs));
+}
+
+Status MapExpand(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.StaticInts(1, "shape"));
+  Attrs attrs;
+  attrs.Set("shape", shape);
+  return Emit1To(ctx, "expand", {x}, std::move(attrs));
+}
+
+Status MapConcat(NodeContext& ctx) {
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.HasInput(i)) continue;
+    SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
+    inputs.push_back(id);
+  }
+  Attrs attrs;
+  attrs.Set("axis", ctx.AttrInt("axis", 0));
+  return Emit1To(ctx, "concat", std::move(inputs), std::move(attrs));
+}
+
+Status MapSplit(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  Attrs attrs;
+  const int64_t axis = ctx.AttrInt("axis", 0);
+  attrs.Set("axis", axis);
+  std::optional<std::vector<int64_t>> sizes;
+  if (ctx.opset() >= 13) {
+    if (ctx.HasInput(1)) {
+      SY_ASSIGN_OR_RETURN(std::vector<int64_t> s, ctx.StaticInts(1, "split"));
+      sizes = std::move(s);
+    }
+  } else {
+    sizes = ctx.AttrInts("split");
+  }
+  if (sizes) attrs.Set("sizes", *sizes);
+  const int outputs = static_cast<int>(ctx.num_outputs());
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> out, ctx.Emit("split", {x}, std::move(attrs), outputs));
+  for (size_t i = 0; i < out.size(); ++i) ctx.SetOutput(i, out[i]);
+  return Status::Ok();
+}
+
+Status MapSlice(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(SliceParams p, SliceParamsOf(ctx));
+  Attrs attrs;
+  attrs.Set("starts", p.starts);
+  attrs.Set("ends", p.ends);
+  attrs.Set("axes", p.axes);
+  attrs.Set("steps", p.steps);
+  return Emit1To(ctx, "slice", {x}, std::move(attrs));
+}
+
+Status MapGatherLike(NodeContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  SY_ASSIGN_OR_RETURN(ValueId data, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId indices, ctx.Input(1));
+  Attrs attrs;
+  attrs.Set("axis", ctx.AttrInt("axis", 0));
+  if (type == "Gather") return Emit1To(ctx, "gather", {data, indices}, std::move(attrs));
+  if (type == "GatherElements") {
+    return Emit1To(ctx, "gather_elements", {data, indices}, std::move(attrs));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId updates, ctx.Input(2));
+  attrs.Set("reduction", ctx.AttrString("reduction", "none"));
+  return Emit1To(ctx, "scatter_elements", {data, indices, updates}, std::move(attrs));
+}
+
+Status MapPad(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  std::vector<int64_t> pads;
+  double value = 0;
+  if (ctx.opset() < 11) {
+    pads = ctx.AttrInts("pads").value_or(std::vector<int64_t>{});
+    value = ctx.AttrFloat("value", 0.0);
+  } else {
+    SY_ASSIGN_OR_RETURN(pads, ctx.StaticInts(1, "pads"));
+    if (ctx.HasInput(2)) {
+      SY_ASSIGN_OR_RETURN(value, ctx.StaticScalar(2, "constant_value"));
+    }
+    if (ctx.HasInput(3)) {  // opset 18: pads for the listed axes only
+      SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.StaticInts(3, "axes"));
+      if (pads.size() != 2 * axes.size()) return ctx.Invalid("pads must be twice as long as axes");
+      std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        Expected<int64_t> a = NormalizeAxis(axes[i], rank);
+        if (!a.ok()) return ctx.Invalid(a.status().message());
+        full[*a] = pads[i];
+        full[*a + rank] = pads[i + axes.size()];
+      }
+      pads = std::move(full);
+    }
+  }
+  const std::string mode = ctx.AttrString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge") {
+    return ctx.UnsupportedOp("mode '" + mode + "' is outside the catalogue (constant reflect edge)");
+  }
+  Attrs attrs;
+  attrs.Set("pads", pads);
+  attrs.Set("mode", mode);
+  attrs.Set("value", value);
+  return Emit1To(ctx, "pad", {x}, std::move(attrs));
+}
+
+Status MapTile(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> repeats, ctx.StaticInts(1, "repeats"));
+  Attrs attrs;
+  attrs.Set("repeats", repeats);
+  return Emit1To(ctx, "tile", {x}, std::move(attrs));
+}
+
+Status MapRange(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(Tensor start, ctx.StaticInput(0, "start"));
+  SY_ASSIGN_OR_RETURN(double limit, ctx.StaticScalar(1, "limit"));
+  SY_ASSIGN_OR_RETURN(double delta, ctx.StaticScalar(2, "delta"));
+  if (start.element_count() != 1) return ctx.Invalid("start must hold one element");
+  Attrs attrs;
+  attrs.Set("start", ToDoubles(start)[0]);
+  attrs.Set("limit", limit);
+  attrs.Set("delta", delta);
+  attrs.Set("dtype", std::string(DTypeName(start.dtype())));
+  return Emit1To(ctx, "range", {}, std::move(attrs));
+}
+
+Status MapTrilu(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  Attrs attrs;
+  attrs.Set("upper", ctx.AttrInt("upper", 1));
+  if (ctx.HasInput(1)) {
+    SY_ASSIGN_OR_RETURN(double k, ctx.StaticScalar(1, "k"));
+    attrs.Set("k", static_cast<int64_t>(k));
+  }
+  return Emit1To(ctx, "trilu", {x}, std::move(attrs));
+}
+
+Status MapDepthSpace(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  Attrs attrs;
+  attrs.Set("blocksize", ctx.AttrInt("blocksize", 0));
+  if (ctx.node().op_type() == "DepthToSpace") {
+    attrs.Set("mode", ctx.AttrString("mode", "DCR"));
+    return Emit1To(ctx, "depth_to_space", {x}, std::move(attrs));
+  }
+  return Emit1To(ctx, "space_to_depth", {x}, std::move(attrs));
+}
+
+}  // namespace
+
+void AddMovementMappings(MappingTable& table) {
+  table["Reshape"].map = MapReshapeLike<ReshapeShape>;
+  table["Flatten"].map = MapReshapeLike<FlattenShape>;
+  table["Squeeze"].map = MapReshapeLike<SqueezeShape>;
+  table["Unsqueeze"].map = MapReshapeLike<UnsqueezeShape>;
+  table["Transpose"].map = MapTranspose;
+  table["Expand"].map = MapExpand;
+  table["Concat"].map = MapConcat;
+  table["Split"].map = MapSplit;
+  table["Slice"].map = MapSlice;
+  for (const char* op : {"Gather", "GatherElements", "ScatterElements", "Scatter"}) {
+    table[op].map = MapGatherLike;
+  }
+  table["Pad"].map = MapPad;
+  table["Tile"].map = MapTile;
+  table["Range"].map = MapRange;
+  table["Trilu"].map = MapTrilu;
+  table["DepthToSpace"].map = MapDepthSpace;
+  table["SpaceToDepth"].map = MapDepthSpace;
+}
+
+}  // namespace sy::onnx_import

@@ -1,0 +1,296 @@
+// Linear algebra, softmax family, normalisations and Resize. ONNX's pre-13 Softmax,
+// LogSoftmax and Hardmax work on the input coerced to 2-D at `axis`; they are mapped as a
+// reshape around the catalogue op.
+#include "host_tensor_ops.h"
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+Status MapMatMul(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("matmul", {a, b}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapGemm(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+  std::vector<ValueId> inputs{a, b};
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId c, ctx.Input(2));
+    inputs.push_back(c);
+  }
+  Attrs attrs;
+  attrs.Set("alpha", ctx.AttrFloat("alpha", 1.0));
+  attrs.Set("beta", ctx.AttrFloat("beta", 1.0));
+  attrs.Set("trans_a", ctx.AttrInt("transA", 0));
+  attrs.Set("trans_b", ctx.AttrInt("transB", 0));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("gemm", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Expected<ValueId> Reshape(NodeContext& ctx, ValueId x, const Shape& shape) {
+  if (ctx.TypeOf(x).shape == shape) return x;
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+  return ctx.Emit1("reshape", {x}, std::move(attrs));
+}
+
+// One-hot of the (first) maximum along `axis`, in x's dtype.
+Expected<ValueId> Hardmax(NodeContext& ctx, ValueId x, int64_t axis) {
+  const TensorType type = ctx.TypeOf(x);
+  const int64_t rank = static_cast<int64_t>(type.shape.size());
+  Expected<int64_t> a = NormalizeAxis(axis, rank);
+  if (!a.ok()) return ctx.Invalid(a.status().message());
+  Attrs attrs;
+  attrs.Set("axis", *a);
+  attrs.Set("keepdims", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId am, ctx.Emit1("argmax", {x}, std::move(attrs)));
+  Shape iota_shape(static_cast<size_t>(rank), 1);
+  iota_shape[*a] = type.shape[*a];
+  Attrs range;
+  range.Set("start", 0.0);
+  range.Set("limit", static_cast<double>(type.shape[*a]));
+  range.Set("delta", 1.0);
+  range.Set("dtype", std::string("i64"));
+  SY_ASSIGN_OR_RETURN(ValueId iota, ctx.Emit1("range", {}, std::move(range)));
+  SY_ASSIGN_OR_RETURN(iota, Reshape(ctx, iota, iota_shape));
+  SY_ASSIGN_OR_RETURN(ValueId hit, ctx.Emit1("equal", {am, iota}));
+  Attrs cast;
+  cast.Set("to", std::string(DTypeName(type.dtype)));
+  return ctx.Emit1("cast", {hit}, std::move(cast));
+}
+
+Status MapSoftmaxFamily(NodeContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const Shape shape = ctx.TypeOf(x).shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const std::string op = type == "Softmax" ? "softmax" : type == "LogSoftmax" ? "log_softmax" : "";
+  const auto apply = [&](ValueId in, int64_t axis) -> Expected<ValueId> {
+    if (op.empty()) return Hardmax(ctx, in, axis);
+    Attrs attrs;
+    attrs.Set("axis", axis);
+    return ctx.Emit1(op, {in}, std::move(attrs));
+  };
+  ValueId out;
+  if (ctx.opset() >= 13) {
+    SY_ASSIGN_OR_RETURN(out, apply(x, ctx.AttrInt("axis", -1)));
+  } else {
+    int64_t axis = ctx.AttrInt("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis > rank) return ctx.Invalid("axis is out of range");
+    const Shape flat{ElementCount(std::span(shape).subspan(0, axis)),
+                     ElementCount(std::span(shape).subspan(axis))};
+    SY_ASSIGN_OR_RETURN(ValueId x2, Reshape(ctx, x, flat));
+    SY_ASSIGN_OR_RETURN(ValueId y2, apply(x2, 1));
+    SY_ASSIGN_OR_RETURN(out, Reshape(ctx, y2, shape));
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapBatchNorm(NodeContext& ctx) {
+  if (ctx.AttrInt("training_mode", 0) != 0 || ctx.OutputWanted(1) || ctx.OutputWanted(2) ||
+      ctx.OutputWanted(3) || ctx.OutputWanted(4)) {
+    return ctx.Fail(ImportProblem::kTrainingOnly,
+                    "runs in training mode (training_mode or the running-statistics outputs)");
+  }
+  if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) == 0) {
+    return ctx.UnsupportedOp("spatial=0 (per-element statistics) is outside the catalogue");
+  }
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < 5; ++i) {
+    SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
+    inputs.push_back(id);
+  }
+  Attrs attrs;
+  attrs.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("batch_norm", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapInstanceNorm(NodeContext& ctx) {
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < 3; ++i) {
+    SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
+    inputs.push_back(id);
+  }
+  Attrs attrs;
+  attrs.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("instance_norm", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// LayerNormalization; its optional Mean and InvStdDev outputs are computed alongside
+// from their definitions (reduce_mean over the normalised axes, kept dims).
+Status MapLayerNorm(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
+  std::vector<ValueId> inputs{x, scale};
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(2));
+    inputs.push_back(bias);
+  }
+  const int64_t axis = ctx.AttrInt("axis", -1);
+  const double epsilon = ctx.AttrFloat("epsilon", 1e-5);
+  Attrs attrs;
+  attrs.Set("axis", axis);
+  attrs.Set("epsilon", epsilon);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("layer_norm", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  if (ctx.OutputWanted(1) || ctx.OutputWanted(2)) {
+    const TensorType type = ctx.TypeOf(x);
+    const int64_t rank = static_cast<int64_t>(type.shape.size());
+    Expected<int64_t> a = NormalizeAxis(axis, rank);
+    if (!a.ok()) return ctx.Invalid(a.status().message());
+    std::vector<int64_t> axes;
+    for (int64_t d = *a; d < rank; ++d) axes.push_back(d);
+    Attrs reduce;
+    reduce.Set("axes", axes);
+    reduce.Set("keepdims", int64_t{1});
+    SY_ASSIGN_OR_RETURN(ValueId mean, ctx.Emit1("reduce_mean", {x}, reduce));
+    SY_ASSIGN_OR_RETURN(ValueId d, ctx.Emit1("sub", {x, mean}));
+    SY_ASSIGN_OR_RETURN(ValueId d2, ctx.Emit1("mul", {d, d}));
+    SY_ASSIGN_OR_RETURN(ValueId var, ctx.Emit1("reduce_mean", {d2}, reduce));
+    SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(type.dtype, epsilon));
+    SY_ASSIGN_OR_RETURN(ValueId ve, ctx.Emit1("add", {var, eps}));
+    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Emit1("rsqrt", {ve}));
+    ctx.SetOutput(1, mean);
+    ctx.SetOutput(2, inv);
+  }
+  return Status::Ok();
+}
+
+// MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9), as ONNX's
+// function body defines it.
+Status MapMvn(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const DType dtype = ctx.TypeOf(x).dtype;
+  Attrs reduce;
+  reduce.Set("axes", ctx.AttrInts("axes").value_or(std::vector<int64_t>{0, 2, 3}));
+  reduce.Set("keepdims", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId mean, ctx.Emit1("reduce_mean", {x}, reduce));
+  SY_ASSIGN_OR_RETURN(ValueId x2, ctx.Emit1("mul", {x, x}));
+  SY_ASSIGN_OR_RETURN(ValueId ex2, ctx.Emit1("reduce_mean", {x2}, reduce));
+  SY_ASSIGN_OR_RETURN(ValueId m2, ctx.Emit1("mul", {mean, mean}));
+  SY_ASSIGN_OR_RETURN(ValueId var, ctx.Emit1("sub", {ex2, m2}));
+  SY_ASSIGN_OR_RETURN(ValueId sd, ctx.Emit1("sqrt", {var}));
+  SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(dtype, 1e-9));
+  SY_ASSIGN_OR_RETURN(ValueId den, ctx.Emit1("add", {sd, eps}));
+  SY_ASSIGN_OR_RETURN(ValueId num, ctx.Emit1("sub", {x, mean}));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("div", {num, den}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// Resize (opset 10+) and Upsample (opset 7-9) onto the catalogue's resize: nearest and
+// linear modes, the half_pixel / asymmetric / align_corners coordinate modes.
+Status MapResize(NodeContext& ctx) {
+  const bool upsample = ctx.node().op_type() == "Upsample";
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const Shape& shape = ctx.TypeOf(x).shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::string mode = ctx.AttrString("mode", "nearest");
+  if (mode == "bilinear" || mode == "trilinear") mode = "linear";  // Upsample-7 spellings
+  if (mode != "nearest" && mode != "linear") {
+    return ctx.UnsupportedOp("mode '" + mode + "' is outside the catalogue (nearest, linear)");
+  }
+  std::string ctm = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
+  std::string nearest_mode = ctx.AttrString("nearest_mode", "round_prefer_floor");
+  if (upsample || ctx.opset() < 11) {
+    ctm = "asymmetric";
+    nearest_mode = "floor";
+  }
+  if (ctx.AttrInt("antialias", 0) != 0) {
+    return ctx.UnsupportedOp("antialias is outside the catalogue");
+  }
+  if (ctx.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
+    return ctx.UnsupportedOp("keep_aspect_ratio_policy other than stretch is outside the catalogue");
+  }
+  std::optional<std::vector<double>> scales;
+  std::optional<std::vector<int64_t>> sizes;
+  if (upsample && ctx.opset() < 9) {
+    scales = ctx.AttrFloats("scales");
+  } else {
+    const size_t scales_at = upsample || ctx.opset() < 11 ? 1 : 2;
+    if (ctx.HasInput(scales_at)) {
+      SY_ASSIGN_OR_RETURN(Tensor t, ctx.StaticInput(scales_at, "scales"));
+      if (t.element_count() > 0) scales = ToDoubles(t);
+    }
+    if (!upsample && ctx.opset() >= 11 && ctx.HasInput(3)) {
+      SY_ASSIGN_OR_RETURN(std::vector<int64_t> s, ctx.StaticInts(3, "sizes"));
+      if (!s.empty()) sizes = std::move(s);
+    }
+  }
+  // opset 18 `axes`: the scales or sizes given are for these axes only.
+  if (auto axes = ctx.AttrInts("axes")) {
+    std::vector<double> full_scales(static_cast<size_t>(rank), 1.0);
+    std::vector<int64_t> full_sizes(shape.begin(), shape.end());
+    for (size_t i = 0; i < axes->size(); ++i) {
+      Expected<int64_t> a = NormalizeAxis((*axes)[i], rank);
+      if (!a.ok()) return ctx.Invalid(a.status().message());
+      if (scales && i < scales->size()) full_scales[*a] = (*scales)[i];
+      if (sizes && i < sizes->size()) full_sizes[*a] = (*sizes)[i];
+    }
+    if (scales) scales = full_scales;
+    if (sizes) sizes = full_sizes;
+  }
+  if (ctm == "pytorch_half_pixel") {
+    // Equal to half_pixel whenever every output dim is larger than 1.
+    bool all_above_one = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t out = sizes ? (*sizes)[d]
+                                : static_cast<int64_t>(static_cast<double>(shape[d]) * (*scales)[d]);
+      all_above_one = all_above_one && out > 1;
+    }
+    if (!all_above_one) {
+      return ctx.UnsupportedOp("coordinate_transformation_mode pytorch_half_pixel with an output "
+                               "dim of 1 is outside the catalogue");
+    }
+    ctm = "half_pixel";
+  }
+  if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners") {
+    return ctx.UnsupportedOp("coordinate_transformation_mode '" + ctm +
+                             "' is outside the catalogue (half_pixel asymmetric align_corners)");
+  }
+  Attrs attrs;
+  if (sizes) {
+    attrs.Set("sizes", *sizes);
+  } else if (scales) {
+    attrs.Set("scales", *scales);
+  } else {
+    return ctx.Invalid("has neither scales nor sizes");
+  }
+  attrs.Set("mode", mode);
+  attrs.Set("coordinate_transformation_mode", ctm);
+  attrs.Set("nearest_mode", nearest_mode);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("resize", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddNeuralMappings(MappingTable& table) {
+  table["MatMul"].map = MapMatMul;
+  table["Gemm"].map = MapGemm;
+  table["Softmax"].map = MapSoftmaxFamily;
+  table["LogSoftmax"].map = MapSoftmaxFamily;
+  table["Hardmax"].map = MapSoftmaxFamily;
+  table["BatchNormalization"].map = MapBatchNorm;
+  table["InstanceNormalization"].map = MapInstanceNorm;
+  table["LayerNormalization"].map = MapLayerNorm;
+  table["MeanVarianceNormalization"].map = MapMvn;
+  table["Resize"].map = MapResize;
+  table["Upsample"].map = MapResize;
+}
+
+}  // namespace sy::onnx_import

@@ -1,0 +1,392 @@
+// The import driver: reads the ModelProto, binds initializers and graph inputs, walks the
+// nodes in order (folding what is known at import time, mapping the rest through the
+// table in op_mapping.h), names the outputs, and validates the result against the
+// catalogue.
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "import_context.h"
+#include "onnx_tensor.h"
+#include "op_mapping.h"
+#include "switchyard/model_io.h"
+#include "switchyard/onnx_import.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+// ONNX files are protobuf, which cannot exceed 2 GiB; larger weights live in external data.
+constexpr uint64_t kMaxModelBytes = (uint64_t{2} << 30) - 1;
+
+struct Failure {
+  ImportProblem problem;
+  Status status;
+};
+
+Expected<std::string> ReadWholeFile(const std::filesystem::path& path, ImportProblem* problem) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return NotFound(path.string() + ": no such file");
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return InvalidArgument(path.string() + ": not a regular file");
+  }
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxModelBytes) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return InvalidModel(path.string() + ": larger than protobuf's 2 GiB limit (keep large "
+                        "weights in ONNX external data)");
+  }
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes(size, '\0');
+  if (!file || !file.read(bytes.data(), static_cast<std::streamsize>(size))) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return IoError(path.string() + ": cannot read the file");
+  }
+  return bytes;
+}
+
+Expected<onnx::ModelProto> ParseModel(const std::string& bytes, ImportProblem* problem) {
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes)) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return InvalidModel("not an ONNX model: the bytes do not parse as an ONNX ModelProto "
+                        "(truncated, or not protobuf)");
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    if (problem) *problem = ImportProblem::kBadFile;
+    return InvalidModel("not an ONNX model: it parses as protobuf but has no ir_version or graph");
+  }
+  return model;
+}
+
+bool IsTrainingDomain(const std::string& domain) {
+  return domain == "ai.onnx.preview.training";
+}
+
+bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+std::string NodeLabel(const onnx::NodeProto& node, int index) {
+  std::string label = "node " + std::to_string(index);
+  if (!node.name().empty()) label += " \"" + node.name() + "\"";
+  return label;
+}
+
+// Every node the table has no entry for, listed in one message.
+std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
+  std::map<std::string, std::vector<std::string>> unknown;
+  bool training = false;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    const bool known = IsDefaultDomain(node.domain()) && Mappings().count(node.op_type()) != 0;
+    if (known) continue;
+    training = training || IsTrainingDomain(node.domain());
+    const std::string op =
+        IsDefaultDomain(node.domain()) ? node.op_type() : node.domain() + ":" + node.op_type();
+    unknown[op].push_back(NodeLabel(node, i));
+  }
+  if (unknown.empty()) return std::nullopt;
+  std::string message = training ? "the model uses training-only ops, which the importer does not map: "
+                                 : "the model uses ONNX ops that the importer cannot map onto the "
+                                   "catalogue: ";
+  bool first = true;
+  for (const auto& [op, nodes] : unknown) {
+    if (!first) message += "; ";
+    first = false;
+    message += op + " (";
+    for (size_t i = 0; i < nodes.size() && i < 3; ++i) message += (i ? ", " : "") + nodes[i];
+    if (nodes.size() > 3) message += ", and " + std::to_string(nodes.size() - 3) + " more";
+    message += ")";
+  }
+  return Failure{training ? ImportProblem::kTrainingOnly : ImportProblem::kUnsupportedOp,
+                 Unsupported(message)};
+}
+
+// The static type of a graph input: its ONNX type, with dims from the options.
+Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOptions& options,
+                               ImportProblem& problem) {
+  const std::string where = "graph input '" + info.name() + "'";
+  if (!info.type().has_tensor_type()) {
+    problem = ImportProblem::kUnsupportedType;
+    const auto& t = info.type();
+    const char* kind = t.has_sequence_type() ? "a sequence"
+                       : t.has_optional_type() ? "an optional"
+                       : t.has_map_type() ? "a map"
+                       : t.has_sparse_tensor_type() ? "a sparse tensor" : "not a tensor";
+    return Unsupported(where + " is " + kind + ", which rml-graph v1 has no type for");
+  }
+  const auto& tensor = info.type().tensor_type();
+  const std::optional<DType> dtype = DTypeFromOnnx(tensor.elem_type());
+  if (!dtype) {
+    problem = ImportProblem::kUnsupportedType;
+    return Unsupported(where + " has element type " + OnnxTypeName(tensor.elem_type()) +
+                       ", which rml-graph v1 has no dtype for");
+  }
+  TensorType type;
+  type.dtype = *dtype;
+  if (auto it = options.input_shapes.find(info.name()); it != options.input_shapes.end()) {
+    type.shape = it->second;
+    return type;
+  }
+  if (auto it = options.input_values.find(info.name()); it != options.input_values.end()) {
+    if (it->second.dtype() != *dtype) {
+      problem = ImportProblem::kInvalidModel;
+      return InvalidArgument("the value given for " + where + " is " +
+                             std::string(DTypeName(it->second.dtype())) + " but the input is " +
+                             std::string(DTypeName(*dtype)));
+    }
+    type.shape = it->second.shape();
+    return type;
+  }
+  if (!tensor.has_shape()) {
+    problem = ImportProblem::kNeedsValue;
+    return InvalidArgument(where + " has no shape in the model; give it one with --input-shape " +
+                           info.name() + "=D0,D1,...");
+  }
+  for (int d = 0; d < tensor.shape().dim_size(); ++d) {
+    const auto& dim = tensor.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      type.shape.push_back(dim.dim_value());
+      continue;
+    }
+    problem = ImportProblem::kNeedsValue;
+    const std::string name = dim.has_dim_param() ? "'" + dim.dim_param() + "'" : "unknown";
+    return InvalidArgument(where + " has a symbolic dim " + name + " at position " +
+                           std::to_string(d) + "; rml-graph v1 needs static shapes: give them "
+                           "with --input-shape " + info.name() + "=D0,D1,...");
+  }
+  return type;
+}
+
+Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesystem::path& base_dir,
+                              const ImportOptions& options, ImportProblem& problem) {
+  const auto fail = [&](ImportProblem p, Status s) -> Status {
+    problem = p;
+    return s;
+  };
+  ImportState state(options, base_dir);
+  for (const auto& opset : model.opset_import()) {
+    if (IsDefaultDomain(opset.domain())) state.opset = opset.version();
+  }
+  const onnx::GraphProto& graph = model.graph();
+  if (std::optional<Failure> f = CheckAllOpsKnown(graph)) return fail(f->problem, f->status);
+  if (state.opset == 0 && graph.node_size() > 0) {
+    return fail(ImportProblem::kInvalidModel,
+                InvalidModel("the model imports no opset of the default ONNX domain"));
+  }
+  // Opset 7 and later is the contract. Earlier models import too when their ops kept
+  // their meaning; the one change the mappings cannot express, the pre-7 broadcast of
+  // binary ops along an explicit axis, is refused where it occurs.
+  if (state.opset < 7) {
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto& node = graph.node(i);
+      for (const auto& attr : node.attribute()) {
+        if (attr.name() == "broadcast" && attr.i() != 0) {
+          for (const auto& other : node.attribute()) {
+            if (other.name() == "axis") {
+              return fail(ImportProblem::kUnsupportedOp,
+                          Unsupported(node.op_type() + " " + NodeLabel(node, i) +
+                                      ": opset " + std::to_string(state.opset) +
+                                      " broadcasting along an explicit axis has no mapping "
+                                      "(re-export the model with opset 7 or later)"));
+            }
+          }
+        }
+      }
+    }
+  }
+  if (graph.sparse_initializer_size() > 0) {
+    return fail(ImportProblem::kUnsupportedType,
+                Unsupported("the model has sparse initializers, which the importer does not read"));
+  }
+
+  state.graph().producer = "switchyard import (ONNX " +
+                           (model.producer_name().empty() ? std::string("model")
+                                                          : model.producer_name()) +
+                           ", opset " + std::to_string(state.opset) + ")";
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& init : graph.initializer()) {
+    Expected<Tensor> t = TensorFromProto(init, base_dir);
+    if (!t.ok()) {
+      return fail(t.status().code() == StatusCode::kUnsupported ? ImportProblem::kUnsupportedType
+                  : t.status().code() == StatusCode::kIoError  ? ImportProblem::kBadFile
+                                                               : ImportProblem::kInvalidModel,
+                  t.status().WithContext("initializer '" + init.name() + "'"));
+    }
+    state.SetConstant(init.name(), std::move(t).value());
+    initializer_names.insert(init.name());
+  }
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initializer_names.count(input.name()) != 0) continue;  // IR < 4 lists weights as inputs
+    ImportProblem p = ImportProblem::kInvalidModel;
+    Expected<TensorType> type = InputType(input, options, p);
+    if (!type.ok()) return fail(p, type.status());
+    state.AddGraphInput(input.name(), *type);
+  }
+
+  ImportResult result;
+  result.opset = state.opset;
+  result.onnx_nodes = static_cast<size_t>(graph.node_size());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    NodeContext ctx(state, node, static_cast<size_t>(i));
+    for (const std::string& in : node.input()) {
+      if (!in.empty() && state.Find(in) == nullptr) {
+        return fail(ImportProblem::kInvalidModel,
+                    InvalidModel(ctx.Describe() + ": reads value '" + in + "', which no "
+                                 "initializer, graph input or earlier node defines (nodes must "
+                                 "be in topological order)"));
+      }
+    }
+    const OpMapping& mapping = Mappings().find(node.op_type())->second;
+    bool all_constant = true;
+    for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+      if (ctx.HasInput(k) && !ctx.IsConstant(k)) all_constant = false;
+    }
+    Status status;
+    if (mapping.fold && (!mapping.fold_needs_values || all_constant)) {
+      status = mapping.fold(ctx);
+      if (status.ok()) ++result.folded_nodes;
+    } else if (mapping.map) {
+      status = mapping.map(ctx);
+    } else {
+      // A fold-only op (ConstantOfShape) on graph inputs: every input must be static.
+      for (size_t k = 0; k < ctx.num_inputs() && status.ok(); ++k) {
+        if (ctx.HasInput(k)) status = ctx.StaticInput(k, "input " + std::to_string(k)).status();
+      }
+      if (status.ok()) status = mapping.fold(ctx);
+      if (status.ok()) ++result.folded_nodes;
+    }
+    if (!status.ok()) {
+      ImportProblem p = ctx.problem() != ImportProblem::kNone ? ctx.problem()
+                        : status.code() == StatusCode::kInternal ? ImportProblem::kInternal
+                                                                 : ImportProblem::kInvalidModel;
+      return fail(p, status.WithContext(ctx.Describe()));
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (!node.output(k).empty() && state.Find(node.output(k)) == nullptr) {
+        return fail(ImportProblem::kInternal,
+                    Internal(ctx.Describe() + ": the mapping did not produce output '" +
+                             node.output(k) + "'"));
+      }
+    }
+  }
+
+  // Outputs, named as in the ONNX graph. A value that is a graph input or already another
+  // output is copied through a same-shape reshape so that each output has its own name.
+  Graph& g = state.graph();
+  std::set<ValueId> taken;
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    const KnownValue* known = state.Find(output.name());
+    if (known == nullptr) {
+      return fail(ImportProblem::kInvalidModel,
+                  InvalidModel("graph output '" + output.name() + "' is never produced"));
+    }
+    Expected<ValueId> id = state.Materialize(output.name());
+    if (!id.ok()) return fail(ImportProblem::kInvalidModel, id.status());
+    ValueId out = *id;
+    const bool is_input = std::find(g.inputs.begin(), g.inputs.end(), out) != g.inputs.end();
+    if (is_input || taken.count(out) != 0) {
+      Node copy;
+      copy.op = "reshape";
+      copy.inputs = {out};
+      const Shape& shape = g.values[out].type.shape;
+      copy.attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+      copy.name = output.name() + "/copy";
+      const ValueId fresh = state.AddValue(output.name() + "/copy", g.values[out].type);
+      copy.outputs = {fresh};
+      g.nodes.push_back(std::move(copy));
+      out = fresh;
+    }
+    taken.insert(out);
+    // Give the output its ONNX name, moving aside a value that holds it already.
+    for (Value& v : g.values) {
+      if (v.name == output.name() && &v != &g.values[out]) v.name = state.UniqueName(output.name());
+    }
+    g.values[out].name = output.name();
+    g.outputs.push_back(out);
+  }
+  result.frozen_inputs = state.frozen_inputs();
+  if (Status s = ValidateGraphTypes(g); !s.ok()) {
+    return fail(ImportProblem::kInternal,
+                Internal("the imported graph does not validate (a bug in the importer): " +
+                         s.message()));
+  }
+  result.graph = std::move(g);
+  return result;
+}
+
+}  // namespace
+
+std::string_view ImportProblemName(ImportProblem problem) {
+  switch (problem) {
+    case ImportProblem::kNone: return "none";
+    case ImportProblem::kBadFile: return "bad file";
+    case ImportProblem::kInvalidModel: return "invalid model";
+    case ImportProblem::kUnsupportedOp: return "op outside the catalogue";
+    case ImportProblem::kUnsupportedType: return "unsupported type";
+    case ImportProblem::kTrainingOnly: return "training-only";
+    case ImportProblem::kNeedsValue: return "needs a value at import time";
+    case ImportProblem::kInternal: return "importer bug";
+  }
+  return "unknown";
+}
+
+Expected<ImportResult> ImportOnnxBytes(const std::string& bytes, const std::filesystem::path& base_dir,
+                                       const ImportOptions& options, ImportProblem* problem) {
+  ImportProblem p = ImportProblem::kNone;
+  Expected<onnx::ModelProto> model = ParseModel(bytes, &p);
+  Expected<ImportResult> result =
+      model.ok() ? Import(*model, base_dir, options, p) : Expected<ImportResult>(model.status());
+  if (problem) *problem = result.ok() ? ImportProblem::kNone : p;
+  return result;
+}
+
+Expected<ImportResult> ImportOnnxFile(const std::filesystem::path& path, const ImportOptions& options,
+                                      ImportProblem* problem) {
+  ImportProblem p = ImportProblem::kNone;
+  Expected<std::string> bytes = ReadWholeFile(path, &p);
+  if (!bytes.ok()) {
+    if (problem) *problem = p;
+    return bytes.status();
+  }
+  Expected<ImportResult> result = ImportOnnxBytes(*bytes, path.parent_path(), options, problem);
+  if (!result.ok()) return result.status().WithContext(path.string());
+  return result;
+}
+
+Expected<Tensor> ReadTensorProtoFile(const std::filesystem::path& path, std::string* name,
+                                     bool uint16_holds_bf16) {
+  SY_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, nullptr));
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    return InvalidModel(path.string() + ": does not parse as an ONNX TensorProto");
+  }
+  if (name) *name = proto.name();
+  if (uint16_holds_bf16 && proto.data_type() == onnx::TensorProto::UINT16) {
+    proto.set_data_type(onnx::TensorProto::BFLOAT16);
+  }
+  Expected<Tensor> t = TensorFromProto(proto, path.parent_path());
+  if (!t.ok()) return t.status().WithContext(path.string());
+  return t;
+}
+
+Expected<OnnxSignature> ReadOnnxSignature(const std::filesystem::path& path) {
+  SY_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, nullptr));
+  Expected<onnx::ModelProto> model = ParseModel(bytes, nullptr);
+  if (!model.ok()) return model.status().WithContext(path.string());
+  OnnxSignature sig;
+  std::set<std::string> inits;
+  for (const auto& init : model->graph().initializer()) inits.insert(init.name());
+  for (const auto& in : model->graph().input()) {
+    if (inits.count(in.name()) == 0) sig.inputs.push_back(in.name());
+  }
+  for (const auto& out : model->graph().output()) sig.outputs.push_back(out.name());
+  return sig;
+}
+
+}  // namespace sy::onnx_import

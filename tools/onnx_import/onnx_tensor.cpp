@@ -1,0 +1,205 @@
+#include "onnx_tensor.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "switchyard/half.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+using onnx::TensorProto;
+
+// ONNX element counts beyond this are refused (2^40 elements is far past any real model
+// and keeps byte sizes well inside size_t).
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+std::string Describe(const TensorProto& proto) {
+  return proto.name().empty() ? std::string("tensor") : "tensor '" + proto.name() + "'";
+}
+
+// Copies `count` values of a repeated field into `out` converted to Dst.
+template <typename Dst, typename Field>
+void CopyConverted(const Field& field, std::byte* out) {
+  Dst* dst = reinterpret_cast<Dst*>(out);
+  for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<Dst>(field.Get(i));
+}
+
+Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_dir,
+                    std::byte* out, size_t bytes) {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;
+  for (const auto& entry : proto.external_data()) {
+    try {
+      if (entry.key() == "location") {
+        location = entry.value();
+      } else if (entry.key() == "offset") {
+        offset = std::stoll(entry.value());
+      } else if (entry.key() == "length") {
+        length = std::stoll(entry.value());
+      }
+    } catch (const std::exception&) {
+      return InvalidModel(Describe(proto) + ": external data " + entry.key() + " '" +
+                          entry.value() + "' is not an integer");
+    }
+  }
+  if (location.empty()) {
+    return InvalidModel(Describe(proto) + ": external data has no 'location'");
+  }
+  const std::filesystem::path relative(location);
+  if (relative.is_absolute() || relative.lexically_normal().string().starts_with("..")) {
+    return InvalidModel(Describe(proto) + ": external data location '" + location +
+                        "' must be a path inside the model's folder");
+  }
+  if (offset < 0 || (length >= 0 && static_cast<uint64_t>(length) != bytes)) {
+    return InvalidModel(Describe(proto) + ": external data offset " + std::to_string(offset) +
+                        " and length " + std::to_string(length) + " do not describe " +
+                        std::to_string(bytes) + " bytes");
+  }
+  const std::filesystem::path path = base_dir / relative;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return IoError(Describe(proto) + ": cannot open external data file " + path.string());
+  }
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec || static_cast<uint64_t>(offset) > size || size - static_cast<uint64_t>(offset) < bytes) {
+    return InvalidModel(Describe(proto) + ": external data file " + path.string() + " holds " +
+                        std::to_string(size) + " bytes, too few for " + std::to_string(bytes) +
+                        " bytes at offset " + std::to_string(offset));
+  }
+  file.seekg(offset);
+  file.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(bytes));
+  if (!file) return IoError(Describe(proto) + ": reading external data " + path.string() + " failed");
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::optional<DType> DTypeFromOnnx(int32_t onnx_type) {
+  switch (onnx_type) {
+    case TensorProto::FLOAT: return DType::kF32;
+    case TensorProto::FLOAT16: return DType::kF16;
+    case TensorProto::BFLOAT16: return DType::kBF16;
+    case TensorProto::DOUBLE: return DType::kF64;
+    case TensorProto::INT8: return DType::kI8;
+    case TensorProto::UINT8: return DType::kU8;
+    case TensorProto::INT32: return DType::kI32;
+    case TensorProto::INT64: return DType::kI64;
+    case TensorProto::BOOL: return DType::kBool;
+    default: return std::nullopt;
+  }
+}
+
+int32_t OnnxTypeOf(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return TensorProto::FLOAT;
+    case DType::kF16: return TensorProto::FLOAT16;
+    case DType::kBF16: return TensorProto::BFLOAT16;
+    case DType::kF64: return TensorProto::DOUBLE;
+    case DType::kI8: return TensorProto::INT8;
+    case DType::kU8: return TensorProto::UINT8;
+    case DType::kI32: return TensorProto::INT32;
+    case DType::kI64: return TensorProto::INT64;
+    case DType::kBool: return TensorProto::BOOL;
+  }
+  return TensorProto::UNDEFINED;
+}
+
+std::string OnnxTypeName(int32_t onnx_type) {
+  if (TensorProto::DataType_IsValid(onnx_type)) {
+    return TensorProto::DataType_Name(static_cast<TensorProto::DataType>(onnx_type));
+  }
+  return "type " + std::to_string(onnx_type);
+}
+
+Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem::path& base_dir) {
+  const std::optional<DType> dtype = DTypeFromOnnx(proto.data_type());
+  if (!dtype) {
+    return Unsupported(Describe(proto) + " has element type " + OnnxTypeName(proto.data_type()) +
+                       ", which rml-graph v1 has no dtype for (it has f32 f16 bf16 f64 i8 u8 "
+                       "i32 i64 bool)");
+  }
+  if (proto.has_segment()) {
+    return Unsupported(Describe(proto) + " is segmented, which the importer does not read");
+  }
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return InvalidModel(Describe(proto) + " has a negative dim in " + ShapeToString(shape));
+    }
+  }
+  SY_ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(shape));
+  if (count > kMaxElements) {
+    return ResourceExhausted(Describe(proto) + " has " + std::to_string(count) +
+                             " elements, more than the importer's limit of 2^40");
+  }
+  SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(*dtype, shape));
+  std::byte* out = tensor.mutable_data();
+  const size_t bytes = tensor.byte_size();
+  const auto wrong_count = [&](std::string_view field, int64_t have) {
+    return InvalidModel(Describe(proto) + " of shape " + ShapeToString(shape) + " needs " +
+                        std::to_string(count) + " elements but its " + std::string(field) +
+                        " holds " + std::to_string(have));
+  };
+
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    SY_RETURN_IF_ERROR(ReadExternal(proto, base_dir, out, bytes));
+    return tensor;
+  }
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes) {
+      return InvalidModel(Describe(proto) + " of type " + std::string(DTypeName(*dtype)) +
+                          " and shape " + ShapeToString(shape) + " needs " +
+                          std::to_string(bytes) + " bytes of raw_data but has " +
+                          std::to_string(proto.raw_data().size()));
+    }
+    if (bytes > 0) std::memcpy(out, proto.raw_data().data(), bytes);
+    return tensor;
+  }
+  switch (*dtype) {
+    case DType::kF32:
+      if (proto.float_data_size() != count) return wrong_count("float_data", proto.float_data_size());
+      CopyConverted<float>(proto.float_data(), out);
+      break;
+    case DType::kF64:
+      if (proto.double_data_size() != count) {
+        return wrong_count("double_data", proto.double_data_size());
+      }
+      CopyConverted<double>(proto.double_data(), out);
+      break;
+    case DType::kI64:
+      if (proto.int64_data_size() != count) return wrong_count("int64_data", proto.int64_data_size());
+      CopyConverted<int64_t>(proto.int64_data(), out);
+      break;
+    case DType::kI32:
+      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<int32_t>(proto.int32_data(), out);
+      break;
+    case DType::kI8:
+      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<int8_t>(proto.int32_data(), out);
+      break;
+    case DType::kU8:
+      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<uint8_t>(proto.int32_data(), out);
+      break;
+    case DType::kBool: {
+      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      auto* dst = reinterpret_cast<uint8_t*>(out);
+      for (int i = 0; i < proto.int32_data_size(); ++i) dst[i] = proto.int32_data(i) != 0 ? 1 : 0;
+      break;
+    }
+    case DType::kF16:
+    case DType::kBF16:
+      // Half types travel as their 16-bit patterns in int32_data.
+      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<uint16_t>(proto.int32_data(), out);
+      break;
+  }
+  return tensor;
+}
+
+}  // namespace sy::onnx_import

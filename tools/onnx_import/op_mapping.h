@@ -1,0 +1,57 @@
+// The table of ONNX ops the importer knows: for each, how to fold it on the host and how
+// to map it onto catalogue ops. Each family registers its ops from its own file
+// (fold_shape_ops.cpp, map_elementwise.cpp, map_movement.cpp, map_reductions.cpp,
+// map_neural.cpp).
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "import_context.h"
+
+namespace sy::onnx_import {
+
+struct OpMapping {
+  // Emits catalogue nodes for the node (null: the op is only ever folded).
+  OpMapper map = nullptr;
+  // Evaluates the node on the host, binding constant outputs. Tried first when every
+  // present input is a constant, or always when fold_needs_values is false (Shape, Size
+  // and EyeLike only need their input's static type).
+  OpMapper fold = nullptr;
+  bool fold_needs_values = true;
+};
+
+using MappingTable = std::map<std::string, OpMapping, std::less<>>;
+
+void AddShapeFolds(MappingTable& table);
+void AddElementwiseMappings(MappingTable& table);
+void AddMovementMappings(MappingTable& table);
+void AddReductionMappings(MappingTable& table);
+void AddNeuralMappings(MappingTable& table);
+void AddConvPoolMappings(MappingTable& table);
+void AddLossMappings(MappingTable& table);
+
+// The whole table, built once.
+const MappingTable& Mappings();
+
+// Helpers shared by folds and mappings (op_params.cpp): how ONNX's versions pass the
+// same parameter (attribute in early opsets, input later) resolved to one answer.
+
+// Axes from input `input` when opset >= `input_since`, else from attribute "axes"; empty
+// when absent (which every ONNX op taking axes treats like an empty list).
+Expected<std::vector<int64_t>> AxesParam(NodeContext& ctx, size_t input, int64_t input_since);
+// The output shape of Squeeze / Unsqueeze / Flatten / Reshape for the node's input 0.
+Expected<Shape> SqueezeShape(NodeContext& ctx);
+Expected<Shape> UnsqueezeShape(NodeContext& ctx);
+Expected<Shape> FlattenShape(NodeContext& ctx);
+Expected<Shape> ReshapeShape(NodeContext& ctx);
+struct SliceParams {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+Expected<SliceParams> SliceParamsOf(NodeContext& ctx);
+// The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.
+Expected<DType> DTypeParam(NodeContext& ctx, int64_t onnx_type, std::string_view what);
+
+}  // namespace sy::onnx_import

@@ -1,0 +1,149 @@
+// `switchyard import MODEL.onnx -o STEM`: convert an ONNX model to rml-graph v1
+// (STEM.json + STEM.safetensors) with static shapes.
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "cli.h"
+#include "switchyard/model_io.h"
+#include "switchyard/npy.h"
+#include "switchyard/onnx_import.h"
+
+namespace sy::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+// "NAME=1,3,224,224" (an empty list, "NAME=", is a scalar).
+Expected<std::pair<std::string, Shape>> ParseShapeArg(const std::string& item) {
+  const size_t eq = item.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return InvalidArgument("--input-shape " + item + ": expected NAME=D0,D1,...");
+  }
+  Shape shape;
+  std::stringstream dims(item.substr(eq + 1));
+  std::string dim;
+  while (std::getline(dims, dim, ',')) {
+    size_t used = 0;
+    int64_t value = -1;
+    try {
+      value = std::stoll(dim, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != dim.size() || value < 0) {
+      return InvalidArgument("--input-shape " + item + ": '" + dim +
+                             "' is not a non-negative integer");
+    }
+    shape.push_back(value);
+  }
+  return std::pair{item.substr(0, eq), shape};
+}
+
+}  // namespace
+
+int RunImport(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
+      "                         [--input-value NAME=FILE.npy]...\n\n"
+      "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
+      "has weights, STEM.safetensors. Shape computations are folded, so the result has\n"
+      "static shapes; every other ONNX op maps onto catalogue ops (docs/onnx-import.md).\n"
+      "Inputs with symbolic dims need --input-shape. An input that an op needs at import\n"
+      "time (a Reshape's shape, a TopK's k) needs --input-value; it becomes a constant.\n"
+      "Exits 0 on success, 1 when the model cannot be imported (the message lists every\n"
+      "ONNX op that has no mapping), 2 on a command-line mistake.\n\n"
+      "options");
+  visible.add_options()("help,h", "show this help")(
+      "output,o", po::value<std::string>(), "STEM of the files to write (required)")(
+      "input-shape", po::value<std::vector<std::string>>()->composing(),
+      "NAME=D0,D1,... static shape for a graph input (repeatable)")(
+      "input-value", po::value<std::vector<std::string>>()->composing(),
+      "NAME=FILE.npy value for a graph input needed at import time (repeatable)")(
+      "json", "print a JSON summary");
+  po::variables_map vm;
+  int exit_code = kExitOk;
+  if (!ParseArgs("import", args, visible, "model", vm, exit_code)) return exit_code;
+  if (!vm.count("model") || vm["model"].as<std::vector<std::string>>().size() != 1) {
+    PrintError("import", "expected exactly one MODEL.onnx (see 'switchyard import --help')");
+    return kExitUsage;
+  }
+  if (!vm.count("output")) {
+    PrintError("import", "expected -o STEM: where to write STEM.json and STEM.safetensors");
+    return kExitUsage;
+  }
+  onnx_import::ImportOptions options;
+  if (vm.count("input-shape")) {
+    for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
+      Expected<std::pair<std::string, Shape>> parsed = ParseShapeArg(item);
+      if (!parsed.ok()) {
+        PrintError("import", parsed.status().message());
+        return kExitUsage;
+      }
+      options.input_shapes[parsed->first] = parsed->second;
+    }
+  }
+  if (vm.count("input-value")) {
+    for (const std::string& item : vm["input-value"].as<std::vector<std::string>>()) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+        PrintError("import", "--input-value " + item + ": expected NAME=FILE.npy");
+        return kExitUsage;
+      }
+      Expected<Tensor> value = ReadNpy(item.substr(eq + 1));
+      if (!value.ok()) {
+        PrintError("import", "--input-value " + item + ": " + value.status().message());
+        return kExitFailure;
+      }
+      options.input_values[item.substr(0, eq)] = std::move(value).value();
+    }
+  }
+  const std::string model = vm["model"].as<std::vector<std::string>>()[0];
+  Expected<onnx_import::ImportResult> result = onnx_import::ImportOnnxFile(model, options);
+  if (!result.ok()) {
+    PrintError("import", result.status().message());
+    return kExitFailure;
+  }
+  std::filesystem::path stem = vm["output"].as<std::string>();
+  if (stem.extension() == ".json") stem.replace_extension();
+  if (Status saved = SaveModel(result->graph, stem); !saved.ok()) {
+    PrintError("import", saved.message());
+    return kExitFailure;
+  }
+  const Graph& graph = result->graph;
+  if (vm.count("json")) {
+    boost::json::array inputs, outputs, frozen;
+    for (ValueId id : graph.inputs) {
+      inputs.push_back(TypeToJson(graph.values[id].name, graph.values[id].type));
+    }
+    for (ValueId id : graph.outputs) {
+      outputs.push_back(TypeToJson(graph.values[id].name, graph.values[id].type));
+    }
+    for (const std::string& name : result->frozen_inputs) frozen.push_back(boost::json::value(name));
+    std::cout << boost::json::serialize(boost::json::object{
+                     {"model", stem.string() + ".json"},
+                     {"opset", result->opset},
+                     {"onnx_nodes", result->onnx_nodes},
+                     {"folded_nodes", result->folded_nodes},
+                     {"nodes", graph.nodes.size()},
+                     {"constants", graph.constants.size()},
+                     {"weight_bytes", graph.ConstantBytes()},
+                     {"inputs", inputs},
+                     {"outputs", outputs},
+                     {"frozen_inputs", frozen}})
+              << "\n";
+  } else {
+    std::cout << stem.string() << ".json: imported " << model << " (opset " << result->opset
+              << "): " << result->onnx_nodes << " ONNX nodes, " << result->folded_nodes
+              << " folded at import time, " << graph.nodes.size() << " catalogue nodes, "
+              << graph.constants.size() << " constants (" << graph.ConstantBytes()
+              << " bytes)\n";
+    for (const std::string& name : result->frozen_inputs) {
+      std::cout << "  input " << name << " frozen into a constant (--input-value)\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace sy::cli
