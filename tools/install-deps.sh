@@ -9,6 +9,6 @@ apt-get install -y -qq --no-install-recommends \
   libboost-filesystem1.81-dev \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
-  libonnx-dev libprotobuf-dev libonnx-testdata \
+  libonnx-dev libprotobuf-dev libonnx-testdata python3-torch \
   python3 ca-certificates >/dev/null
 echo "install-deps: done"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The PyTorch path end to end (tools/pytorch_roundtrip.py): each bundled example written
+# as a torch.nn.Module holding the example's weights and checked against its expected/
+# outputs, exported with torch.onnx.export, imported with `switchyard import`, run with
+# `switchyard run` on cpu and cpu-ref (and OpenCL) and compared with PyTorch's own
+# outputs; then with a dynamic batch axis fixed at import by --input-shape, and at opset 9.
+# Skips (exit 77) when no Python here has PyTorch: $SY_PYTHON, /usr/bin/python3 (Debian's
+# python3-torch), python3.
+# usage: pytorch_test.sh PATH_TO_SWITCHYARD SOURCE_DIR
+set -u
+SY=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
+source "$(dirname "$0")/expect.sh"
+
+PY=
+for candidate in ${SY_PYTHON:-} /usr/bin/python3 python3; do
+  if command -v "$candidate" >/dev/null &&
+    "$candidate" -c 'import torch, numpy' >/dev/null 2>&1; then
+    PY=$candidate
+    break
+  fi
+done
+if [ -z "$PY" ]; then
+  echo "skip: PyTorch is not installed (no torch and numpy in \$SY_PYTHON, /usr/bin/python3"
+  echo "      or python3; apt-get install python3-torch, or pip install torch numpy)"
+  exit 77
+fi
+echo "using $PY: PyTorch $("$PY" -c 'import torch; print(torch.__version__)')"
+ROUNDTRIP=("$PY" "$SRC/tools/pytorch_roundtrip.py" --switchyard "$SY" --examples "$SRC/examples")
+
+# The full round trip, static shapes, on cpu and cpu-ref (and OpenCL when a device
+# exists); the log keeps the per-output differences.
+DEVICES=cpu,cpu-ref
+"$SY" devices 2>/dev/null | grep -q "^opencl:0" && DEVICES=$DEVICES,opencl:0
+"${ROUNDTRIP[@]}" --device "$DEVICES" --work "$TMP/static" >"$TMP/static.txt" 2>&1
+rc=$?
+cat "$TMP/static.txt"
+want="^3 of 3 examples match \(round trip on ${DEVICES//,/, }\)$"
+if [ "$rc" = 0 ] && grep -Eq "$want" "$TMP/static.txt"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL round trip: exit $rc"; failures=$((failures + 1))
+fi
+# Every output was compared: 3 against expected/, then 3 against PyTorch per device.
+n=$(grep -Ec "^    (y|logits|hidden): matches, max \|diff\| " "$TMP/static.txt")
+want_n=$((3 + 3 * $(tr , '\n' <<<"$DEVICES" | wc -l)))
+[ "$n" = "$want_n" ] && passes=$((passes + 1)) || {
+  echo "FAIL round trip compared $n outputs, expected $want_n"; failures=$((failures + 1)); }
+
+# A dynamic batch axis in the .onnx (Shape/Gather/Concat computations in the
+# transformer), made static by `switchyard import --input-shape` at another batch size
+# than the one traced, and run on new inputs of that size.
+expect "dynamic batch axis, batch 3" 0 "^3 of 3 examples match \(round trip on cpu\)$" \
+  -- "${ROUNDTRIP[@]}" --dynamic-batch --batch 3 --work "$TMP/dynamic"
+# The oldest opset whose export of the transformer PyTorch supports (Erf needs 9):
+# LayerNormalization decomposed into ReduceMean, Sub, Pow, Sqrt, Div.
+expect "opset 9" 0 "^3 of 3 examples match \(round trip on cpu\)$" \
+  -- "${ROUNDTRIP[@]}" --opset 9 --work "$TMP/opset9"
+
+# The script's own errors.
+expect "unknown example" 2 "unknown example nope" -- "${ROUNDTRIP[@]}" --only nope
+expect "--batch without --dynamic-batch" 2 "--batch needs --dynamic-batch" -- "${ROUNDTRIP[@]}" --batch 3
+expect "missing binary" 1 "no switchyard binary at $TMP/none" \
+  -- "$PY" "$SRC/tools/pytorch_roundtrip.py" --switchyard "$TMP/none" --only mlp
+# Without torch (an import of it made to fail, no other Python tried): the skip code.
+expect "no torch: skip" 77 "PyTorch is not installed" \
+  -- env SY_PYTORCH_ROUNDTRIP_REEXEC=1 "$PY" -c \
+  'import runpy, sys; sys.modules["torch"] = None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
+  "$SRC/tools/pytorch_roundtrip.py"
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
