@@ -131,6 +131,13 @@ def unary_cases():
             "sin": np.sin(x),
             "cos": np.cos(x),
             "tan": np.tan(x),
+            # NaN outside the domain (|x| > 1, acosh's x < 1); atanh(+-1) = +-inf.
+            "asin": np.arcsin(x),
+            "acos": np.arccos(x),
+            "atan": np.arctan(x),
+            "asinh": np.arcsinh(x),
+            "acosh": np.arccosh(x),
+            "atanh": np.arctanh(x),
             "erf": vec(math.erf),
             "tanh": np.tanh(x),
             "sigmoid": sigmoid(x),

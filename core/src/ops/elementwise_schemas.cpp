@@ -1,5 +1,7 @@
 // Elementwise ops of the catalogue (spec/ops.md, "Elementwise"): unary maps, binary and
-// ternary broadcasting ops, comparisons, logic, cast.
+// ternary broadcasting ops, comparisons, logic, cast. The inverse trigonometric and
+// hyperbolic maps (asin acos atan asinh acosh atanh) extend spec v1 (docs/ops.md,
+// "Extensions to spec v1").
 #include <cmath>
 
 #include "ops/op_families.h"
@@ -82,9 +84,15 @@ void AddElementwiseSchemas(std::vector<OpSchema>& out) {
                             {"sin", "Sin"},
                             {"cos", "Cos"},
                             {"tan", "Tan"},
+                            {"asin", "Asin"},
+                            {"acos", "Acos"},
+                            {"atan", "Atan"},
                             {"erf", "Erf"},
                             {"rsqrt", ""},
                             {"tanh", "Tanh"},
+                            {"asinh", "Asinh"},
+                            {"acosh", "Acosh"},
+                            {"atanh", "Atanh"},
                             {"sigmoid", "Sigmoid"},
                             {"relu", "Relu"},
                             {"softplus", "Softplus"},

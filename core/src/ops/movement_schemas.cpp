@@ -1,7 +1,8 @@
 // Shape and data movement ops of the catalogue (spec/ops.md, "Shape and data movement"):
 // reshape, transpose, expand, concat, split, slice, gather, gather_elements,
-// scatter_elements, pad, tile, range, trilu. They take every dtype; shapes follow the
-// ONNX operators of the same names with the static attributes of the catalogue.
+// scatter_elements, pad, tile, range, trilu; and gather_nd, scatter_nd (extensions of v1,
+// docs/ops.md). They take every dtype; shapes follow the ONNX operators of the same
+// names with the static attributes of the catalogue.
 #include <algorithm>
 #include <cmath>
 
@@ -329,6 +330,73 @@ Expected<std::vector<TensorType>> InferScatterElements(const InferContext& ctx) 
   return std::vector<TensorType>{data};
 }
 
+// ---- gather_nd, scatter_nd ----
+
+// The last dim of indices (k, the length of each index tuple) for GatherND / ScatterND:
+// 1 <= k <= max_k, the dims of data that a tuple can name.
+Expected<int64_t> IndexTupleLength(const TensorType& data, const TensorType& indices, int64_t max_k,
+                                   const std::string& which) {
+  const int64_t k = indices.shape.back();
+  if (k < 1 || k > max_k) {
+    return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
+                        " whose last dim " + Str(k) + " (the length of each index tuple) must be " +
+                        "between 1 and " + Str(max_k) + " (the rank of input data, shape " +
+                        ShapeToString(data.shape) + std::string(which) + ")");
+  }
+  return k;
+}
+
+// ONNX GatherND (opset 13): the first batch_dims dims of data and indices are shared;
+// each tuple of the last dim of indices (k entries) names a slice of data at dims
+// batch_dims .. batch_dims + k - 1. Output = indices.shape[:-1] + data.shape[batch_dims + k:].
+Expected<std::vector<TensorType>> InferGatherND(const InferContext& ctx) {
+  const TensorType& data = ctx.input(0);
+  const TensorType& indices = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
+  SY_RETURN_IF_ERROR(RequireMinRank(indices, "indices", 1));
+  const int64_t b = ctx.attrs.GetInt("batch_dims");
+  const int64_t limit = std::min(data.rank(), indices.rank());
+  if (b < 0 || b >= limit) {
+    return AttrError("batch_dims", "is " + Str(b) + " but must be between 0 and " + Str(limit - 1) +
+                                       " (below the ranks of input data, " + Str(data.rank()) +
+                                       ", and input indices, " + Str(indices.rank()) + ")");
+  }
+  for (int64_t d = 0; d < b; ++d) {
+    if (indices.shape[d] != data.shape[d]) {
+      return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
+                          " but its first " + Str(b) + " dims (batch_dims) must equal input " +
+                          "data's, whose shape is " + ShapeToString(data.shape));
+    }
+  }
+  SY_ASSIGN_OR_RETURN(const int64_t k,
+                      IndexTupleLength(data, indices, data.rank() - b,
+                                       b == 0 ? std::string() : ", less batch_dims " + Str(b)));
+  Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), data.shape.begin() + b + k, data.shape.end());
+  return std::vector<TensorType>{{data.dtype, std::move(shape)}};
+}
+
+// ONNX ScatterND (opset 18): each tuple of the last dim of indices (k entries) names a
+// slice data[i_0, ..., i_k-1, ...] that the matching slice of updates replaces (or is
+// reduced into). updates.shape = indices.shape[:-1] + data.shape[k:]; output = data.
+Expected<std::vector<TensorType>> InferScatterND(const InferContext& ctx) {
+  const TensorType& data = ctx.input(0);
+  const TensorType& indices = ctx.input(1);
+  const TensorType& updates = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
+  SY_RETURN_IF_ERROR(RequireMinRank(indices, "indices", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t k, IndexTupleLength(data, indices, data.rank(), ""));
+  Shape want(indices.shape.begin(), indices.shape.end() - 1);
+  want.insert(want.end(), data.shape.begin() + k, data.shape.end());
+  if (updates.shape != want) {
+    return InvalidModel("input updates has shape " + ShapeToString(updates.shape) +
+                        " but must be " + ShapeToString(want) +
+                        " (input indices' shape without its last dim, then input data's dims " +
+                        "from " + Str(k) + " on)");
+  }
+  return std::vector<TensorType>{data};
+}
+
 // ---- pad, tile ----
 
 // ONNX Pad: pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; negative pads crop.
@@ -458,6 +526,11 @@ void AddMovementSchemas(std::vector<OpSchema>& out) {
       {{"data", 0}, {"indices", 1}, {"updates", 0}},
       {Int("axis", 0),
        {"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
+  out.push_back(Indexing("gather_nd", "GatherND", InferGatherND, {{"data", 0}, {"indices", 1}},
+                         {Int("batch_dims", 0)}));
+  out.push_back(Indexing(
+      "scatter_nd", "ScatterND", InferScatterND, {{"data", 0}, {"indices", 1}, {"updates", 0}},
+      {{"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
   out.push_back(
       Movement("pad", "Pad", InferPad,
                {RequiredInts("pads"),

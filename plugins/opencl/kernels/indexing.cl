@@ -1,7 +1,8 @@
 // Indexing and element movement (src/ops_indexing.cpp): slice split pad tile
-// depth_to_space space_to_depth (sy_index_map), trilu, gather_elements and
-// scatter_elements. Elements move bit for bit as RT (an unsigned type of the element's
-// size); only scatter_elements' reductions compute values (ACC, see the host).
+// depth_to_space space_to_depth (sy_index_map), trilu, gather_elements,
+// scatter_elements, gather_nd and scatter_nd. Elements move bit for bit as RT (an
+// unsigned type of the element's size); only the scatters' reductions compute values
+// (ACC, see the host).
 
 // y[i] = x[sum_d c_d * xstride_d] over y's dims, with the input coordinate
 // c_d = idx_d * step_d - sub_d (saturating to LONG_MAX) and, outside [0, xdim_d), by
@@ -164,6 +165,118 @@ __kernel void sy_scatter_elements(__global const uchar* xb, ulong xo, __global c
   } else {
     y[i] = x[i];
   }
+#endif
+}
+// gather_nd and scatter_nd: index tuples of k entries (IT) over the last dim of the
+// indices; entry c indexes a dim of size meta[c] and adds meta[k + c] times its value to
+// the tuple's position (row-major over the k dims). Negative entries count from the end.
+// An entry outside [-size, size) sets err[slot]; such a tuple has position -1.
+long sy_tuple_position(__global const IT* idx, ulong t, int k, __global const long* meta) {
+  long pos = 0;
+  for (int c = 0; c < k; ++c) {
+    const long D = meta[c];
+    long v = (long)idx[t * (ulong)k + (ulong)c];
+    if (v < 0) v += D;
+    if (v < 0 || v >= D) return -1;
+    pos += v * meta[k + c];
+  }
+  return pos;
+}
+
+// gather_nd: y viewed as [T, inner] (T tuples, batch b = t / per_batch of them each):
+// y[t, r] = x[(b * P + position(t)) * inner + r], P positions per batch. Work-items cover
+// max(n, E): item i < E checks index entry i; item i < n copies one element (0 where the
+// tuple is out of range; the flag is set then).
+__kernel void sy_gather_nd(__global const uchar* xb, ulong xo, __global const uchar* ib, ulong io,
+                           __global uchar* yb, ulong yo, ulong n, ulong E, int k, ulong inner,
+                           ulong per_batch, long P, __global const long* meta, __global int* err,
+                           uint slot) {
+  const size_t i = get_global_id(0);
+  __global const IT* idx = SY_CPTR(IT, ib, io);
+  if (i < E) {
+    const long D = meta[i % (ulong)k];
+    const long v = (long)idx[i];
+    if (v < -D || v >= D) err[slot] = 1;
+  }
+  if (i >= n) return;
+  __global const RT* x = SY_CPTR(RT, xb, xo);
+  __global RT* y = SY_PTR(RT, yb, yo);
+  const ulong t = i / inner;
+  const ulong r = i - t * inner;
+  const long pos = sy_tuple_position(idx, t, k, meta);
+  if (pos < 0) {
+    y[i] = 0;
+    return;
+  }
+  y[i] = x[((long)(t / per_batch) * P + pos) * (long)inner + (long)r];
+}
+
+// scatter_nd, in three launches over data viewed as [P, inner] (P positions of the k
+// indexed dims) and updates as [T, inner]:
+// 1. sy_scatter_nd_init, one item per position: ranges[p] = (INT_MAX, -1).
+// 2. sy_scatter_nd_index, one item per tuple t: positions[t] = position(t) (checking every
+//    entry), and ranges[position] narrowed to the first and last tuple naming it
+//    (atomic_min / atomic_max: the result does not depend on the order of the items).
+// 3. sy_scatter_nd, one item per element y[p, r]: x[p, r] when no tuple names p, else
+//    with REDUCE 0 (none) the update of the last tuple naming p, otherwise every update
+//    of a tuple naming p in order of t, reduced into x[p, r] in ACC and stored once.
+__kernel void sy_scatter_nd_init(__global int* ranges, ulong P) {
+  const size_t p = get_global_id(0);
+  if (p >= P) return;
+  ranges[2 * p] = INT_MAX;
+  ranges[2 * p + 1] = -1;
+}
+
+__kernel void sy_scatter_nd_index(__global const uchar* ib, ulong io, ulong T, int k,
+                                  __global const long* meta, __global long* positions,
+                                  __global int* ranges, int with_ranges, __global int* err,
+                                  uint slot) {
+  const size_t t = get_global_id(0);
+  if (t >= T) return;
+  __global const IT* idx = SY_CPTR(IT, ib, io);
+  const long pos = sy_tuple_position(idx, t, k, meta);
+  positions[t] = pos;
+  if (pos < 0) {
+    err[slot] = 1;
+    return;
+  }
+  if (with_ranges) {
+    atomic_min(&ranges[2 * pos], (int)t);
+    atomic_max(&ranges[2 * pos + 1], (int)t);
+  }
+}
+
+__kernel void sy_scatter_nd(__global const uchar* xb, ulong xo, __global const uchar* ub,
+                            ulong uo, __global uchar* yb, ulong yo, ulong n, ulong inner,
+                            __global const long* positions, __global const int* ranges) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const RT* x = SY_CPTR(RT, xb, xo);
+  __global RT* y = SY_PTR(RT, yb, yo);
+  const ulong p = i / inner;
+  const ulong r = i - p * inner;
+  const int first = ranges[2 * p];
+  const int last = ranges[2 * p + 1];
+  if (last < 0) {
+    y[i] = x[i];
+    return;
+  }
+#if REDUCE == 0
+  (void)first;
+  (void)positions;
+  __global const RT* u = SY_CPTR(RT, ub, uo);
+  y[i] = u[(ulong)last * inner + r];
+#else
+  __global const ST_A* xa = SY_CPTR(ST_A, xb, xo);
+  __global const ST_A* u = SY_CPTR(ST_A, ub, uo);
+  __global ST_A* ya = SY_PTR(ST_A, yb, yo);
+  ACC acc = LOADV(xa, i);
+  for (int t = first; t <= last; ++t) {
+    if (positions[t] != (long)p) continue;
+    const ACC w = LOADV(u, (ulong)t * inner + r);
+    acc = REDUCE_FN(acc, w);
+  }
+  STOREV(ya, i, acc);
 #endif
 }
 #endif

@@ -30,6 +30,13 @@ inline ct sy_cos(ct x, ct p0, ct p1) { return cos(x); }
 inline ct sy_tan(ct x, ct p0, ct p1) { return tan(x); }
 inline ct sy_erf(ct x, ct p0, ct p1) { return erf(x); }
 inline ct sy_tanh(ct x, ct p0, ct p1) { return tanh(x); }
+// NaN outside the domain (|x| > 1, acosh's x < 1), as the reference kernels.
+inline ct sy_asin(ct x, ct p0, ct p1) { return asin(x); }
+inline ct sy_acos(ct x, ct p0, ct p1) { return acos(x); }
+inline ct sy_atan(ct x, ct p0, ct p1) { return atan(x); }
+inline ct sy_asinh(ct x, ct p0, ct p1) { return asinh(x); }
+inline ct sy_acosh(ct x, ct p0, ct p1) { return acosh(x); }
+inline ct sy_atanh(ct x, ct p0, ct p1) { return atanh(x); }
 inline ct sy_floor(ct x, ct p0, ct p1) { return floor(x); }
 inline ct sy_ceil(ct x, ct p0, ct p1) { return ceil(x); }
 inline ct sy_round(ct x, ct p0, ct p1) { return rint(x); }  // half to even

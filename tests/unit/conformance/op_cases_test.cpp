@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/input_generator.h"
 #include "switchyard/op_schema.h"
 #include "test_util.h"
 
@@ -250,6 +251,25 @@ TEST(OpCases, DataDependentErrorsCannotHappen) {
           << op << " \"" << c.label << "\"";
     }
   }
+  // gather_nd / scatter_nd: each entry of an index tuple is drawn for the dim it indexes;
+  // scatter_nd without a reduction never names one position twice.
+  for (std::string_view op : {"gather_nd", "scatter_nd"}) {
+    for (const OpCase& c : AllCases().at(std::string(op))) {
+      ASSERT_GE(c.inputs.size(), 2u);
+      const Shape& data = c.inputs[0].type.shape;
+      const CaseInput& indices = c.inputs[1];
+      EXPECT_EQ(indices.domain, Domain::kIndex) << op << " \"" << c.label << "\"";
+      const auto b = static_cast<size_t>(c.attrs.GetInt("batch_dims", 0));
+      const auto k = static_cast<size_t>(indices.type.shape.back());
+      EXPECT_EQ(indices.tuple_dims, Shape(data.begin() + b, data.begin() + b + k))
+          << op << " \"" << c.label << "\"";
+      if (op == "scatter_nd" && c.attrs.GetString("reduction", "none") == "none") {
+        const int64_t tuples = ElementCount(indices.type.shape) / static_cast<int64_t>(k);
+        EXPECT_GE(indices.distinct_tuples, tuples) << c.label;
+        EXPECT_LE(tuples, ElementCount(indices.tuple_dims)) << c.label;
+      }
+    }
+  }
   for (std::string_view op : {"div", "mod"}) {
     for (const OpCase& c : AllCases().at(std::string(op))) {
       if (!IsFloat(c.inputs[1].type.dtype)) {
@@ -263,6 +283,47 @@ TEST(OpCases, DataDependentErrorsCannotHappen) {
         EXPECT_EQ(c.inputs[0].domain, Domain::kPositive) << c.label;
       }
     }
+  }
+  // The inverse maps' normal cases stay inside their domains (outside is NaN on both
+  // sides, which the special-values cases cover).
+  for (std::string_view op : {"asin", "acos", "atanh", "acosh"}) {
+    const Domain domain = op == "acosh" ? Domain::kAtLeastOne : Domain::kUnit;
+    for (const OpCase& c : AllCases().at(std::string(op))) {
+      if (!c.special_values) {
+        EXPECT_EQ(c.inputs[0].domain, domain) << op << " \"" << c.label << "\"";
+      }
+    }
+  }
+}
+
+// The generated index tuples of gather_nd / scatter_nd are in range for the dim each entry
+// indexes, use negative aliases too, and are distinct where the case asks.
+TEST(OpCases, IndexTuplesAreValidAndDistinctWhereAsked) {
+  for (std::string_view op : {"gather_nd", "scatter_nd"}) {
+    bool negative = false;
+    for (const OpCase& c : AllCases().at(std::string(op))) {
+      const CaseInput& in = c.inputs[1];
+      Expected<Tensor> t = GenerateInput(in, CaseSeed(c.op, c.label, 1), c.special_values);
+      SY_ASSERT_OK(t);
+      const size_t k = in.tuple_dims.size();
+      std::set<std::vector<int64_t>> seen;
+      for (int64_t j = 0; j < t->element_count() / static_cast<int64_t>(k); ++j) {
+        std::vector<int64_t> tuple;
+        for (size_t e = 0; e < k; ++e) {
+          const int64_t i = j * static_cast<int64_t>(k) + static_cast<int64_t>(e);
+          const int64_t v =
+              in.type.dtype == DType::kI32 ? t->values<int32_t>()[i] : t->values<int64_t>()[i];
+          const int64_t dim = in.tuple_dims[e];
+          ASSERT_TRUE(v >= -dim && v < dim) << op << " \"" << c.label << "\": " << v;
+          negative = negative || v < 0;
+          tuple.push_back(v < 0 ? v + dim : v);
+        }
+        if (in.distinct_tuples > 0) {
+          EXPECT_TRUE(seen.insert(tuple).second) << op << " \"" << c.label << "\" tuple " << j;
+        }
+      }
+    }
+    EXPECT_TRUE(negative) << op;
   }
 }
 

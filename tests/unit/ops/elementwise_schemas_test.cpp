@@ -19,10 +19,11 @@ std::vector<TensorType> Ok(Expected<std::vector<TensorType>> result) {
 
 TEST(ElementwiseSchemas, UnaryKeepsTypeForEveryAllowedDType) {
   for (const char* op :
-       {"exp",  "log",        "sqrt", "reciprocal",   "sin",        "cos",      "tan",
-        "erf",  "rsqrt",      "tanh", "sigmoid",      "relu",       "softplus", "silu",
-        "gelu", "leaky_relu", "elu",  "hard_sigmoid", "hard_swish", "softsign", "mish",
-        "selu", "floor",      "ceil", "round"}) {
+       {"exp",        "log",   "sqrt",         "reciprocal", "sin",      "cos",  "tan",
+        "asin",       "acos",  "atan",         "erf",        "rsqrt",    "tanh", "asinh",
+        "acosh",      "atanh", "sigmoid",      "relu",       "softplus", "silu", "gelu",
+        "leaky_relu", "elu",   "hard_sigmoid", "hard_swish", "softsign", "mish", "selu",
+        "floor",      "ceil",  "round"}) {
     for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
       EXPECT_EQ(Ok(Infer(op, {T(d, {2, 0, 3})})), (std::vector{T(d, {2, 0, 3})})) << op;
     }

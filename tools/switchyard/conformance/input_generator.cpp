@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "switchyard/half.h"
 
@@ -61,6 +62,53 @@ void StoreInteger(DType dtype, std::byte* p, int64_t v) {
   }
 }
 
+// CaseInput::tuple_dims: tuples over the innermost dim, entry c in [-size, size) of the
+// dim of size tuple_dims[c] it indexes. With distinct_tuples, each run of that many tuples
+// is a random selection without repetition of the positions (a partial shuffle), each
+// entry then written as its negative alias half of the time.
+void FillIndexTuples(const CaseInput& input, std::mt19937_64& rng, Tensor& t) {
+  const std::vector<int64_t>& dims = input.tuple_dims;
+  const auto k = static_cast<int64_t>(dims.size());
+  const int64_t tuples = t.element_count() / k;
+  const DType dtype = input.type.dtype;
+  const size_t size = DTypeSize(dtype);
+  std::byte* data = t.mutable_data();
+  int64_t positions = 1;
+  for (int64_t d : dims) positions *= d;
+  std::vector<int64_t> order;
+  for (int64_t j = 0; j < tuples; ++j) {
+    std::vector<int64_t> coords(dims.size(), 0);
+    if (input.distinct_tuples > 0 && positions > 0) {
+      const int64_t r = j % input.distinct_tuples;
+      if (r == 0) {
+        order.resize(static_cast<size_t>(positions));
+        for (int64_t p = 0; p < positions; ++p) order[static_cast<size_t>(p)] = p;
+      }
+      // Fisher-Yates step r (runs longer than `positions` repeat: the case is wrong).
+      const int64_t slot = r % positions;
+      const auto pick = static_cast<size_t>(
+          slot + static_cast<int64_t>(rng() % static_cast<uint64_t>(positions - slot)));
+      std::swap(order[static_cast<size_t>(slot)], order[pick]);
+      int64_t pos = order[static_cast<size_t>(slot)];
+      for (int64_t c = k - 1; c >= 0; --c) {
+        const int64_t dim = dims[static_cast<size_t>(c)];
+        coords[static_cast<size_t>(c)] = pos % dim - ((rng() & 1) != 0 ? dim : 0);
+        pos /= dim;
+      }
+    } else {
+      for (int64_t c = 0; c < k; ++c) {
+        const int64_t dim = dims[static_cast<size_t>(c)];
+        coords[static_cast<size_t>(c)] =
+            dim > 0 ? -dim + static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * dim)) : 0;
+      }
+    }
+    for (int64_t c = 0; c < k; ++c) {
+      StoreInteger(dtype, data + static_cast<size_t>(j * k + c) * size,
+                   coords[static_cast<size_t>(c)]);
+    }
+  }
+}
+
 }  // namespace
 
 uint64_t CaseSeed(std::string_view op, std::string_view label, size_t input) {
@@ -92,6 +140,10 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
   auto integer = [&](int64_t lo, int64_t hi) {  // inclusive
     return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
   };
+  if (!input.tuple_dims.empty() && IsInteger(dtype)) {
+    FillIndexTuples(input, rng, t);
+    return t;
+  }
   static const double kSpecials[] = {std::numeric_limits<double>::quiet_NaN(),
                                      std::numeric_limits<double>::infinity(),
                                      -std::numeric_limits<double>::infinity(),
@@ -117,6 +169,9 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
         case Domain::kUnit:
           v = uniform(-0.99, 0.99);
           break;
+        case Domain::kAtLeastOne:
+          v = uniform(1.0, 5.0);
+          break;
         case Domain::kSmall:
           v = uniform(-0.5, 0.5);
           break;
@@ -139,6 +194,7 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
     int64_t v = 0;
     switch (input.domain) {
       case Domain::kPositive:
+      case Domain::kAtLeastOne:
         v = integer(1, 20);
         break;
       case Domain::kSmall:

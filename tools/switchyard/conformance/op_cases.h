@@ -20,6 +20,7 @@ enum class Domain : uint8_t {
   kAny,               // floats uniform in [-2, 2); integers in [-20, 20]; bool 0/1
   kPositive,          // floats in [0.1, 4); integers in [1, 20] (divisors, log/sqrt arguments)
   kUnit,              // floats in (-0.99, 0.99) (asin, atanh, ...)
+  kAtLeastOne,        // floats in [1, 5) (acosh); integers as kPositive
   kIndex,             // integers in [-index_limit, index_limit): valid indices
   kNonNegativeIndex,  // integers in [0, index_limit)
   kSmall,             // floats in [-0.5, 0.5), integers in [0, 4): keeps exp and pow tame
@@ -29,6 +30,13 @@ struct CaseInput {
   TensorType type;
   Domain domain = Domain::kAny;
   int64_t index_limit = 0;  // for kIndex / kNonNegativeIndex
+  // kIndex with tuple_dims (gather_nd, scatter_nd): the innermost dim holds tuples whose
+  // entry c indexes a dim of size tuple_dims[c], each drawn in [-size, size). With
+  // distinct_tuples > 0, every run of that many consecutive tuples (a whole number of
+  // runs) names distinct positions, so that scatters without a reduction never write one
+  // element twice.
+  std::vector<int64_t> tuple_dims;
+  int64_t distinct_tuples = 0;
 };
 
 struct OpCase {

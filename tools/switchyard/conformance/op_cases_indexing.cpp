@@ -1,7 +1,10 @@
-// Op cases of the indexing ops: gather, gather_elements and scatter_elements, for every
-// data dtype and both index dtypes. Indices are drawn from kIndex with the indexed
-// axis's size as the limit (so negative indices, which wrap, are covered and none is out
-// of range: out of range is a run-time error, not a result to compare).
+// Op cases of the indexing ops: gather, gather_elements, scatter_elements, gather_nd and
+// scatter_nd, for every data dtype and both index dtypes. Indices are drawn from kIndex
+// with the indexed axis's size as the limit (gather_nd and scatter_nd: each entry of an
+// index tuple with the size of the dim it indexes), so negative indices, which wrap, are
+// covered and none is out of range: out of range is a run-time error, not a result to
+// compare.
+#include <algorithm>
 #include <string>
 
 #include "conformance/op_cases_internal.h"
@@ -123,12 +126,134 @@ std::vector<OpCase> ScatterElementsCases() {
                 SkipBoolArithmetic);
 }
 
+// ---- gather_nd, scatter_nd ----
+
+// One case of gather_nd / scatter_nd: data and indices shapes (indices' last dim k is the
+// length of each index tuple), attributes. The tuples index data's dims batch_dims ..
+// batch_dims + k - 1; scatter_nd's updates take indices.shape[:-1] + data.shape[k:].
+struct IndexingND {
+  std::string label;
+  Shape data, indices;
+  Attrs attrs;
+};
+
+std::string Reduction(const Attrs& attrs) { return attrs.GetString("reduction", "none"); }
+
+// The index input of a case: tuples over the dims they index; scatter_nd without a
+// reduction draws distinct tuples (duplicates there are undefined in ONNX).
+CaseInput IndexTuples(DType ti, const IndexingND& c, bool scatter) {
+  CaseInput in = In(ti, c.indices, Domain::kIndex);
+  const auto b = static_cast<size_t>(c.attrs.GetInt("batch_dims", 0));
+  const auto k = static_cast<size_t>(c.indices.back());
+  in.tuple_dims.assign(c.data.begin() + static_cast<std::ptrdiff_t>(b),
+                       c.data.begin() + static_cast<std::ptrdiff_t>(b + k));
+  if (scatter && Reduction(c.attrs) == "none") {
+    in.distinct_tuples = std::max<int64_t>(1, ElementCount(c.indices) / static_cast<int64_t>(k));
+  }
+  return in;
+}
+
+Shape UpdatesShape(const IndexingND& c) {
+  Shape s(c.indices.begin(), c.indices.end() - 1);
+  s.insert(s.end(), c.data.begin() + static_cast<std::ptrdiff_t>(c.indices.back()), c.data.end());
+  return s;
+}
+
+// Labels read "<dtype> <data shape> <attrs> <index dtype> <indices shape>".
+std::vector<OpCase> ExpandND(std::string_view op, const std::vector<IndexingND>& cases,
+                             const std::vector<IndexingND>& special, const IndexingND& large) {
+  const bool scatter = op == "scatter_nd";
+  CaseBuilder b(op);
+  auto inputs = [&](DType d, DType ti, const IndexingND& c) {
+    std::vector<CaseInput> in = {In(d, c.data), IndexTuples(ti, c, scatter)};
+    if (scatter) in.push_back(In(d, UpdatesShape(c)));
+    return in;
+  };
+  for (DType d : SchemaDTypes(op)) {
+    for (DType ti : kIndexDTypes) {
+      const std::string index_name(DTypeName(ti));
+      for (const IndexingND& c : cases) {
+        // add and mul on bool are cpu-ref decisions (or / and), not ONNX: left out.
+        const std::string r = Reduction(c.attrs);
+        if (d == DType::kBool && (r == "add" || r == "mul")) continue;
+        b.Add(d, c.label + " " + index_name + " " + ShapeLabel(c.indices), inputs(d, ti, c),
+              c.attrs);
+      }
+      if (IsFloat(d)) {
+        for (const IndexingND& c : special) {
+          b.Special(d, "special " + c.label + " " + index_name + " " + ShapeLabel(c.indices),
+                    inputs(d, ti, c), c.attrs);
+        }
+      }
+    }
+  }
+  b.Large(DType::kF32, "1M " + large.label + " i64 " + ShapeLabel(large.indices),
+          inputs(DType::kF32, DType::kI64, large), large.attrs);
+  return b.Take();
+}
+
+Attrs BatchDims(int64_t b) { return A({{"batch_dims", I(b)}}); }
+
+std::vector<OpCase> GatherNDCases() {
+  const std::vector<IndexingND> cases = {
+      {"[5,4] k=1", {5, 4}, {3, 1}, {}},
+      {"[5,4] k=2", {5, 4}, {2, 3, 2}, {}},
+      {"[2,5,3] k=2", {2, 5, 3}, {4, 2}, {}},
+      {"[2,5,3] k=3 one tuple", {2, 5, 3}, {3}, {}},
+      {"[1,1,7,13] k=3", {1, 1, 7, 13}, {5, 3}, {}},
+      {"[7] k=1 repeated", {7}, {4, 3, 1}, {}},
+      {"[2,5,3] batch_dims=1 k=1", {2, 5, 3}, {2, 4, 1}, BatchDims(1)},
+      {"[2,5,3] batch_dims=1 k=2", {2, 5, 3}, {2, 3, 2}, BatchDims(1)},
+      {"[2,3,5,4] batch_dims=2 k=1", {2, 3, 5, 4}, {2, 3, 2, 1}, BatchDims(2)},
+      {"empty [5,4]", {5, 4}, {0, 1}, {}},
+      {"empty [3,0] k=1", {3, 0}, {2, 1}, {}},
+      {"empty [0,4] batch_dims=1", {0, 4}, {0, 2, 1}, BatchDims(1)},
+  };
+  return ExpandND("gather_nd", cases, {cases[0], cases[7]},
+                  {"[1024,1025] k=1", {1024, 1025}, {1024, 1}, {}});
+}
+
+Attrs ScatterND(std::string reduction) {
+  Attrs a;
+  if (reduction != "none") a.Set("reduction", Str(std::move(reduction)));
+  return a;
+}
+
+// Without a reduction the tuples are distinct (IndexTuples); the reductions take
+// duplicates (the point of them).
+std::vector<OpCase> ScatterNDCases() {
+  const std::vector<IndexingND> cases = {
+      {"[4,5] k=1", {4, 5}, {3, 1}, {}},
+      {"[4,5] k=2", {4, 5}, {2, 3, 2}, {}},
+      {"[2,3,5] k=2", {2, 3, 5}, {4, 2}, {}},
+      {"[2,3,5] k=1 one tuple", {2, 3, 5}, {1}, {}},
+      {"[1,1,7,13] k=3", {1, 1, 7, 13}, {5, 3}, {}},
+      {"[7] k=1", {7}, {4, 1}, {}},
+      {"[4,5] k=1 add", {4, 5}, {6, 1}, ScatterND("add")},
+      {"[4,5] k=2 mul", {4, 5}, {7, 2}, ScatterND("mul")},
+      {"[4,5] k=1 max", {4, 5}, {6, 1}, ScatterND("max")},
+      {"[2,3,5] k=2 min", {2, 3, 5}, {3, 3, 2}, ScatterND("min")},
+      {"[7] k=1 add", {7}, {12, 1}, ScatterND("add")},
+      {"[2,3,5] k=3 max", {2, 3, 5}, {40, 3}, ScatterND("max")},
+      {"empty [4,5]", {4, 5}, {0, 1}, {}},
+      {"empty [4,5] k=2 add", {4, 5}, {0, 2}, ScatterND("add")},
+      {"empty [0,5]", {0, 5}, {0, 1}, {}},
+      {"empty [4,0] k=1", {4, 0}, {2, 1}, {}},
+  };
+  // Special values through "none" (a copy) and "max" (NaN propagates); not through "add",
+  // whose result with duplicates depends on the order and precision of accumulation.
+  return ExpandND("scatter_nd", cases, {cases[0], cases[8]},
+                  {"[1024,1025] k=1", {1024, 1025}, {512, 1}, {}});
+}
+
 }  // namespace
 
 std::vector<OpCase> IndexingCases(std::string_view op) {
   if (op == "gather") return GatherCases();
   if (op == "gather_elements") return GatherElementsCases();
   if (op == "scatter_elements") return ScatterElementsCases();
+  if (op == "gather_nd") return GatherNDCases();
+  if (op == "scatter_nd") return ScatterNDCases();
   return {};
 }
 

@@ -1,5 +1,6 @@
-// Op cases of the unary elementwise ops: the float maps (exp ... round, gelu ... selu),
-// neg abs sign and clip (floats and integers), not (bool) and cast (every pair of dtypes).
+// Op cases of the unary elementwise ops: the float maps (exp ... round, asin ... atanh,
+// gelu ... selu), neg abs sign and clip (floats and integers), not (bool) and cast (every
+// pair of dtypes).
 #include <string>
 
 #include "conformance/op_cases_internal.h"
@@ -8,10 +9,13 @@ namespace sy::conformance::detail {
 namespace {
 
 // The value domain of each float map's normal cases. log, sqrt and rsqrt take positive
-// arguments (their special-values case, drawn from kAny, still covers negatives: both
-// sides give NaN); exp takes kSmall so that f16 stays far from overflow.
+// arguments, asin, acos and atanh arguments in (-1, 1) and acosh arguments >= 1 (their
+// special-values case, drawn from kAny, still covers the rest: both sides give NaN, and
+// atanh(+-1) is +-inf); exp takes kSmall so that f16 stays far from overflow.
 Domain NormalDomain(std::string_view op) {
   if (op == "log" || op == "sqrt" || op == "rsqrt") return Domain::kPositive;
+  if (op == "asin" || op == "acos" || op == "atanh") return Domain::kUnit;
+  if (op == "acosh") return Domain::kAtLeastOne;
   if (op == "exp") return Domain::kSmall;
   return Domain::kAny;
 }
@@ -122,10 +126,11 @@ std::vector<OpCase> UnaryCases(std::string_view op) {
   // The one-input ops of the elementwise family (the shape rule keeps x's type; cast,
   // handled above, is the only one that changes it).
   static constexpr std::string_view kOps[] = {
-      "neg",      "abs",  "sign",  "exp",  "log",     "sqrt", "reciprocal", "sin",  "cos",
-      "tan",      "erf",  "rsqrt", "tanh", "sigmoid", "relu", "softplus",   "silu", "hard_swish",
-      "softsign", "mish", "floor", "ceil", "round",   "gelu", "leaky_relu", "elu",  "hard_sigmoid",
-      "selu",     "clip", "not"};
+      "neg",          "abs",   "sign",  "exp",     "log",   "sqrt",     "reciprocal", "sin",
+      "cos",          "tan",   "asin",  "acos",    "atan",  "erf",      "rsqrt",      "tanh",
+      "asinh",        "acosh", "atanh", "sigmoid", "relu",  "softplus", "silu",       "hard_swish",
+      "softsign",     "mish",  "floor", "ceil",    "round", "gelu",     "leaky_relu", "elu",
+      "hard_sigmoid", "selu",  "clip",  "not"};
   for (std::string_view name : kOps) {
     if (name == op && schema != nullptr) return UnaryMapCases(op);
   }

@@ -23,19 +23,20 @@
 //    innocuous): 1 ulp leaves room for nothing but a last-bit tie. div, reciprocal and
 //    rsqrt: 2 ulp (GPU division and reciprocal square roots are 1-2 ulp). Attributes that
 //    are doubles (leaky_relu's alpha) lose a bit when a plugin multiplies in f32: 2 ulp.
-//    Transcendental maps (exp log sin cos tan erf tanh sigmoid softplus elu selu
-//    hard_sigmoid hard_swish softsign): 4 ulp, what good f32 libraries guarantee.
+//    Transcendental maps (exp log sin cos tan asin acos atan asinh acosh atanh erf tanh
+//    sigmoid softplus elu selu hard_sigmoid hard_swish softsign): 4 ulp, what good f32
+//    libraries guarantee.
 //    Compositions of several (silu mish pow): 8 ulp; gelu 16 ulp (its tanh form carries
 //    the f32 rounding of its argument z into e^2z, a relative error of about |2z| ulp).
 //    An absolute floor of 1/16 of the dtype's epsilon covers results near a zero crossing
 //    (cos near pi/2, elu or gelu near 0), where an error that is a fraction of an ulp of
 //    the arguments is many ulp of the tiny result.
 //  - Sums (reductions, cumsum, matmul, gemm, conv, conv_transpose, average pools,
-//    attention, scatter_elements' add and mul): summation order is the plugin's, so the
-//    bound is absolute plus relative per element, and on the relative L2 norm of the
-//    error. f32: 1e-4 absolute and relative per element (a sum of 1000 f32 terms of
-//    magnitude 2 is off by about 1e-5 in the typical case, and by far less than 1e-4 *
-//    its magnitude even for naive accumulation), 1e-5 on the norm. f16 and bf16, computed
+//    attention, scatter_elements' and scatter_nd's add and mul): summation order is the
+//    plugin's, so the bound is absolute plus relative per element, and on the relative L2
+//    norm of the error. f32: 1e-4 absolute and relative per element (a sum of 1000 f32
+//    terms of magnitude 2 is off by about 1e-5 in the typical case, and by far less than
+//    1e-4 * its magnitude even for naive accumulation), 1e-5 on the norm. f16 and bf16, computed
 //    in f32, land within 1-2 ulp of cpu-ref; the per-element bound is 2 ulp or about 5
 //    (f16) and 2.5 (bf16) ulp relative, and the norm 5e-3 and 1e-2. f64: 1e-10 per element,
 //    1e-12 on the norm.
@@ -87,6 +88,7 @@ constexpr OpTier kTiers[] = {
     {"slice", Tier::kBitExact},
     {"gather", Tier::kBitExact},
     {"gather_elements", Tier::kBitExact},
+    {"gather_nd", Tier::kBitExact},
     {"pad", Tier::kBitExact},
     {"tile", Tier::kBitExact},
     {"trilu", Tier::kBitExact},
@@ -131,6 +133,12 @@ constexpr OpTier kTiers[] = {
     {"sin", Tier::kUlp4},
     {"cos", Tier::kUlp4},
     {"tan", Tier::kUlp4},
+    {"asin", Tier::kUlp4},
+    {"acos", Tier::kUlp4},
+    {"atan", Tier::kUlp4},
+    {"asinh", Tier::kUlp4},
+    {"acosh", Tier::kUlp4},
+    {"atanh", Tier::kUlp4},
     {"erf", Tier::kUlp4},
     {"tanh", Tier::kUlp4},
     {"sigmoid", Tier::kUlp4},
@@ -158,6 +166,7 @@ constexpr OpTier kTiers[] = {
     {"global_avg_pool", Tier::kSum},
     {"attention", Tier::kSum},
     {"scatter_elements", Tier::kSum},  // "none" copies; add and mul accumulate duplicates
+    {"scatter_nd", Tier::kSum},        // likewise
     // Normalizations.
     {"softmax", Tier::kSoftmax},
     {"log_softmax", Tier::kNormalize},

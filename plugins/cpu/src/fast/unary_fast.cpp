@@ -94,6 +94,26 @@ struct Sigmoid {
 struct Erf {
   float operator()(float x) const { return std::erf(x); }
 };
+// The inverse trigonometric and hyperbolic maps: libm's f32 functions, NaN outside their
+// domains like the reference.
+struct Asin {
+  float operator()(float x) const { return std::asin(x); }
+};
+struct Acos {
+  float operator()(float x) const { return std::acos(x); }
+};
+struct Atan {
+  float operator()(float x) const { return std::atan(x); }
+};
+struct Asinh {
+  float operator()(float x) const { return std::asinh(x); }
+};
+struct Acosh {
+  float operator()(float x) const { return std::acosh(x); }
+};
+struct Atanh {
+  float operator()(float x) const { return std::atanh(x); }
+};
 // x sigmoid(x); x at +inf and -0 at -inf, where the product would be NaN.
 struct Silu {
   float operator()(float x) const {
@@ -152,6 +172,12 @@ void AddUnaryFastKernels(KernelTable& table) {
   table.Add("sigmoid", Kernel<Sigmoid, kCostlyGrain>);
   table.Add("silu", Kernel<Silu, kCostlyGrain>);
   table.Add("erf", Kernel<Erf, kCostlyGrain>);
+  table.Add("asin", Kernel<Asin, kCostlyGrain>);
+  table.Add("acos", Kernel<Acos, kCostlyGrain>);
+  table.Add("atan", Kernel<Atan, kCostlyGrain>);
+  table.Add("asinh", Kernel<Asinh, kCostlyGrain>);
+  table.Add("acosh", Kernel<Acosh, kCostlyGrain>);
+  table.Add("atanh", Kernel<Atanh, kCostlyGrain>);
   table.Add("gelu", Gelu);
 }
 

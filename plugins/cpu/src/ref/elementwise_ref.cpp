@@ -88,6 +88,14 @@ double Rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double Sin(double x) { return std::sin(x); }
 double Cos(double x) { return std::cos(x); }
 double Tan(double x) { return std::tan(x); }
+// The inverse maps give NaN outside their domains (|x| > 1 for asin, acos and atanh,
+// x < 1 for acosh), like C and NumPy; atanh(+-1) is +-inf.
+double Asin(double x) { return std::asin(x); }
+double Acos(double x) { return std::acos(x); }
+double Atan(double x) { return std::atan(x); }
+double Asinh(double x) { return std::asinh(x); }
+double Acosh(double x) { return std::acosh(x); }
+double Atanh(double x) { return std::atanh(x); }
 double Erf(double x) { return std::erf(x); }
 double Tanh(double x) { return std::tanh(x); }
 double Floor(double x) { return std::floor(x); }
@@ -334,6 +342,12 @@ void AddElementwiseRefKernels(KernelTable& table) {
   table.Add("sin", FloatUnary<Sin>);
   table.Add("cos", FloatUnary<Cos>);
   table.Add("tan", FloatUnary<Tan>);
+  table.Add("asin", FloatUnary<Asin>);
+  table.Add("acos", FloatUnary<Acos>);
+  table.Add("atan", FloatUnary<Atan>);
+  table.Add("asinh", FloatUnary<Asinh>);
+  table.Add("acosh", FloatUnary<Acosh>);
+  table.Add("atanh", FloatUnary<Atanh>);
   table.Add("erf", FloatUnary<Erf>);
   table.Add("rsqrt", FloatUnary<Rsqrt>);
   table.Add("tanh", FloatUnary<Tanh>);

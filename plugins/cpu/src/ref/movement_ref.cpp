@@ -1,19 +1,21 @@
 // Reference kernels of "Shape and data movement" (spec/ops.md): reshape transpose expand
-// concat split slice gather gather_elements scatter_elements pad tile range trilu.
+// concat split slice gather gather_elements scatter_elements pad tile range trilu, and
+// the extensions gather_nd and scatter_nd (docs/ops.md).
 //
 // They take every dtype. Pure data movement copies whole elements as bytes (exact for
-// every dtype, NaN payloads included); only scatter_elements' reductions, pad's constant
+// every dtype, NaN payloads included); only the scatters' reductions, pad's constant
 // and range compute values (floats in double, integers in int64_t, bool as 0/1).
 //
 // Semantics decisions beyond ONNX's text:
-// - gather, gather_elements, scatter_elements: an index outside [-size, size) of its
-//   axis is a run-time error; negative indices count from the end. Every index is
-//   checked before anything is written, even when the output is empty.
-// - scatter_elements with reduction "none" and duplicate indices (undefined in ONNX):
-//   the last write in row-major order of `indices` wins. Reductions accumulate in
-//   double (floats) or int64_t (integers, wrapping) and round once on store; max/min
-//   propagate NaN (like np.maximum / np.minimum). On bool, add/max act as "or" and
-//   mul/min as "and".
+// - gather, gather_elements, scatter_elements, gather_nd, scatter_nd: an index outside
+//   [-size, size) of the axis it indexes is a run-time error; negative indices count
+//   from the end. Every index is checked before anything is written, even when the
+//   output is empty.
+// - scatter_elements and scatter_nd with reduction "none" and duplicate indices
+//   (undefined in ONNX): the last write in row-major order of `indices` wins. Reductions
+//   accumulate in double (floats) or int64_t (integers, wrapping) and round once on
+//   store; max/min propagate NaN (like np.maximum / np.minimum). On bool, add/max act as
+//   "or" and mul/min as "and".
 // - pad: negative pads crop. A position maps to the uncropped input, i.e. the input is
 //   padded first and cropped afterwards (which is why the schema bounds reflect pads by
 //   the uncropped dim). `value` is stored like a cast: integers truncate toward zero and
@@ -304,12 +306,12 @@ int64_t IntReduce(const std::string& reduction, int64_t acc, int64_t v) {
   return reduction == "max" ? std::max(acc, v) : std::min(acc, v);
 }
 
-Status ScatterElements(const KernelContext& ctx) {
+// y = data, then updates[i] written to (or reduced into) y[offsets[i]] in order of i:
+// scatter_elements and scatter_nd once their (checked) offsets are known.
+Status ScatterByOffsets(const KernelContext& ctx, const std::vector<int64_t>& offsets) {
   const ConstTensorView& data = ctx.inputs[0];
   const ConstTensorView& updates = ctx.inputs[2];
   const TensorView& y = ctx.outputs[0];
-  std::vector<int64_t> offsets;
-  SY_RETURN_IF_ERROR(ElementOffsets(ctx, offsets));  // before any write
   const DType dt = data.dtype();
   const size_t es = ElemSize(dt);
   CopyBytes(y.data, data.data, static_cast<size_t>(data.count()) * es);
@@ -347,6 +349,80 @@ Status ScatterElements(const KernelContext& ctx) {
     }
   }
   return Status::Ok();
+}
+
+Status ScatterElements(const KernelContext& ctx) {
+  std::vector<int64_t> offsets;
+  SY_RETURN_IF_ERROR(ElementOffsets(ctx, offsets));  // before any write
+  return ScatterByOffsets(ctx, offsets);
+}
+
+// ---- gather_nd, scatter_nd ----
+
+// The tuples of the last dim of `indices` (k entries each), naming positions in data's
+// dims first .. first + k - 1, as row-major slot numbers over those dims: slots[t] for
+// tuple t. Negative entries count from the end; every entry is checked.
+Status LoadIndexTuples(std::string_view op, const ConstTensorView& data,
+                       const ConstTensorView& indices, size_t first, std::vector<int64_t>& slots) {
+  const Shape& ds = data.shape();
+  const int64_t k = indices.shape().back();  // >= 1 (the schema)
+  slots.assign(static_cast<size_t>(indices.count() / k), 0);
+  for (size_t t = 0; t < slots.size(); ++t) {
+    int64_t slot = 0;
+    for (int64_t c = 0; c < k; ++c) {
+      const size_t axis = first + static_cast<size_t>(c);
+      int64_t v = 0;
+      SY_RETURN_IF_ERROR(NormalizeIndex(
+          op, LoadInt(indices.dtype(), indices.data, static_cast<int64_t>(t) * k + c),
+          static_cast<int64_t>(axis), ds[axis], v));
+      slot = slot * ds[axis] + v;
+    }
+    slots[t] = slot;
+  }
+  return Status::Ok();
+}
+
+// data [B..., S..., R...] (batch_dims dims B, k dims S named by each tuple, the rest R),
+// indices [B..., J..., k]: y[b, j, r] = data[b, slot(indices[b, j]), r].
+Status GatherND(const KernelContext& ctx) {
+  const ConstTensorView& data = ctx.inputs[0];
+  const ConstTensorView& indices = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  const Shape& ds = data.shape();
+  const auto b = static_cast<size_t>(ctx.attrs.GetInt("batch_dims"));
+  const auto k = static_cast<size_t>(indices.shape().back());
+  std::vector<int64_t> slots;
+  SY_RETURN_IF_ERROR(LoadIndexTuples(ctx.op, data, indices, b, slots));  // before any write
+  if (slots.empty()) return Status::Ok();
+  const int64_t batches = Product(ds, 0, b);  // > 0: indices shares these dims
+  const auto per_batch = slots.size() / static_cast<size_t>(batches);
+  const int64_t slots_per_batch = Product(ds, b, b + k);
+  const size_t chunk = static_cast<size_t>(Product(ds, b + k, ds.size())) * ElemSize(data.dtype());
+  for (size_t t = 0; t < slots.size(); ++t) {
+    const auto batch = static_cast<int64_t>(t / per_batch);
+    CopyBytes(y.data + t * chunk,
+              data.data + static_cast<size_t>(batch * slots_per_batch + slots[t]) * chunk, chunk);
+  }
+  return Status::Ok();
+}
+
+// data [S..., R...] (k dims S named by each tuple), indices [J..., k], updates [J..., R...]:
+// updates[j, r] goes to y[slot(indices[j]), r], in order of j.
+Status ScatterND(const KernelContext& ctx) {
+  const ConstTensorView& data = ctx.inputs[0];
+  const ConstTensorView& indices = ctx.inputs[1];
+  std::vector<int64_t> slots;
+  SY_RETURN_IF_ERROR(LoadIndexTuples(ctx.op, data, indices, 0, slots));  // before any write
+  const Shape& ds = data.shape();
+  const auto k = static_cast<size_t>(indices.shape().back());
+  const int64_t inner = Product(ds, k, ds.size());
+  std::vector<int64_t> offsets(slots.size() * static_cast<size_t>(inner));
+  for (size_t t = 0; t < slots.size(); ++t) {
+    for (int64_t r = 0; r < inner; ++r) {
+      offsets[t * static_cast<size_t>(inner) + static_cast<size_t>(r)] = slots[t] * inner + r;
+    }
+  }
+  return ScatterByOffsets(ctx, offsets);
 }
 
 // ---- pad, tile ----
@@ -492,6 +568,8 @@ void AddMovementRefKernels(KernelTable& table) {
   table.Add("gather", Gather);
   table.Add("gather_elements", GatherElements);
   table.Add("scatter_elements", ScatterElements);
+  table.Add("gather_nd", GatherND);
+  table.Add("scatter_nd", ScatterND);
   table.Add("pad", Pad);
   table.Add("tile", Tile);
   table.Add("range", Range);

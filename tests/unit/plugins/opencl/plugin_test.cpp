@@ -184,7 +184,8 @@ TEST_F(OpenClPluginTest, UnknownOpsAreDeclinedWithAReason) {
   node.op = "add";
   Ok(api_->supports_node(context_, 0, &node, &supported, reason, sizeof reason));
   EXPECT_EQ(supported, 0u);
-  EXPECT_NE(std::string(reason).find("does not match the op's schema"), std::string::npos) << reason;
+  EXPECT_NE(std::string(reason).find("does not match the op's schema"), std::string::npos)
+      << reason;
   const sy_tensor_type two[2] = {t, t};
   node.num_inputs = 2;
   node.inputs = two;
@@ -292,6 +293,70 @@ TEST_F(OpenClPluginTest, GatherIndexOutOfRangeIsADataError) {
   }
   api_->release(exe);
   for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+}
+
+TEST_F(OpenClPluginTest, GatherNDIndexOutOfRangeIsADataError) {
+  // data [2, 3] f32, indices [2, 2] i32 (pairs) -> [2]
+  PartitionBuilder pb({{SY_DTYPE_F32, {2, 3}}, {SY_DTYPE_I32, {2, 2}}, {SY_DTYPE_F32, {2}}});
+  pb.Add({"gather_nd", {0, 1}, {2}, {}});
+  const sy_partition& p = pb.Build({0, 1}, {2});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[3] = {Alloc(24), Alloc(16), Alloc(8)};
+  Write(bufs[0], std::vector<float>{0, 1, 2, 10, 11, 12});
+  Write(bufs[1], std::vector<int32_t>{1, -1, -2, 0});
+  Ok(api_->execute(exe, 3, bufs));
+  EXPECT_EQ(Read<float>(bufs[2], 2), (std::vector<float>{12, 0}));
+  for (const std::vector<int32_t>& bad :
+       {std::vector<int32_t>{0, 0, 2, 0}, std::vector<int32_t>{0, -4, 0, 0}}) {
+    Write(bufs[1], bad);
+    std::string message;
+    EXPECT_EQ(Code(api_->execute(exe, 3, bufs), &message), static_cast<uint32_t>(SY_ERROR_DATA));
+    EXPECT_NE(message.find("out of range"), std::string::npos) << message;
+  }
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+}
+
+// scatter_nd finds the tuples naming each position in a scratch buffer that every execute
+// starts afresh: a second run with other indices must not see the first run's.
+TEST_F(OpenClPluginTest, ScatterNDAcrossRunsAndOutOfRange) {
+  for (const char* reduction : {"none", "add"}) {
+    // data [4] i32, indices [3, 1] i64, updates [3] -> [4]
+    PartitionBuilder pb(
+        {{SY_DTYPE_I32, {4}}, {SY_DTYPE_I64, {3, 1}}, {SY_DTYPE_I32, {3}}, {SY_DTYPE_I32, {4}}});
+    sy_attr attr{};
+    attr.name = "reduction";
+    attr.kind = SY_ATTR_STRING;
+    attr.s = reduction;
+    pb.Add({"scatter_nd", {0, 1, 2}, {3}, {attr}});
+    const sy_partition& p = pb.Build({0, 1, 2}, {3});
+    sy_executable* exe = nullptr;
+    Ok(api_->prepare(context_, 0, &p, &exe));
+    ASSERT_NE(exe, nullptr);
+    sy_buffer* bufs[4] = {Alloc(16), Alloc(24), Alloc(12), Alloc(16)};
+    Write(bufs[0], std::vector<int32_t>{100, 200, 300, 400});
+    Write(bufs[2], std::vector<int32_t>{5, 6, 7});
+    const bool add = std::string(reduction) == "add";
+    Write(bufs[1], std::vector<int64_t>{1, 1, -1});
+    Ok(api_->execute(exe, 4, bufs));
+    EXPECT_EQ(Read<int32_t>(bufs[3], 4), add ? (std::vector<int32_t>{100, 211, 300, 407})
+                                             : (std::vector<int32_t>{100, 6, 300, 7}));
+    Write(bufs[1], std::vector<int64_t>{0, 2, 2});
+    Ok(api_->execute(exe, 4, bufs));
+    EXPECT_EQ(Read<int32_t>(bufs[3], 4), add ? (std::vector<int32_t>{105, 200, 313, 400})
+                                             : (std::vector<int32_t>{5, 200, 7, 400}));
+    for (int64_t bad : {4, -5}) {
+      Write(bufs[1], std::vector<int64_t>{0, bad, 1});
+      std::string message;
+      EXPECT_EQ(Code(api_->execute(exe, 4, bufs), &message), static_cast<uint32_t>(SY_ERROR_DATA))
+          << reduction << " " << bad;
+      EXPECT_NE(message.find("out of range"), std::string::npos) << message;
+    }
+    api_->release(exe);
+    for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+  }
 }
 
 // The integer mean sums in 128 bits, as the reference does: exact past int64's range.

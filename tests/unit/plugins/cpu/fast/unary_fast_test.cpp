@@ -19,7 +19,8 @@ struct Case {
 
 // f32 tolerances: the fast kernels compute in f32 (a few ulp, ~1.2e-7 each); the
 // reference computes in double and rounds once. Absolute 1e-44: a few subnormal ulp
-// (exp near -100). silu multiplies a subnormal sigmoid by x (up to 100 of its ulp).
+// (exp near -100). silu multiplies a subnormal sigmoid by x (up to 100 of its ulp). The
+// inverse maps (asin ... atanh) run over and past their domains (NaN outside).
 const Case kCases[] = {
     {"neg", -10, 10, 0, 0},           {"abs", -10, 10, 0, 0},
     {"relu", -10, 10, 0, 0},          {"sqrt", -1, 100, 2e-7, 0},
@@ -27,7 +28,10 @@ const Case kCases[] = {
     {"exp", -110, 90, 3e-7, 1e-44},   {"log", -1, 100, 2e-7, 0},
     {"tanh", -12, 12, 4e-7, 0},       {"sigmoid", -100, 100, 4e-7, 1e-44},
     {"silu", -100, 100, 5e-7, 1e-42}, {"erf", -5, 5, 3e-7, 0},
-    {"gelu", -12, 12, 1e-7, 1e-44},
+    {"gelu", -12, 12, 1e-7, 1e-44},   {"asin", -1.1, 1.1, 3e-7, 0},
+    {"acos", -1.1, 1.1, 3e-7, 0},     {"atan", -100, 100, 3e-7, 0},
+    {"asinh", -100, 100, 3e-7, 0},    {"acosh", 0.5, 100, 3e-7, 0},
+    {"atanh", -1.1, 1.1, 3e-7, 0},
 };
 
 // Sizes below and above two chunks of kCostlyGrain (4096) and kCheapGrain (16384).

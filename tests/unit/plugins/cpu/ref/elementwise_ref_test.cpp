@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ TEST(ElementwiseRefUnary, ExpLogSqrtReciprocalMatchNumpy) {
 
 TEST(ElementwiseRefUnary, TrigonometryAndErfMatchNumpy) {
   for (const char* op : {"sin", "cos", "tan", "erf", "tanh"}) CheckUnaryFile(op, op);
+}
+
+TEST(ElementwiseRefUnary, InverseTrigonometryMatchesNumpy) {
+  // unary_x.npy has 13 values in [-1, 1] and 13 in [1, inf]: the rest checks the NaN
+  // outside each domain.
+  for (const char* op : {"asin", "acos", "atan", "asinh", "acosh", "atanh"}) {
+    CheckUnaryFile(op, op);
+  }
 }
 
 TEST(ElementwiseRefUnary, ActivationsMatchNumpy) {
@@ -132,6 +141,57 @@ TEST(ElementwiseRefUnary, SatisfyIdentities) {
     EXPECT_NEAR(gelu[i] - gelu_neg[i], xs[i], 1e-13);  // gelu(x) - gelu(-x) = x
     EXPECT_NEAR(sin[i] * sin[i] + cos[i] * cos[i], 1.0, 1e-15);
     EXPECT_DOUBLE_EQ(erf[i], -erf_neg[i]);
+  }
+}
+
+// The inverse maps undo their forward maps, and take their values at the domain's edges
+// (hand-derived; outside the domain NaN, as C and NumPy).
+TEST(ElementwiseRefUnary, InverseTrigonometryInvertsAndHasItsEdges) {
+  std::vector<double> unit, above;  // in [-1, 1] and in [1, 51]
+  for (int i = -50; i <= 50; ++i) unit.push_back(i / 50.0);
+  for (int i = 0; i <= 100; ++i) above.push_back(1 + i * 0.5);
+  const Shape n = {101};
+  const Tensor u = Make(DType::kF64, n, unit);
+  const Tensor a = Make(DType::kF64, n, above);
+  const std::vector<double> asin = Values(RunRef1("asin", {u}));
+  const std::vector<double> acos = Values(RunRef1("acos", {u}));
+  const std::vector<double> atan = Values(RunRef1("atan", {a}));
+  const std::vector<double> asinh = Values(RunRef1("asinh", {a}));
+  const std::vector<double> acosh = Values(RunRef1("acosh", {a}));
+  const std::vector<double> atanh = Values(RunRef1("atanh", {u}));
+  for (size_t i = 0; i < unit.size(); ++i) {
+    SCOPED_TRACE("x = " + std::to_string(unit[i]) + ", " + std::to_string(above[i]));
+    EXPECT_NEAR(std::sin(asin[i]), unit[i], 1e-15);
+    EXPECT_NEAR(std::cos(acos[i]), unit[i], 1e-15);
+    EXPECT_NEAR(asin[i] + acos[i], std::numbers::pi / 2, 1e-15);
+    EXPECT_NEAR(std::tan(atan[i]), above[i], 1e-13 * above[i]);  // tan amplifies near pi/2
+    EXPECT_NEAR(std::sinh(asinh[i]), above[i], 1e-14 * above[i]);
+    EXPECT_NEAR(std::cosh(acosh[i]), above[i], 1e-14 * above[i]);
+    if (std::fabs(unit[i]) < 1) {
+      EXPECT_NEAR(std::tanh(atanh[i]), unit[i], 1e-15);
+    }
+  }
+  const double half_pi = std::numbers::pi / 2;
+  const double next = 1 + 0x1p-23;  // the f32 after 1: outside asin's domain, inside acosh's
+  const Tensor edges = Make(DType::kF32, {7}, {-1, 1, -0.0, kInf, -kInf, kNaN, next});
+  ExpectClose(Values(RunRef1("asin", {edges})), {-half_pi, half_pi, -0.0, kNaN, kNaN, kNaN, kNaN},
+              DType::kF32);
+  ExpectClose(Values(RunRef1("acos", {edges})),
+              {std::numbers::pi, 0, half_pi, kNaN, kNaN, kNaN, kNaN}, DType::kF32);
+  ExpectClose(
+      Values(RunRef1("atan", {edges})),
+      {-std::numbers::pi / 4, std::numbers::pi / 4, -0.0, half_pi, -half_pi, kNaN, std::atan(next)},
+      DType::kF32);
+  ExpectClose(Values(RunRef1("atanh", {edges})), {-kInf, kInf, -0.0, kNaN, kNaN, kNaN, kNaN},
+              DType::kF32);
+  ExpectClose(Values(RunRef1("asinh", {edges})),
+              {std::asinh(-1.0), std::asinh(1.0), -0.0, kInf, -kInf, kNaN, std::asinh(next)},
+              DType::kF32);
+  ExpectClose(Values(RunRef1("acosh", {edges})),
+              {kNaN, 0, kNaN, kInf, kNaN, kNaN, std::acosh(next)}, DType::kF32);
+  // Odd functions keep the sign of zero.
+  for (const char* op : {"asin", "atan", "asinh", "atanh"}) {
+    EXPECT_TRUE(std::signbit(Values(RunRef1(op, {Make(DType::kF16, {}, {-0.0})}))[0])) << op;
   }
 }
 

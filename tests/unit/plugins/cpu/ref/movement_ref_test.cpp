@@ -399,6 +399,176 @@ TEST(MovementRef, ScatterElementsRejectsOutOfRangeIndices) {
       "scatter_elements: index -3 is out of range for axis 0 of size 2 (expected -2 to 1)");
 }
 
+// ---- gather_nd, scatter_nd ----
+
+// The five examples of the ONNX GatherND operator's documentation.
+TEST(MovementRef, GatherNDOnnxExamples) {
+  const Tensor d2 = Make(DType::kI32, {2, 2}, {0, 1, 2, 3});
+  ExpectValues(RunRef1("gather_nd", {d2, MakeI64({2, 2}, {0, 0, 1, 1})}), DType::kI32, {2}, {0, 3});
+  ExpectValues(RunRef1("gather_nd", {d2, MakeI64({2, 1}, {1, 0})}), DType::kI32, {2, 2},
+               {2, 3, 0, 1});
+  const Tensor d3 = Make(DType::kF32, {2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  ExpectValues(RunRef1("gather_nd", {d3, MakeI64({2, 2}, {0, 1, 1, 0})}), DType::kF32, {2, 2},
+               {2, 3, 4, 5});
+  ExpectValues(RunRef1("gather_nd", {d3, MakeI64({2, 1, 2}, {0, 1, 1, 0})}), DType::kF32, {2, 1, 2},
+               {2, 3, 4, 5});
+  ExpectValues(RunRef1("gather_nd", {d3, MakeI64({2, 1}, {1, 0})}, A({{"batch_dims", int64_t{1}}})),
+               DType::kF32, {2, 2}, {2, 3, 4, 5});
+}
+
+TEST(MovementRef, GatherNDHandWorkedCases) {
+  // data [2, 3, 4] = 0..23. batch_dims 1, k 2: element data[b, i, j] = 12b + 4i + j, with
+  // negative indices wrapping per axis ([-1, -4] in batch 0 is [2, 0]).
+  std::vector<double> iota(24);
+  for (size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<double>(i);
+  const Tensor x = Make(DType::kI64, {2, 3, 4}, iota);
+  ExpectValues(RunRef1("gather_nd",
+                       {x, Make(DType::kI32, {2, 3, 2},
+                                {-1, -4, 0, 3, 1, 1,  //
+                                 2, 2, -3, -1, 0, 0})},
+                       A({{"batch_dims", int64_t{1}}})),
+               DType::kI64, {2, 3}, {8, 3, 5, 22, 15, 12});
+  // batch_dims 2, k 1: rows of x picked per (b, i).
+  ExpectValues(RunRef1("gather_nd", {x, MakeI64({2, 3, 1}, {3, 0, -1, 1, 2, 0})},
+                       A({{"batch_dims", int64_t{2}}})),
+               DType::kI64, {2, 3}, {3, 4, 11, 13, 18, 20});
+  // batch_dims 0, k 1 on [2, 3, 4]: whole [3, 4] blocks; k 3: single elements.
+  ExpectValues(RunRef1("gather_nd", {x, MakeI64({1, 1}, {-1})}), DType::kI64, {1, 3, 4},
+               std::vector<double>(iota.begin() + 12, iota.end()));
+  ExpectValues(RunRef1("gather_nd", {x, MakeI64({2, 3}, {1, 2, 3, 0, -3, -4})}), DType::kI64, {2},
+               {23, 0});
+  // A rank-1 indices is one tuple; bf16 and special values move bit for bit.
+  const Tensor f = Make(DType::kF32, {2, 2}, {kNaN, kInf, -kInf, -0.0});
+  const Tensor g = RunRef1("gather_nd", {f, MakeI64({2}, {1, 1})});
+  ExpectValues(g, DType::kF32, {}, {-0.0});
+  EXPECT_TRUE(std::signbit(Values(g)[0]));
+  ExpectValues(RunRef1("gather_nd", {Make(DType::kBF16, {3, 2}, {1, 2, 3, 4, 5, 6}),
+                                     Make(DType::kI32, {2, 1}, {2, -3})}),
+               DType::kBF16, {2, 2}, {5, 6, 1, 2});
+  // Empty indices, empty slices.
+  ExpectValues(RunRef1("gather_nd", {x, MakeI64({0, 2}, {})}), DType::kI64, {0, 4}, {});
+  ExpectValues(RunRef1("gather_nd", {Make(DType::kBool, {3, 0}, {}), MakeI64({2, 1}, {2, 0})}),
+               DType::kBool, {2, 0}, {});
+}
+
+TEST(MovementRef, GatherNDRejectsOutOfRangeIndices) {
+  const Tensor x = Make(DType::kF32, {2, 3, 4}, std::vector<double>(24, 1.0));
+  SY_EXPECT_ERROR(RunRef("gather_nd", {x, MakeI64({2, 2}, {0, 0, 1, 3})}),
+                  "gather_nd: index 3 is out of range for axis 1 of size 3 (expected -3 to 2)");
+  SY_EXPECT_ERROR(RunRef("gather_nd", {x, Make(DType::kI32, {1, 3}, {-3, 0, 0})}),
+                  "gather_nd: index -3 is out of range for axis 0 of size 2 (expected -2 to 1)");
+  // With batch_dims the tuple indexes the dims after the batch dims.
+  SY_EXPECT_ERROR(
+      RunRef("gather_nd", {x, MakeI64({2, 2}, {0, 0, 2, 4})}, A({{"batch_dims", int64_t{1}}})),
+      "gather_nd: index 4 is out of range for axis 2 of size 4 (expected -4 to 3)");
+  SY_EXPECT_ERROR(RunRef("gather_nd", {x, MakeI64({1, 1}, {kMin})}),
+                  "index -9223372036854775808 is out of range for axis 0 of size 2");
+  // Checked even when the output is empty.
+  SY_EXPECT_ERROR(RunRef("gather_nd", {Make(DType::kF32, {3, 0}, {}), MakeI64({1, 1}, {3})}),
+                  "gather_nd: index 3 is out of range for axis 0 of size 3");
+  SY_EXPECT_ERROR(RunRef("gather_nd", {Make(DType::kF32, {3, 0}, {}), MakeI64({1, 2}, {0, 0})}),
+                  "index 0 is out of range for axis 1 of size 0 (the axis is empty");
+}
+
+// The two examples of the ONNX ScatterND operator's documentation, and its reduction
+// examples (test_scatternd_add / _multiply: both updates land on slot 0).
+TEST(MovementRef, ScatterNDOnnxExamples) {
+  ExpectValues(RunRef1("scatter_nd",
+                       {Make(DType::kF32, {8}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                        MakeI64({4, 1}, {4, 3, 1, 7}), Make(DType::kF32, {4}, {9, 10, 11, 12})}),
+               DType::kF32, {8}, {1, 11, 3, 10, 9, 6, 7, 12});
+  const std::vector<double> data = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1,  //
+                                    1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1,  //
+                                    8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3, 4, 5, 6, 7, 8,  //
+                                    8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3, 4, 5, 6, 7, 8};
+  const std::vector<double> updates = {5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8,  //
+                                       1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4};
+  const std::vector<double> want = {5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8,  //
+                                    1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1,  //
+                                    1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4,  //
+                                    8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3, 4, 5, 6, 7, 8};
+  const Tensor x = Make(DType::kF32, {4, 4, 4}, data);
+  const Tensor u = Make(DType::kF32, {2, 4, 4}, updates);
+  ExpectValues(RunRef1("scatter_nd", {x, MakeI64({2, 1}, {0, 2}), u}), DType::kF32, {4, 4, 4},
+               want);
+  // Reductions: both updates go to slot 0.
+  std::vector<double> added = data, multiplied = data;
+  for (size_t i = 0; i < 16; ++i) {
+    added[i] += updates[i] + updates[16 + i];
+    multiplied[i] *= updates[i] * updates[16 + i];
+  }
+  ExpectValues(RunRef1("scatter_nd", {x, MakeI64({2, 1}, {0, 0}), u}, A({{"reduction", "add"}})),
+               DType::kF32, {4, 4, 4}, added);
+  ExpectValues(RunRef1("scatter_nd", {x, MakeI64({2, 1}, {0, 0}), u}, A({{"reduction", "mul"}})),
+               DType::kF32, {4, 4, 4}, multiplied);
+}
+
+TEST(MovementRef, ScatterNDHandWorkedCases) {
+  // data [2, 3] = 0..5, k 2 (single elements) with negative indices; duplicates with
+  // reduction none: the last write in index order wins.
+  const Tensor x = Make(DType::kI32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  ExpectValues(RunRef1("scatter_nd", {x, Make(DType::kI32, {2, 2, 2}, {-1, -1, 0, 1, 1, 2, 0, -2}),
+                                      Make(DType::kI32, {2, 2}, {10, 20, 30, 40})}),
+               DType::kI32, {2, 3}, {0, 40, 2, 3, 4, 30});
+  ExpectValues(RunRef1("scatter_nd", {x, MakeI64({3, 1}, {1, -1, 0}),
+                                      Make(DType::kI32, {3, 3}, {7, 7, 7, 8, 8, 8, 9, 9, 9})}),
+               DType::kI32, {2, 3}, {9, 9, 9, 8, 8, 8});
+  // max / min over duplicates, starting from data; NaN propagates.
+  const Tensor f = Make(DType::kF32, {3}, {1, 2, kNaN});
+  const Tensor idx = MakeI64({4, 1}, {0, 0, 1, 2});
+  const Tensor upd = Make(DType::kF32, {4}, {kNaN, 5, 7, 1});
+  ExpectValues(RunRef1("scatter_nd", {f, idx, upd}, A({{"reduction", "max"}})), DType::kF32, {3},
+               {kNaN, 7, kNaN});
+  ExpectValues(RunRef1("scatter_nd", {f, idx, upd}, A({{"reduction", "min"}})), DType::kF32, {3},
+               {kNaN, 2, kNaN});
+  ExpectValues(
+      RunRef1("scatter_nd", {f, MakeI64({3, 1}, {1, 1, 1}), Make(DType::kF32, {3}, {1, 2, 3})},
+              A({{"reduction", "mul"}})),
+      DType::kF32, {3}, {1, 12, kNaN});
+  // bf16 accumulates in double and rounds once (see ScatterElementsHandWorkedCases).
+  const double tiny = std::ldexp(1.0, -8);
+  ExpectValues(RunRef1("scatter_nd",
+                       {Make(DType::kBF16, {1}, {1}), MakeI64({4, 1}, {0, 0, 0, 0}),
+                        Make(DType::kBF16, {4}, {tiny, tiny, tiny, tiny})},
+                       A({{"reduction", "add"}})),
+               DType::kBF16, {1}, {1.015625});
+  // Integers wrap; bool add is "or", mul is "and".
+  const Tensor wrapped = RunRef1(
+      "scatter_nd", {MakeI64({2}, {kMax, 5}), MakeI64({2, 1}, {0, 0}), MakeI64({2}, {1, 1})},
+      A({{"reduction", "add"}}));
+  EXPECT_EQ(I64Values(wrapped), (std::vector<int64_t>{kMin + 1, 5}));
+  const Tensor bools = Make(DType::kBool, {3}, {0, 1, 1});
+  ExpectValues(
+      RunRef1("scatter_nd", {bools, MakeI64({2, 1}, {0, 2}), Make(DType::kBool, {2}, {1, 0})},
+              A({{"reduction", "add"}})),
+      DType::kBool, {3}, {1, 1, 1});
+  ExpectValues(
+      RunRef1("scatter_nd", {bools, MakeI64({2, 1}, {0, 2}), Make(DType::kBool, {2}, {1, 0})},
+              A({{"reduction", "mul"}})),
+      DType::kBool, {3}, {0, 1, 0});
+  // Empty indices leave data as it is; empty slices write nothing.
+  ExpectValues(RunRef1("scatter_nd", {x, MakeI64({0, 1}, {}), Make(DType::kI32, {0, 3}, {})}),
+               DType::kI32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  ExpectValues(RunRef1("scatter_nd", {Make(DType::kU8, {2, 0}, {}), MakeI64({3, 1}, {1, 0, 1}),
+                                      Make(DType::kU8, {3, 0}, {})}),
+               DType::kU8, {2, 0}, {});
+}
+
+TEST(MovementRef, ScatterNDRejectsOutOfRangeIndices) {
+  const Tensor x = Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  SY_EXPECT_ERROR(
+      RunRef("scatter_nd", {x, MakeI64({2, 2}, {0, 0, 1, 3}), Make(DType::kF32, {2}, {0, 0})}),
+      "scatter_nd: index 3 is out of range for axis 1 of size 3 (expected -3 to 2)");
+  SY_EXPECT_ERROR(RunRef("scatter_nd",
+                         {x, Make(DType::kI32, {1, 1}, {-3}), Make(DType::kF32, {1, 3}, {0, 0, 0})},
+                         A({{"reduction", "add"}})),
+                  "scatter_nd: index -3 is out of range for axis 0 of size 2 (expected -2 to 1)");
+  // Checked even when nothing would be written.
+  SY_EXPECT_ERROR(RunRef("scatter_nd", {Make(DType::kF32, {2, 0}, {}), MakeI64({1, 1}, {2}),
+                                        Make(DType::kF32, {1, 0}, {})}),
+                  "scatter_nd: index 2 is out of range for axis 0 of size 2");
+}
+
 TEST(MovementRef, PadHandlesScalarsEmptyHugePadsAndBf16) {
   ExpectValues(RunRef1("pad", {Make(DType::kF32, {}, {4})}, A({{"pads", I{}}})), DType::kF32, {},
                {4});
