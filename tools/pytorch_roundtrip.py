@@ -40,14 +40,22 @@ REEXEC_FLAG = "SY_PYTORCH_ROUNDTRIP_REEXEC"
 
 
 def ensure_torch():
-    """Imports torch and numpy, or re-executes this script under a Python that has them,
-    or exits 77 (skip) saying PyTorch is not installed."""
+    """Imports torch and numpy, or re-executes the running script (this one, or one that
+    imports this module, such as tools/pytorch_zoo.py) under a Python that has them, or
+    exits 77 (skip) saying PyTorch is not installed. Imported from an interpreter with no
+    script to re-execute (python3 -c, a REPL), it raises the ImportError instead."""
     try:
         import numpy  # noqa: F401
         import torch  # noqa: F401
         return
     except ImportError as e:
         reason = str(e)
+        if __name__ == "__main__":
+            script = os.path.abspath(__file__)
+        else:
+            script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+            if not (script.endswith(".py") and os.path.isfile(script)):
+                raise
     tried = [sys.executable]
     if not os.environ.get(REEXEC_FLAG):
         seen = set([os.path.realpath(sys.executable or "")])
@@ -62,7 +70,7 @@ def ensure_torch():
             if probe.returncode == 0:
                 sys.stdout.flush()
                 env = dict(os.environ, **{REEXEC_FLAG: "1"})
-                os.execve(path, [path, os.path.abspath(__file__)] + sys.argv[1:], env)
+                os.execve(path, [path, script] + sys.argv[1:], env)
     print("skip: PyTorch is not installed (%s in %s; no torch and numpy in %s either). "
           "Install Debian's python3-torch (apt-get install python3-torch) or "
           "pip install torch numpy, or point $SY_PYTHON at a Python that has them."
@@ -70,8 +78,8 @@ def ensure_torch():
     sys.exit(77)
 
 
-if __name__ == "__main__":
-    ensure_torch()
+# As a script, and when a script imports this module for its helpers.
+ensure_torch()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

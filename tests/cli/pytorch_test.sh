@@ -3,7 +3,8 @@
 # as a torch.nn.Module holding the example's weights and checked against its expected/
 # outputs, exported with torch.onnx.export, imported with `switchyard import`, run with
 # `switchyard run` on cpu and cpu-ref (and OpenCL) and compared with PyTorch's own
-# outputs; then with a dynamic batch axis fixed at import by --input-shape, and at opset 9.
+# outputs; then with a dynamic batch axis fixed at import by --input-shape, and at opset 9;
+# then the zoo of tools/pytorch_zoo.py on the same devices.
 # Skips (exit 77) when no Python here has PyTorch: $SY_PYTHON, /usr/bin/python3 (Debian's
 # python3-torch), python3.
 # usage: pytorch_test.sh PATH_TO_SWITCHYARD SOURCE_DIR
@@ -60,9 +61,32 @@ expect "dynamic batch axis, batch 3" 0 "^3 of 3 examples match \(round trip on c
 expect "opset 9" 0 "^3 of 3 examples match \(round trip on cpu\)$" \
   -- "${ROUNDTRIP[@]}" --opset 9 --work "$TMP/opset9"
 
+# The zoo (tools/pytorch_zoo.py): small models around the PyTorch modules whose exports
+# the importer decomposes (LSTM, GRU, RNN, Einsum, Resize, ConvTranspose, the norms,
+# integer and indexing ops, nn.TransformerEncoderLayer), random weights, opset 17,
+# static shapes, on the same devices; a failed import fails the test with the importer's
+# message and the export's ONNX ops in the log.
+ZOO=("$PY" "$SRC/tools/pytorch_zoo.py" --switchyard "$SY")
+"${ZOO[@]}" --device "$DEVICES" --work "$TMP/zoo" --table >"$TMP/zoo.txt" 2>&1
+rc=$?
+cat "$TMP/zoo.txt"
+models=$("${ZOO[@]}" --list | wc -l)
+want="^$models of $models zoo models match \(on ${DEVICES//,/, }\)$"
+if [ "$rc" = 0 ] && [ "$models" -ge 11 ] && grep -Eq "$want" "$TMP/zoo.txt"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL zoo: exit $rc ($models models)"; failures=$((failures + 1))
+fi
+# Every model was compared on every device.
+n=$(grep -Ec "^  Switchyard on .* against PyTorch " "$TMP/zoo.txt")
+want_n=$((models * $(tr , '\n' <<<"$DEVICES" | wc -l)))
+[ "$n" = "$want_n" ] && passes=$((passes + 1)) || {
+  echo "FAIL zoo compared $n model-device pairs, expected $want_n"; failures=$((failures + 1)); }
+
 # The script's own errors.
 expect "unknown example" 2 "unknown example nope" -- "${ROUNDTRIP[@]}" --only nope
 expect "--batch without --dynamic-batch" 2 "--batch needs --dynamic-batch" -- "${ROUNDTRIP[@]}" --batch 3
+expect "zoo: unknown model" 2 "unknown model nope" -- "${ZOO[@]}" --only nope
 expect "missing binary" 1 "no switchyard binary at $TMP/none" \
   -- "$PY" "$SRC/tools/pytorch_roundtrip.py" --switchyard "$TMP/none" --only mlp
 # Without torch (an import of it made to fail, no other Python tried): the skip code.
@@ -70,6 +94,10 @@ expect "no torch: skip" 77 "PyTorch is not installed" \
   -- env SY_PYTORCH_ROUNDTRIP_REEXEC=1 "$PY" -c \
   'import runpy, sys; sys.modules["torch"] = None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
   "$SRC/tools/pytorch_roundtrip.py"
+expect "zoo, no torch: skip" 77 "PyTorch is not installed" \
+  -- env SY_PYTORCH_ROUNDTRIP_REEXEC=1 "$PY" -c \
+  'import runpy, sys; sys.modules["torch"] = None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
+  "$SRC/tools/pytorch_zoo.py"
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

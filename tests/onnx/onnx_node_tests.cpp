@@ -39,6 +39,7 @@ struct Options {
   std::vector<std::string> devices;  // empty: every device
   std::string filter;
   fs::path expectations;
+  fs::path report;  // a Markdown summary (docs/onnx-conformance.md quotes it)
   bool verbose = false;
   double rtol = 1e-3, atol = 1e-7;
 };
@@ -46,15 +47,24 @@ struct Options {
 double Element(const Tensor& t, int64_t i) {
   const std::byte* p = t.data();
   switch (t.dtype()) {
-    case DType::kF32: return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64: return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16: return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16: return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI8: return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8: return reinterpret_cast<const uint8_t*>(p)[i];
-    case DType::kI32: return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI64: return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kBool: return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
+    case DType::kF32:
+      return reinterpret_cast<const float*>(p)[i];
+    case DType::kF64:
+      return reinterpret_cast<const double*>(p)[i];
+    case DType::kF16:
+      return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kU8:
+      return reinterpret_cast<const uint8_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
+    case DType::kBool:
+      return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
   }
   return 0;
 }
@@ -81,9 +91,12 @@ std::string Compare(const Tensor& got, const Tensor& want, const Options& o) {
   for (int64_t i = 0; i < got.element_count(); ++i) {
     const double g = Element(got, i), w = Element(want, i);
     bool ok;
-    if (std::isnan(w)) ok = std::isnan(g);
-    else if (std::isinf(w)) ok = g == w;
-    else ok = std::fabs(g - w) <= o.atol + o.rtol * std::fabs(w);
+    if (std::isnan(w))
+      ok = std::isnan(g);
+    else if (std::isinf(w))
+      ok = g == w;
+    else
+      ok = std::fabs(g - w) <= o.atol + o.rtol * std::fabs(w);
     if (!ok) {
       if (first < 0) first = i;
       ++bad;
@@ -100,6 +113,7 @@ std::string Compare(const Tensor& got, const Tensor& want, const Options& o) {
 struct Tally {
   int passed = 0, failed = 0, expected_failures = 0;
   std::map<std::string, int> skipped;  // by reason category
+  std::map<std::string, std::vector<std::string>> skipped_cases;
   std::vector<std::string> failures;
   int skipped_total() const {
     int n = 0;
@@ -151,13 +165,16 @@ Expected<std::vector<Tensor>> ReadTensors(const fs::path& set, const std::string
 
 std::string SkipCategory(onnx_import::ImportProblem p) {
   switch (p) {
-    case onnx_import::ImportProblem::kUnsupportedOp: return "op outside the catalogue";
+    case onnx_import::ImportProblem::kUnsupportedOp:
+      return "op outside the catalogue";
     case onnx_import::ImportProblem::kUnsupportedType:
       return "unsupported type (string, u16/u32/u64/i16, complex, float8, sequence, optional)";
-    case onnx_import::ImportProblem::kTrainingOnly: return "training-only";
+    case onnx_import::ImportProblem::kTrainingOnly:
+      return "training-only";
     case onnx_import::ImportProblem::kNeedsValue:
-      return "dynamic: a run-time value decides a shape";
-    default: return "";
+      return "dynamic: a run-time value decides a shape (NonZero, Unique, ...)";
+    default:
+      return "";
   }
 }
 
@@ -171,7 +188,7 @@ std::string Label(const Device& d) {
 int Usage(const char* msg) {
   std::cerr << "onnx_node_tests: " << msg
             << "\nusage: onnx_node_tests [--data DIR] [--device NAME]... [--filter REGEX]\n"
-               "                       [--expectations FILE] [--verbose]\n";
+               "                       [--expectations FILE] [--report FILE.md] [--verbose]\n";
   return 2;
 }
 
@@ -182,13 +199,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--data" || arg == "--device" || arg == "--filter" || arg == "--expectations") {
+    if (arg == "--data" || arg == "--device" || arg == "--filter" || arg == "--expectations" ||
+        arg == "--report") {
       const char* v = next();
       if (v == nullptr) return Usage(("missing value after " + arg).c_str());
-      if (arg == "--data") o.data = v;
-      else if (arg == "--device") o.devices.push_back(v);
-      else if (arg == "--filter") o.filter = v;
-      else o.expectations = v;
+      if (arg == "--data")
+        o.data = v;
+      else if (arg == "--device")
+        o.devices.push_back(v);
+      else if (arg == "--filter")
+        o.filter = v;
+      else if (arg == "--report")
+        o.report = v;
+      else
+        o.expectations = v;
     } else if (arg == "--verbose" || arg == "-v") {
       o.verbose = true;
     } else {
@@ -254,13 +278,14 @@ int main(int argc, char** argv) {
           onnx_import::ImportOnnxFile(dir / "model.onnx", options, &problem);
       if (!imported.ok()) {
         const std::string category = SkipCategory(problem);
-        import_verdict = category.empty() ? "import failed: " + imported.status().message()
-                                          : "skip:" + category;
+        import_verdict =
+            category.empty() ? "import failed: " + imported.status().message() : "skip:" + category;
         if (o.verbose) std::cout << name << ": import: " << imported.status().message() << "\n";
       } else if (!sig.ok() || !inputs.ok() || !expected.ok()) {
-        import_verdict = "cannot read the test data: " +
-                         (!sig.ok() ? sig.status() : !inputs.ok() ? inputs.status() : expected.status())
-                             .message();
+        import_verdict = "cannot read the test data: " + (!sig.ok()      ? sig.status()
+                                                          : !inputs.ok() ? inputs.status()
+                                                                         : expected.status())
+                                                             .message();
       } else if (expected->size() != sig->outputs.size()) {
         import_verdict = "the data set has " + std::to_string(expected->size()) +
                          " outputs but the model " + std::to_string(sig->outputs.size());
@@ -308,7 +333,8 @@ int main(int argc, char** argv) {
       const std::string& verdict = outcome[Label(*device)];
       if (verdict == "ok" || verdict.empty()) {
         ++t.passed;
-        for (const auto& key : {std::pair{name, Label(*device)}, std::pair{name, std::string("*")}}) {
+        for (const auto& key :
+             {std::pair{name, Label(*device)}, std::pair{name, std::string("*")}}) {
           if (expectations.count(key) != 0) {
             t.failures.push_back(name + ": passes but " + o.expectations.string() +
                                  " expects it to fail; remove the line");
@@ -317,18 +343,22 @@ int main(int argc, char** argv) {
         if (o.verbose) std::cout << name << " [" << Label(*device) << "]: passed\n";
       } else if (verdict.starts_with("skip:")) {
         ++t.skipped[verdict.substr(5)];
-        if (o.verbose) std::cout << name << " [" << Label(*device) << "]: skipped: " << verdict.substr(5) << "\n";
+        t.skipped_cases[verdict.substr(5)].push_back(name);
+        if (o.verbose)
+          std::cout << name << " [" << Label(*device) << "]: skipped: " << verdict.substr(5)
+                    << "\n";
       } else {
-        const bool expected_failure = expectations.count({name, Label(*device)}) != 0 ||
-                                      expectations.count({name, "*"}) != 0;
+        const bool expected_failure =
+            expectations.count({name, Label(*device)}) != 0 || expectations.count({name, "*"}) != 0;
         if (expected_failure) {
           ++t.expected_failures;
         } else {
           ++t.failed;
           t.failures.push_back(name + ": " + verdict);
         }
-        std::cout << name << " [" << Label(*device) << "]: " << (expected_failure ? "FAILED (expected): " : "FAILED: ")
-                  << verdict << "\n";
+        std::cout << name << " [" << Label(*device)
+                  << "]: " << (expected_failure ? "FAILED (expected): " : "FAILED: ") << verdict
+                  << "\n";
       }
     }
   }
@@ -340,7 +370,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (const Device* device : devices) {
     const Tally& t = tallies[Label(*device)];
-    std::cout << Label(*device) << " (" << device->name << "): " << t.passed << " passed, " << t.failed << " failed";
+    std::cout << Label(*device) << " (" << device->name << "): " << t.passed << " passed, "
+              << t.failed << " failed";
     if (t.expected_failures > 0) std::cout << " (+" << t.expected_failures << " expected failures)";
     std::cout << ", " << t.skipped_total() << " skipped\n";
     for (const auto& [reason, count] : t.skipped) {
@@ -348,6 +379,28 @@ int main(int argc, char** argv) {
     }
     for (const std::string& f : t.failures) std::cout << "  FAILED " << f << "\n";
     ok = ok && t.failures.empty();
+  }
+  if (!o.report.empty()) {
+    std::ofstream md(o.report);
+    md << "| device | passed | failed | expected failures | skipped |\n|---|---|---|---|---|\n";
+    for (const Device* device : devices) {
+      const Tally& t = tallies[Label(*device)];
+      md << "| " << Label(*device) << " | " << t.passed << " | " << t.failed << " | "
+         << t.expected_failures << " | " << t.skipped_total() << " |\n";
+    }
+    // Skips by category, with their cases, per device where they differ from the first.
+    std::map<std::string, std::vector<std::string>> first;
+    for (const Device* device : devices) {
+      const Tally& t = tallies[Label(*device)];
+      for (const auto& [reason, names] : t.skipped_cases) {
+        if (device != devices.front() && first.count(reason) && first[reason] == names) continue;
+        md << "\n**" << reason << "** (" << names.size()
+           << (device == devices.front() ? "" : ", " + Label(*device) + " only") << "): ";
+        for (size_t i = 0; i < names.size(); ++i) md << (i ? ", " : "") << "`" << names[i] << "`";
+        md << "\n";
+        if (device == devices.front()) first[reason] = names;
+      }
+    }
   }
   return ok ? 0 : 1;
 }

@@ -88,7 +88,9 @@ Status FoldCast(NodeContext& ctx) {
   return Bind(ctx, CastHost(In(ctx, 0), to));
 }
 
-Status FoldCastLike(NodeContext& ctx) { return Bind(ctx, CastHost(In(ctx, 0), ctx.InputType(1).dtype)); }
+Status FoldCastLike(NodeContext& ctx) {
+  return Bind(ctx, CastHost(In(ctx, 0), ctx.InputType(1).dtype));
+}
 
 Status FoldConstantOfShape(NodeContext& ctx) {
   const std::vector<int64_t> shape = ToInt64s(In(ctx, 0));
@@ -96,8 +98,9 @@ Status FoldConstantOfShape(NodeContext& ctx) {
   if (const auto* attr = ctx.Attr("value")) {
     Expected<Tensor> t = TensorFromProto(attr->t(), ctx.state().base_dir());
     if (!t.ok()) {
-      return ctx.Fail(t.status().code() == StatusCode::kUnsupported ? ImportProblem::kUnsupportedType
-                                                                     : ImportProblem::kInvalidModel,
+      return ctx.Fail(t.status().code() == StatusCode::kUnsupported
+                          ? ImportProblem::kUnsupportedType
+                          : ImportProblem::kInvalidModel,
                       t.status().message());
     }
     if (t.value().element_count() != 1) return ctx.Invalid("value must hold one element");
@@ -187,9 +190,13 @@ Status FoldVariadic(NodeContext& ctx) {
   return Status::Ok();
 }
 
-Status FoldUnary(NodeContext& ctx) { return Bind(ctx, UnaryHost(ctx.node().op_type(), In(ctx, 0))); }
+Status FoldUnary(NodeContext& ctx) {
+  return Bind(ctx, UnaryHost(ctx.node().op_type(), In(ctx, 0)));
+}
 
-Status FoldWhere(NodeContext& ctx) { return Bind(ctx, WhereHost(In(ctx, 0), In(ctx, 1), In(ctx, 2))); }
+Status FoldWhere(NodeContext& ctx) {
+  return Bind(ctx, WhereHost(In(ctx, 0), In(ctx, 1), In(ctx, 2)));
+}
 
 Status FoldReduce(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(auto axes, AxesParam(ctx, 1, ctx.node().op_type() == "ReduceSum" ? 13 : 18));
@@ -197,8 +204,8 @@ Status FoldReduce(NodeContext& ctx) {
     ctx.SetOutputConstant(0, In(ctx, 0));
     return Status::Ok();
   }
-  return Bind(ctx, ReduceHost(ctx.node().op_type(), In(ctx, 0), axes,
-                              ctx.AttrInt("keepdims", 1) != 0));
+  return Bind(ctx,
+              ReduceHost(ctx.node().op_type(), In(ctx, 0), axes, ctx.AttrInt("keepdims", 1) != 0));
 }
 
 Status FoldRange(NodeContext& ctx) {
@@ -232,6 +239,34 @@ Status FoldDropout(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// HannWindow, HammingWindow, BlackmanWindow (opset 17): generators whose only input is
+// the window length, evaluated like ONNX's reference.
+Status FoldWindow(NodeContext& ctx) {
+  const std::vector<int64_t> size = ToInt64s(In(ctx, 0));
+  if (size.size() != 1 || size[0] < 0 || size[0] > (int64_t{1} << 26)) {
+    return ctx.Invalid("size must be one non-negative length (at most 2^26)");
+  }
+  SY_ASSIGN_OR_RETURN(DType dtype,
+                      DTypeParam(ctx, ctx.AttrInt("output_datatype", 1), "output_datatype"));
+  const int64_t n = size[0];
+  const double denominator = static_cast<double>(ctx.AttrInt("periodic", 1) != 0 ? n : n - 1);
+  const std::string& op = ctx.node().op_type();
+  const double pi = 3.14159265358979323846;
+  std::vector<double> w(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = 2.0 * pi * static_cast<double>(i) / denominator;
+    if (op == "HannWindow") {
+      const double s = std::sin(pi * static_cast<double>(i) / denominator);
+      w[i] = s * s;
+    } else if (op == "HammingWindow") {
+      w[i] = 25.0 / 46.0 - (21.0 / 46.0) * std::cos(x);
+    } else {
+      w[i] = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2.0 * x);
+    }
+  }
+  return Bind(ctx, FromDoubles(dtype, {n}, w));
+}
+
 }  // namespace
 
 void AddShapeFolds(MappingTable& table) {
@@ -258,6 +293,8 @@ void AddShapeFolds(MappingTable& table) {
   table["Transpose"].fold = FoldTranspose;
   table["Expand"].fold = FoldExpand;
   table["Range"].fold = FoldRange;
+  for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
+    table[op].fold = FoldWindow;
   table["Where"].fold = FoldWhere;
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "Equal", "Less", "Greater",
                          "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"}) {

@@ -15,15 +15,24 @@ namespace {
 double GetDouble(const Tensor& t, int64_t i) {
   const std::byte* p = t.data();
   switch (t.dtype()) {
-    case DType::kF32: return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64: return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16: return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16: return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI8: return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8: return reinterpret_cast<const uint8_t*>(p)[i];
-    case DType::kI32: return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI64: return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kBool: return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
+    case DType::kF32:
+      return reinterpret_cast<const float*>(p)[i];
+    case DType::kF64:
+      return reinterpret_cast<const double*>(p)[i];
+    case DType::kF16:
+      return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kU8:
+      return reinterpret_cast<const uint8_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
+    case DType::kBool:
+      return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
   }
   return 0.0;
 }
@@ -38,19 +47,25 @@ int64_t SaturateToInt64(double v) {
 int64_t GetInt64(const Tensor& t, int64_t i) {
   const std::byte* p = t.data();
   switch (t.dtype()) {
-    case DType::kI8: return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8: return reinterpret_cast<const uint8_t*>(p)[i];
-    case DType::kI32: return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI64: return reinterpret_cast<const int64_t*>(p)[i];
-    case DType::kBool: return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1 : 0;
-    default: return SaturateToInt64(GetDouble(t, i));
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kU8:
+      return reinterpret_cast<const uint8_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return reinterpret_cast<const int64_t*>(p)[i];
+    case DType::kBool:
+      return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1 : 0;
+    default:
+      return SaturateToInt64(GetDouble(t, i));
   }
 }
 
 template <typename T>
 T SaturateInt(int64_t v) {
-  return static_cast<T>(std::clamp<int64_t>(v, std::numeric_limits<T>::min(),
-                                             std::numeric_limits<T>::max()));
+  return static_cast<T>(
+      std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
 // Stores an integer; narrowing wraps like a C cast would not, so saturate instead (these
@@ -58,13 +73,27 @@ T SaturateInt(int64_t v) {
 void SetInt64(Tensor& t, int64_t i, int64_t v) {
   std::byte* p = t.mutable_data();
   switch (t.dtype()) {
-    case DType::kI8: reinterpret_cast<int8_t*>(p)[i] = SaturateInt<int8_t>(v); break;
-    case DType::kU8: reinterpret_cast<uint8_t*>(p)[i] = SaturateInt<uint8_t>(v); break;
-    case DType::kI32: reinterpret_cast<int32_t*>(p)[i] = SaturateInt<int32_t>(v); break;
-    case DType::kI64: reinterpret_cast<int64_t*>(p)[i] = v; break;
-    case DType::kBool: reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0; break;
-    case DType::kF32: reinterpret_cast<float*>(p)[i] = static_cast<float>(v); break;
-    case DType::kF64: reinterpret_cast<double*>(p)[i] = static_cast<double>(v); break;
+    case DType::kI8:
+      reinterpret_cast<int8_t*>(p)[i] = SaturateInt<int8_t>(v);
+      break;
+    case DType::kU8:
+      reinterpret_cast<uint8_t*>(p)[i] = SaturateInt<uint8_t>(v);
+      break;
+    case DType::kI32:
+      reinterpret_cast<int32_t*>(p)[i] = SaturateInt<int32_t>(v);
+      break;
+    case DType::kI64:
+      reinterpret_cast<int64_t*>(p)[i] = v;
+      break;
+    case DType::kBool:
+      reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0;
+      break;
+    case DType::kF32:
+      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      break;
+    case DType::kF64:
+      reinterpret_cast<double*>(p)[i] = static_cast<double>(v);
+      break;
     case DType::kF16:
       reinterpret_cast<uint16_t*>(p)[i] = FloatToHalf(static_cast<float>(v));
       break;
@@ -77,14 +106,24 @@ void SetInt64(Tensor& t, int64_t i, int64_t v) {
 void SetDouble(Tensor& t, int64_t i, double v) {
   std::byte* p = t.mutable_data();
   switch (t.dtype()) {
-    case DType::kF32: reinterpret_cast<float*>(p)[i] = static_cast<float>(v); break;
-    case DType::kF64: reinterpret_cast<double*>(p)[i] = v; break;
-    case DType::kF16: reinterpret_cast<uint16_t*>(p)[i] = FloatToHalf(static_cast<float>(v)); break;
+    case DType::kF32:
+      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      break;
+    case DType::kF64:
+      reinterpret_cast<double*>(p)[i] = v;
+      break;
+    case DType::kF16:
+      reinterpret_cast<uint16_t*>(p)[i] = FloatToHalf(static_cast<float>(v));
+      break;
     case DType::kBF16:
       reinterpret_cast<uint16_t*>(p)[i] = FloatToBFloat16(static_cast<float>(v));
       break;
-    case DType::kBool: reinterpret_cast<uint8_t*>(p)[i] = v != 0.0 ? 1 : 0; break;
-    default: SetInt64(t, i, SaturateToInt64(v)); break;
+    case DType::kBool:
+      reinterpret_cast<uint8_t*>(p)[i] = v != 0.0 ? 1 : 0;
+      break;
+    default:
+      SetInt64(t, i, SaturateToInt64(v));
+      break;
   }
 }
 
@@ -165,8 +204,7 @@ Expected<Tensor> FromDoubles(DType dtype, const Shape& shape, std::span<const do
 }
 
 Tensor Int64Vector(std::span<const int64_t> values) {
-  Expected<Tensor> t =
-      FromInt64s(DType::kI64, Shape{static_cast<int64_t>(values.size())}, values);
+  Expected<Tensor> t = FromInt64s(DType::kI64, Shape{static_cast<int64_t>(values.size())}, values);
   return t.ok() ? std::move(t).value() : Tensor();
 }
 
@@ -323,10 +361,9 @@ Expected<Tensor> ConcatHost(std::span<const Tensor> inputs, int64_t axis) {
 Expected<Tensor> ExpandHost(const Tensor& x, const Shape& shape) {
   SY_ASSIGN_OR_RETURN(Shape out_shape, BroadcastShapes(x.shape(), shape));
   SY_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(x.dtype(), out_shape));
-  ForEachBroadcast<1>(out_shape, {BroadcastStrides(x.shape(), out_shape)},
-                      [&](int64_t o, const std::array<int64_t, 1>& off) {
-                        CopyElement(x, off[0], out, o);
-                      });
+  ForEachBroadcast<1>(
+      out_shape, {BroadcastStrides(x.shape(), out_shape)},
+      [&](int64_t o, const std::array<int64_t, 1>& off) { CopyElement(x, off[0], out, o); });
   return out;
 }
 
@@ -348,49 +385,79 @@ Expected<Tensor> BinaryHost(std::string_view op, const Tensor& a, const Tensor& 
     if (ints) {
       const int64_t x = GetInt64(a, off[0]), y = GetInt64(b, off[1]);
       int64_t r = 0;
-      if (op == "Add") r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-      else if (op == "Sub") r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-      else if (op == "Mul") r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+      if (op == "Add")
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+      else if (op == "Sub")
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+      else if (op == "Mul")
+        r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
       else if (op == "Div" || op == "Mod") {
         if (y == 0) {
           status = InvalidModel(std::string(op) + " by zero in a shape computation");
           return;
         }
-        if (op == "Div") r = (x == std::numeric_limits<int64_t>::min() && y == -1) ? x : x / y;
+        if (op == "Div")
+          r = (x == std::numeric_limits<int64_t>::min() && y == -1) ? x : x / y;
         else {
           r = (y == -1) ? 0 : x % y;
           if (r != 0 && ((r < 0) != (y < 0))) r += y;  // sign of the divisor
         }
-      } else if (op == "Max") r = std::max(x, y);
-      else if (op == "Min") r = std::min(x, y);
-      else if (op == "Pow") r = static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      else if (op == "Equal") r = x == y;
-      else if (op == "Less") r = x < y;
-      else if (op == "Greater") r = x > y;
-      else if (op == "LessOrEqual") r = x <= y;
-      else if (op == "GreaterOrEqual") r = x >= y;
-      else if (op == "And") r = (x != 0) && (y != 0);
-      else if (op == "Or") r = (x != 0) || (y != 0);
-      else if (op == "Xor") r = (x != 0) != (y != 0);
+      } else if (op == "Max")
+        r = std::max(x, y);
+      else if (op == "Min")
+        r = std::min(x, y);
+      else if (op == "Pow")
+        r = static_cast<int64_t>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      else if (op == "Equal")
+        r = x == y;
+      else if (op == "Less")
+        r = x < y;
+      else if (op == "Greater")
+        r = x > y;
+      else if (op == "LessOrEqual")
+        r = x <= y;
+      else if (op == "GreaterOrEqual")
+        r = x >= y;
+      else if (op == "And")
+        r = (x != 0) && (y != 0);
+      else if (op == "Or")
+        r = (x != 0) || (y != 0);
+      else if (op == "Xor")
+        r = (x != 0) != (y != 0);
       SetInt64(out, o, r);
     } else {
       const double x = GetDouble(a, off[0]), y = GetDouble(b, off[1]);
       double r = 0;
-      if (op == "Add") r = x + y;
-      else if (op == "Sub") r = x - y;
-      else if (op == "Mul") r = x * y;
-      else if (op == "Div") r = x / y;
-      else if (op == "Mod") r = std::fmod(x, y);
-      else if (op == "Pow") r = std::pow(x, y);
-      else if (op == "Max") r = std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-      else if (op == "Min") r = std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-      else if (op == "Equal") r = x == y;
-      else if (op == "Less") r = x < y;
-      else if (op == "Greater") r = x > y;
-      else if (op == "LessOrEqual") r = x <= y;
-      else if (op == "GreaterOrEqual") r = x >= y;
-      if (compare) SetInt64(out, o, r != 0.0 ? 1 : 0);
-      else SetDouble(out, o, r);
+      if (op == "Add")
+        r = x + y;
+      else if (op == "Sub")
+        r = x - y;
+      else if (op == "Mul")
+        r = x * y;
+      else if (op == "Div")
+        r = x / y;
+      else if (op == "Mod")
+        r = std::fmod(x, y);
+      else if (op == "Pow")
+        r = std::pow(x, y);
+      else if (op == "Max")
+        r = std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+      else if (op == "Min")
+        r = std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+      else if (op == "Equal")
+        r = x == y;
+      else if (op == "Less")
+        r = x < y;
+      else if (op == "Greater")
+        r = x > y;
+      else if (op == "LessOrEqual")
+        r = x <= y;
+      else if (op == "GreaterOrEqual")
+        r = x >= y;
+      if (compare)
+        SetInt64(out, o, r != 0.0 ? 1 : 0);
+      else
+        SetDouble(out, o, r);
     }
   });
   if (!status.ok()) return status;
@@ -404,22 +471,34 @@ Expected<Tensor> UnaryHost(std::string_view op, const Tensor& x) {
     if (ints) {
       const int64_t v = GetInt64(x, i);
       int64_t r = v;
-      if (op == "Neg") r = static_cast<int64_t>(0 - static_cast<uint64_t>(v));
-      else if (op == "Abs") r = v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
-      else if (op == "Not") r = v == 0;
-      else if (op == "Sign") r = (v > 0) - (v < 0);
-      else if (op == "Sqrt") r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+      if (op == "Neg")
+        r = static_cast<int64_t>(0 - static_cast<uint64_t>(v));
+      else if (op == "Abs")
+        r = v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
+      else if (op == "Not")
+        r = v == 0;
+      else if (op == "Sign")
+        r = (v > 0) - (v < 0);
+      else if (op == "Sqrt")
+        r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
       SetInt64(out, i, r);
     } else {
       const double v = GetDouble(x, i);
       double r = v;
-      if (op == "Neg") r = -v;
-      else if (op == "Abs") r = std::fabs(v);
-      else if (op == "Floor") r = std::floor(v);
-      else if (op == "Ceil") r = std::ceil(v);
-      else if (op == "Sqrt") r = std::sqrt(v);
-      else if (op == "Reciprocal") r = 1.0 / v;
-      else if (op == "Sign") r = std::isnan(v) ? v : (v > 0) - (v < 0);
+      if (op == "Neg")
+        r = -v;
+      else if (op == "Abs")
+        r = std::fabs(v);
+      else if (op == "Floor")
+        r = std::floor(v);
+      else if (op == "Ceil")
+        r = std::ceil(v);
+      else if (op == "Sqrt")
+        r = std::sqrt(v);
+      else if (op == "Reciprocal")
+        r = 1.0 / v;
+      else if (op == "Sign")
+        r = std::isnan(v) ? v : (v > 0) - (v < 0);
       SetDouble(out, i, r);
     }
   }
@@ -435,8 +514,10 @@ Expected<Tensor> WhereHost(const Tensor& cond, const Tensor& a, const Tensor& b)
                                      BroadcastStrides(a.shape(), out_shape),
                                      BroadcastStrides(b.shape(), out_shape)};
   ForEachBroadcast<3>(out_shape, strides, [&](int64_t o, const std::array<int64_t, 3>& off) {
-    if (GetInt64(cond, off[0]) != 0) CopyElement(a, off[1], out, o);
-    else CopyElement(b, off[2], out, o);
+    if (GetInt64(cond, off[0]) != 0)
+      CopyElement(a, off[1], out, o);
+    else
+      CopyElement(b, off[2], out, o);
   });
   return out;
 }
@@ -456,13 +537,13 @@ Expected<Tensor> ReduceHost(std::string_view op, const Tensor& x, std::span<cons
   }
   const int64_t out_count = ElementCount(kept_shape);
   const bool ints = IsIntegral(x.dtype());
-  const double init = op == "ReduceProd" ? 1.0
+  const double init = op == "ReduceProd"  ? 1.0
                       : op == "ReduceMax" ? -std::numeric_limits<double>::infinity()
                       : op == "ReduceMin" ? std::numeric_limits<double>::infinity()
                                           : 0.0;
   std::vector<double> acc(static_cast<size_t>(out_count), init);
   std::vector<int64_t> iacc(static_cast<size_t>(out_count),
-                            op == "ReduceProd" ? 1
+                            op == "ReduceProd"  ? 1
                             : op == "ReduceMax" ? std::numeric_limits<int64_t>::min()
                             : op == "ReduceMin" ? std::numeric_limits<int64_t>::max()
                                                 : 0);
@@ -471,17 +552,25 @@ Expected<Tensor> ReduceHost(std::string_view op, const Tensor& x, std::span<cons
     if (ints) {
       const int64_t v = GetInt64(x, i);
       int64_t& r = iacc[off[0]];
-      if (op == "ReduceProd") r *= v;
-      else if (op == "ReduceMax") r = std::max(r, v);
-      else if (op == "ReduceMin") r = std::min(r, v);
-      else r += v;
+      if (op == "ReduceProd")
+        r *= v;
+      else if (op == "ReduceMax")
+        r = std::max(r, v);
+      else if (op == "ReduceMin")
+        r = std::min(r, v);
+      else
+        r += v;
     } else {
       const double v = GetDouble(x, i);
       double& r = acc[off[0]];
-      if (op == "ReduceProd") r *= v;
-      else if (op == "ReduceMax") r = std::max(r, v);
-      else if (op == "ReduceMin") r = std::min(r, v);
-      else r += v;
+      if (op == "ReduceProd")
+        r *= v;
+      else if (op == "ReduceMax")
+        r = std::max(r, v);
+      else if (op == "ReduceMin")
+        r = std::min(r, v);
+      else
+        r += v;
     }
   });
   if (ints) return FromInt64s(x.dtype(), out_shape, iacc);

@@ -111,6 +111,17 @@ bool ImportState::Freeze(const std::string& name) {
   return true;
 }
 
+void ImportState::FreezeUpFront(const std::string& name, const Tensor& value) {
+  SetConstant(name, value);
+  frozen_.push_back(name);
+}
+
+const std::set<std::string>& ImportState::Dependencies(const std::string& name) const {
+  static const std::set<std::string> kNone;
+  auto it = dependencies_.find(name);
+  return it == dependencies_.end() ? kNone : it->second;
+}
+
 // ---- NodeContext
 
 std::string NodeContext::Describe() const {
@@ -137,9 +148,7 @@ const TensorType& NodeContext::InputType(size_t i) const {
   return state_.Find(node_.input(static_cast<int>(i)))->type;
 }
 
-bool NodeContext::IsConstant(size_t i) const {
-  return ConstantInput(i) != nullptr;
-}
+bool NodeContext::IsConstant(size_t i) const { return ConstantInput(i) != nullptr; }
 
 const Tensor* NodeContext::ConstantInput(size_t i) const {
   if (!HasInput(i)) return nullptr;
@@ -164,12 +173,23 @@ Expected<Tensor> NodeContext::StaticInput(size_t i, std::string_view what) {
     return Fail(ImportProblem::kNeedsValue,
                 "input '" + std::string(what) + "' comes from graph input '" + name +
                     "', whose value the importer needs (rml-graph v1 takes it as a static "
-                    "attribute); pass it with --input-value " + name + "=FILE.npy");
+                    "attribute); pass it with --input-value " +
+                    name + "=FILE.npy");
+  }
+  const std::set<std::string>& inputs = state_.Dependencies(name);
+  state_.needed_inputs = inputs;
+  std::string hint;
+  for (const std::string& input : inputs) {
+    hint += (hint.empty() ? "" : ", ") + ("--input-value " + input + "=FILE.npy");
   }
   return Fail(ImportProblem::kNeedsValue,
               "input '" + std::string(what) + "' (value '" + name +
                   "') is computed at run time, but the catalogue op takes it as a static "
-                  "attribute and the importer could not fold it to a constant");
+                  "attribute and the importer could not fold it to a constant" +
+                  (hint.empty() ? std::string()
+                                : "; it depends on graph inputs whose values would make it "
+                                  "foldable: pass " +
+                                      hint));
 }
 
 Expected<std::vector<int64_t>> NodeContext::StaticInts(size_t i, std::string_view what) {
@@ -241,7 +261,8 @@ const TensorType& NodeContext::TypeOf(ValueId id) const { return state_.graph().
 Expected<std::vector<ValueId>> NodeContext::Emit(std::string_view op, std::vector<ValueId> inputs,
                                                  Attrs attrs, int num_outputs) {
   const OpSchema* schema = OpRegistry::Global().Find(op);
-  if (schema == nullptr) return Internal("the importer emitted unknown op '" + std::string(op) + "'");
+  if (schema == nullptr)
+    return Internal("the importer emitted unknown op '" + std::string(op) + "'");
   std::vector<TensorType> types;
   for (ValueId id : inputs) types.push_back(TypeOf(id));
   // A dtype outside the op's type set is a limit of the catalogue, not a bug: say so.
@@ -249,17 +270,16 @@ Expected<std::vector<ValueId>> NodeContext::Emit(std::string_view op, std::vecto
     const InputSpec& spec = schema->inputs[std::min(i, schema->inputs.size() - 1)];
     const TypeVar& var = schema->type_vars[static_cast<size_t>(spec.type_var)];
     if (!var.allowed.contains(types[i].dtype)) {
-      return Fail(ImportProblem::kUnsupportedType,
-                  "catalogue op " + std::string(op) + " takes " + var.allowed.ToString() +
-                      " for input " + std::string(spec.name) + ", not " +
-                      std::string(DTypeName(types[i].dtype)));
+      return Fail(ImportProblem::kUnsupportedType, "catalogue op " + std::string(op) + " takes " +
+                                                       var.allowed.ToString() + " for input " +
+                                                       std::string(spec.name) + ", not " +
+                                                       std::string(DTypeName(types[i].dtype)));
     }
   }
   Expected<std::vector<TensorType>> out = InferOutputTypes(*schema, types, attrs, num_outputs);
   if (!out.ok()) {
-    return Fail(ImportProblem::kInvalidModel,
-                "mapped to catalogue op " + std::string(op) + ", which rejects it: " +
-                    out.status().message());
+    return Fail(ImportProblem::kInvalidModel, "mapped to catalogue op " + std::string(op) +
+                                                  ", which rejects it: " + out.status().message());
   }
   Node node;
   node.op = std::string(op);
@@ -275,7 +295,8 @@ Expected<std::vector<ValueId>> NodeContext::Emit(std::string_view op, std::vecto
   return outputs;
 }
 
-Expected<ValueId> NodeContext::Emit1(std::string_view op, std::vector<ValueId> inputs, Attrs attrs) {
+Expected<ValueId> NodeContext::Emit1(std::string_view op, std::vector<ValueId> inputs,
+                                     Attrs attrs) {
   SY_ASSIGN_OR_RETURN(std::vector<ValueId> out, Emit(op, std::move(inputs), std::move(attrs), 1));
   return out[0];
 }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,7 +64,19 @@ class ImportState {
   // Freezes an ONNX graph input into a constant from ImportOptions::input_values.
   // Returns false when no value was given for it.
   bool Freeze(const std::string& name);
+  // Binds graph input `name` to the value ImportOptions gives for it, as a constant from
+  // the start (it never becomes a graph input).
+  void FreezeUpFront(const std::string& name, const Tensor& value);
   const std::vector<std::string>& frozen_inputs() const { return frozen_; }
+
+  // The graph inputs each value depends on, so that a value needed at import time but
+  // computed at run time can name the inputs whose values would make it foldable.
+  void SetDependencies(const std::string& name, std::set<std::string> inputs) {
+    dependencies_[name] = std::move(inputs);
+  }
+  const std::set<std::string>& Dependencies(const std::string& name) const;
+  // Set by a failed StaticInput on a computed value: the graph inputs it depends on.
+  std::set<std::string> needed_inputs;
 
  private:
   const ImportOptions& options_;
@@ -72,6 +85,7 @@ class ImportState {
   std::map<std::string, KnownValue> values_;
   std::map<std::string, int> used_names_;
   std::vector<std::string> frozen_;
+  std::map<std::string, std::set<std::string>> dependencies_;
 };
 
 // What an op mapping sees: its node, its inputs and attributes, and how to emit nodes.

@@ -8,7 +8,6 @@
 
 namespace sy::onnx_import {
 
-
 namespace {
 
 struct Window {
@@ -42,37 +41,62 @@ Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int
       w.pads[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
     }
   } else if (auto_pad != "NOTSET") {
-    return ctx.Invalid("auto_pad '" + auto_pad + "' is not one of NOTSET SAME_UPPER SAME_LOWER VALID");
+    return ctx.Invalid("auto_pad '" + auto_pad +
+                       "' is not one of NOTSET SAME_UPPER SAME_LOWER VALID");
   }
   return w;
 }
 
-Status MapConv(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
-  SY_ASSIGN_OR_RETURN(ValueId w, ctx.Input(1));
+}  // namespace
+
+Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias) {
   const Shape& xs = ctx.TypeOf(x).shape;
   const Shape& ws = ctx.TypeOf(w).shape;
   if (xs.size() < 3 || ws.size() != xs.size()) {
     return ctx.Invalid("needs X and W of equal rank >= 3, not " + ShapeToString(xs) + " and " +
                        ShapeToString(ws));
   }
-  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
+  SY_ASSIGN_OR_RETURN(Window win,
+                      ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
   std::vector<ValueId> inputs{x, w};
-  if (ctx.HasInput(2)) {
-    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(2));
-    inputs.push_back(b);
-  }
+  if (bias) inputs.push_back(*bias);
   Attrs attrs;
   attrs.Set("strides", win.strides);
   attrs.Set("dilations", win.dilations);
   attrs.Set("group", ctx.AttrInt("group", 1));
-  const bool transpose = ctx.node().op_type() == "ConvTranspose";
-  if (!transpose) {
-    attrs.Set("pads", win.pads);
-    SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("conv", inputs, std::move(attrs)));
+  attrs.Set("pads", win.pads);
+  return ctx.Emit1("conv", inputs, std::move(attrs));
+}
+
+namespace {
+
+Status MapConv(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId w, ctx.Input(1));
+  std::optional<ValueId> bias;
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(2));
+    bias = b;
+  }
+  if (ctx.node().op_type() == "Conv") {
+    SY_ASSIGN_OR_RETURN(ValueId out, EmitConv(ctx, x, w, bias));
     ctx.SetOutput(0, out);
     return Status::Ok();
   }
+  const Shape& xs = ctx.TypeOf(x).shape;
+  const Shape& ws = ctx.TypeOf(w).shape;
+  if (xs.size() < 3 || ws.size() != xs.size()) {
+    return ctx.Invalid("needs X and W of equal rank >= 3, not " + ShapeToString(xs) + " and " +
+                       ShapeToString(ws));
+  }
+  SY_ASSIGN_OR_RETURN(Window win,
+                      ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
+  std::vector<ValueId> inputs{x, w};
+  if (bias) inputs.push_back(*bias);
+  Attrs attrs;
+  attrs.Set("strides", win.strides);
+  attrs.Set("dilations", win.dilations);
+  attrs.Set("group", ctx.AttrInt("group", 1));
   const size_t spatial = xs.size() - 2;
   std::vector<int64_t> output_padding =
       ctx.AttrInts("output_padding").value_or(std::vector<int64_t>(spatial, 0));
@@ -90,7 +114,8 @@ Status MapConv(NodeContext& ctx) {
   if (output_shape) {
     // output_shape may list only the spatial dims or the whole shape.
     std::vector<int64_t> spatial_out = *output_shape;
-    if (spatial_out.size() == spatial + 2) spatial_out.erase(spatial_out.begin(), spatial_out.begin() + 2);
+    if (spatial_out.size() == spatial + 2)
+      spatial_out.erase(spatial_out.begin(), spatial_out.begin() + 2);
     if (spatial_out.size() != spatial) return ctx.Invalid("output_shape has the wrong length");
     for (size_t i = 0; i < spatial; ++i) {
       const int64_t dk = (win.kernel[i] - 1) * win.dilations[i] + 1;
@@ -129,7 +154,8 @@ Status MapPool(NodeContext& ctx) {
   attrs.Set("dilations", win.dilations);
   attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
+  SY_ASSIGN_OR_RETURN(ValueId out,
+                      ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }

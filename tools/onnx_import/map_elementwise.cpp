@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "op_mapping.h"
+#include "switchyard/shape.h"
 
 namespace sy::onnx_import {
 namespace {
@@ -11,20 +12,79 @@ namespace {
 // The catalogue name for a one-to-one ONNX op.
 const std::map<std::string, std::string, std::less<>>& DirectOps() {
   static const std::map<std::string, std::string, std::less<>> ops = {
-      {"Neg", "neg"},         {"Abs", "abs"},           {"Sign", "sign"},
-      {"Exp", "exp"},         {"Log", "log"},           {"Sqrt", "sqrt"},
-      {"Reciprocal", "reciprocal"}, {"Sin", "sin"},     {"Cos", "cos"},
-      {"Tan", "tan"},         {"Erf", "erf"},           {"Tanh", "tanh"},
-      {"Sigmoid", "sigmoid"}, {"Relu", "relu"},         {"Softplus", "softplus"},
-      {"Softsign", "softsign"}, {"Mish", "mish"},       {"HardSwish", "hard_swish"},
-      {"Floor", "floor"},     {"Ceil", "ceil"},         {"Round", "round"},
-      {"Not", "not"},         {"Add", "add"},           {"Sub", "sub"},
-      {"Mul", "mul"},         {"Div", "div"},           {"Equal", "equal"},
-      {"Less", "less"},       {"LessOrEqual", "less_equal"}, {"Greater", "greater"},
-      {"GreaterOrEqual", "greater_equal"}, {"And", "and"}, {"Or", "or"},
-      {"Xor", "xor"},         {"Where", "where"},       {"PRelu", "prelu"},
+      {"Neg", "neg"},
+      {"Abs", "abs"},
+      {"Sign", "sign"},
+      {"Exp", "exp"},
+      {"Log", "log"},
+      {"Sqrt", "sqrt"},
+      {"Reciprocal", "reciprocal"},
+      {"Sin", "sin"},
+      {"Cos", "cos"},
+      {"Tan", "tan"},
+      {"Erf", "erf"},
+      {"Tanh", "tanh"},
+      {"Asin", "asin"},
+      {"Acos", "acos"},
+      {"Atan", "atan"},
+      {"Asinh", "asinh"},
+      {"Acosh", "acosh"},
+      {"Atanh", "atanh"},
+      {"Sigmoid", "sigmoid"},
+      {"Relu", "relu"},
+      {"Softplus", "softplus"},
+      {"Softsign", "softsign"},
+      {"Mish", "mish"},
+      {"HardSwish", "hard_swish"},
+      {"Floor", "floor"},
+      {"Ceil", "ceil"},
+      {"Round", "round"},
+      {"Not", "not"},
+      {"Add", "add"},
+      {"Sub", "sub"},
+      {"Mul", "mul"},
+      {"Div", "div"},
+      {"Equal", "equal"},
+      {"Less", "less"},
+      {"LessOrEqual", "less_equal"},
+      {"Greater", "greater"},
+      {"GreaterOrEqual", "greater_equal"},
+      {"And", "and"},
+      {"Or", "or"},
+      {"Xor", "xor"},
+      {"Where", "where"},
+      {"PRelu", "prelu"},
   };
   return ops;
+}
+
+// Before opset 7, binary ops broadcast only when `broadcast` is 1, aligning B's dims with
+// A's starting at `axis` (default: B's trailing dims). B is reshaped with trailing ones so
+// that NumPy broadcasting lines it up the same way. PRelu before 7 applied a 1-D slope per
+// channel (dim 1), which the same reshape expresses.
+Expected<ValueId> LegacyAlign(NodeContext& ctx, ValueId a, ValueId b) {
+  const bool prelu = ctx.node().op_type() == "PRelu";
+  if (ctx.opset() >= 7 || (!prelu && ctx.AttrInt("broadcast", 0) == 0)) return b;
+  const Shape& as = ctx.TypeOf(a).shape;
+  const Shape bs = ctx.TypeOf(b).shape;
+  int64_t axis = ctx.AttrInt("axis", -1);
+  if (prelu) {
+    if (bs.size() != 1 || as.size() < 2 || bs[0] != as[1]) return b;
+    axis = 1;
+  }
+  if (ctx.Attr("axis") == nullptr && !prelu) return b;  // trailing alignment: NumPy's
+  const int64_t rank = static_cast<int64_t>(as.size());
+  if (axis < 0) axis += rank;
+  const int64_t trailing = rank - axis - static_cast<int64_t>(bs.size());
+  if (axis < 0 || trailing < 0) {
+    return ctx.Invalid("broadcast axis " + std::to_string(ctx.AttrInt("axis", -1)) +
+                       " does not fit B " + ShapeToString(bs) + " into A " + ShapeToString(as));
+  }
+  Shape aligned = bs;
+  aligned.insert(aligned.end(), static_cast<size_t>(trailing), 1);
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(aligned.begin(), aligned.end()));
+  return ctx.Emit1("reshape", {b}, std::move(attrs));
 }
 
 Status MapDirect(NodeContext& ctx) {
@@ -33,6 +93,9 @@ Status MapDirect(NodeContext& ctx) {
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
     inputs.push_back(id);
+  }
+  if (inputs.size() == 2) {
+    SY_ASSIGN_OR_RETURN(inputs[1], LegacyAlign(ctx, inputs[0], inputs[1]));
   }
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(op, inputs));
   ctx.SetOutput(0, out);
@@ -74,7 +137,8 @@ Status MapAlias(NodeContext& ctx) {
     if (ctx.HasInput(2)) {
       SY_ASSIGN_OR_RETURN(double training, ctx.StaticScalar(2, "training_mode"));
       if (training != 0) {
-        return ctx.Fail(ImportProblem::kTrainingOnly, "runs in training mode (training_mode is true)");
+        return ctx.Fail(ImportProblem::kTrainingOnly,
+                        "runs in training mode (training_mode is true)");
       }
     }
     if (ctx.opset() < 7 && ctx.AttrInt("is_test", 0) == 0) {
@@ -146,7 +210,8 @@ Status MapMod(NodeContext& ctx) {
 // an integer type can hold up to 2^53).
 Status MapPow(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
-  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId b_in, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId b, LegacyAlign(ctx, a, b_in));
   const DType base = ctx.TypeOf(a).dtype;
   const DType compute = IsFloat(base) ? base : DType::kF64;
   SY_ASSIGN_OR_RETURN(ValueId fa, CastTo(ctx, a, compute));
@@ -171,8 +236,8 @@ Status MapVariadic(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(acc, ctx.Emit1(op, {acc, next}));
   }
   if (type == "Mean") {
-    SY_ASSIGN_OR_RETURN(ValueId n, ctx.Scalar(ctx.TypeOf(acc).dtype,
-                                              static_cast<double>(ctx.num_inputs())));
+    SY_ASSIGN_OR_RETURN(ValueId n,
+                        ctx.Scalar(ctx.TypeOf(acc).dtype, static_cast<double>(ctx.num_inputs())));
     SY_ASSIGN_OR_RETURN(acc, ctx.Emit1("div", {acc, n}));
   }
   ctx.SetOutput(0, acc);

@@ -9,7 +9,8 @@
 namespace sy::onnx_import {
 namespace {
 
-Expected<ValueId> Nll(NodeContext& ctx, ValueId input, ValueId target, std::optional<ValueId> weight) {
+Expected<ValueId> Nll(NodeContext& ctx, ValueId input, ValueId target,
+                      std::optional<ValueId> weight) {
   const TensorType in_type = ctx.TypeOf(input);
   const TensorType t_type = ctx.TypeOf(target);
   if (in_type.shape.size() < 2 || t_type.shape.size() + 1 != in_type.shape.size()) {
@@ -23,7 +24,8 @@ Expected<ValueId> Nll(NodeContext& ctx, ValueId input, ValueId target, std::opti
   std::optional<ValueId> ignored;  // bool mask of targets equal to ignore_index
   ValueId safe_target = target;
   if (ctx.Attr("ignore_index") != nullptr) {
-    SY_ASSIGN_OR_RETURN(ValueId ii, ctx.Scalar(t_type.dtype, static_cast<double>(ctx.AttrInt("ignore_index", 0))));
+    SY_ASSIGN_OR_RETURN(
+        ValueId ii, ctx.Scalar(t_type.dtype, static_cast<double>(ctx.AttrInt("ignore_index", 0))));
     SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(t_type.dtype, 0));
     SY_ASSIGN_OR_RETURN(ValueId mask, ctx.Emit1("equal", {target, ii}));
     ignored = mask;
@@ -37,7 +39,8 @@ Expected<ValueId> Nll(NodeContext& ctx, ValueId input, ValueId target, std::opti
   SY_ASSIGN_OR_RETURN(ValueId index, ctx.Emit1("reshape", {safe_target}, std::move(to_index)));
   Attrs axis1;
   axis1.Set("axis", int64_t{1});
-  SY_ASSIGN_OR_RETURN(ValueId picked, ctx.Emit1("gather_elements", {input, index}, std::move(axis1)));
+  SY_ASSIGN_OR_RETURN(ValueId picked,
+                      ctx.Emit1("gather_elements", {input, index}, std::move(axis1)));
   Attrs to_target;
   to_target.Set("shape", std::vector<int64_t>(t_type.shape.begin(), t_type.shape.end()));
   SY_ASSIGN_OR_RETURN(picked, ctx.Emit1("reshape", {picked}, std::move(to_target)));

@@ -110,6 +110,21 @@ Status MapGatherLike(NodeContext& ctx) {
   return Emit1To(ctx, "scatter_elements", {data, indices, updates}, std::move(attrs));
 }
 
+// GatherND (batch_dims from opset 12) and ScatterND (reduction from opset 16; max and
+// min from 18): the catalogue's gather_nd and scatter_nd, whose schemas check the shapes.
+Status MapGatherScatterND(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId data, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId indices, ctx.Input(1));
+  Attrs attrs;
+  if (ctx.node().op_type() == "GatherND") {
+    attrs.Set("batch_dims", ctx.AttrInt("batch_dims", 0));
+    return Emit1To(ctx, "gather_nd", {data, indices}, std::move(attrs));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId updates, ctx.Input(2));
+  attrs.Set("reduction", ctx.AttrString("reduction", "none"));
+  return Emit1To(ctx, "scatter_nd", {data, indices, updates}, std::move(attrs));
+}
+
 Status MapPad(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
@@ -138,7 +153,8 @@ Status MapPad(NodeContext& ctx) {
   }
   const std::string mode = ctx.AttrString("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    return ctx.UnsupportedOp("mode '" + mode + "' is outside the catalogue (constant reflect edge)");
+    return ctx.UnsupportedOp("mode '" + mode +
+                             "' is outside the catalogue (constant reflect edge)");
   }
   Attrs attrs;
   attrs.Set("pads", pads);
@@ -190,6 +206,56 @@ Status MapDepthSpace(NodeContext& ctx) {
   return Emit1To(ctx, "space_to_depth", {x}, std::move(attrs));
 }
 
+// OneHot(indices, depth, values [off, on], axis): equal(indices inserted at `axis`, an
+// iota of `depth` along `axis`) selects between on and off. Negative indices count from
+// the end; indices outside [-depth, depth) match nothing (all off), as ONNX says.
+Status MapOneHot(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId indices, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(double depth_value, ctx.StaticScalar(1, "depth"));
+  SY_ASSIGN_OR_RETURN(ValueId values, ctx.Input(2));
+  const int64_t depth = static_cast<int64_t>(depth_value);
+  if (depth <= 0) return ctx.Invalid("depth must be positive, not " + std::to_string(depth));
+  const Shape in_shape = ctx.TypeOf(indices).shape;
+  const int64_t out_rank = static_cast<int64_t>(in_shape.size()) + 1;
+  Expected<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), out_rank);
+  if (!axis.ok()) return ctx.Invalid(axis.status().message());
+  if (ctx.TypeOf(indices).dtype != DType::kI64) {
+    Attrs cast;
+    cast.Set("to", std::string("i64"));
+    SY_ASSIGN_OR_RETURN(indices, ctx.Emit1("cast", {indices}, std::move(cast)));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(DType::kI64, 0));
+  SY_ASSIGN_OR_RETURN(ValueId d, ctx.Scalar(DType::kI64, static_cast<double>(depth)));
+  SY_ASSIGN_OR_RETURN(ValueId negative, ctx.Emit1("less", {indices, zero}));
+  SY_ASSIGN_OR_RETURN(ValueId wrapped, ctx.Emit1("add", {indices, d}));
+  SY_ASSIGN_OR_RETURN(indices, ctx.Emit1("where", {negative, wrapped, indices}));
+  Shape expanded = in_shape;
+  expanded.insert(expanded.begin() + *axis, 1);
+  Attrs reshape;
+  reshape.Set("shape", std::vector<int64_t>(expanded.begin(), expanded.end()));
+  SY_ASSIGN_OR_RETURN(indices, ctx.Emit1("reshape", {indices}, std::move(reshape)));
+  Attrs range;
+  range.Set("start", 0.0);
+  range.Set("limit", static_cast<double>(depth));
+  range.Set("delta", 1.0);
+  range.Set("dtype", std::string("i64"));
+  SY_ASSIGN_OR_RETURN(ValueId iota, ctx.Emit1("range", {}, std::move(range)));
+  Shape iota_shape(static_cast<size_t>(out_rank), 1);
+  iota_shape[*axis] = depth;
+  Attrs iota_reshape;
+  iota_reshape.Set("shape", std::vector<int64_t>(iota_shape.begin(), iota_shape.end()));
+  SY_ASSIGN_OR_RETURN(iota, ctx.Emit1("reshape", {iota}, std::move(iota_reshape)));
+  SY_ASSIGN_OR_RETURN(ValueId hit, ctx.Emit1("equal", {indices, iota}));
+  Attrs pick;
+  pick.Set("starts", std::vector<int64_t>{0});
+  pick.Set("ends", std::vector<int64_t>{1});
+  SY_ASSIGN_OR_RETURN(ValueId off, ctx.Emit1("slice", {values}, pick));
+  pick.Set("starts", std::vector<int64_t>{1});
+  pick.Set("ends", std::vector<int64_t>{2});
+  SY_ASSIGN_OR_RETURN(ValueId on, ctx.Emit1("slice", {values}, pick));
+  return Emit1To(ctx, "where", {hit, on, off}, {});
+}
+
 }  // namespace
 
 void AddMovementMappings(MappingTable& table) {
@@ -205,10 +271,13 @@ void AddMovementMappings(MappingTable& table) {
   for (const char* op : {"Gather", "GatherElements", "ScatterElements", "Scatter"}) {
     table[op].map = MapGatherLike;
   }
+  table["GatherND"].map = MapGatherScatterND;
+  table["ScatterND"].map = MapGatherScatterND;
   table["Pad"].map = MapPad;
   table["Tile"].map = MapTile;
   table["Range"].map = MapRange;
   table["Trilu"].map = MapTrilu;
+  table["OneHot"].map = MapOneHot;
   table["DepthToSpace"].map = MapDepthSpace;
   table["SpaceToDepth"].map = MapDepthSpace;
 }

@@ -129,9 +129,9 @@ Status MapTopK(NodeContext& ctx) {
 }  // namespace
 
 void AddReductionMappings(MappingTable& table) {
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-                         "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
-                         "ReduceLogSumExp"}) {
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+        "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
     table[op].map = MapReduce;
   }
   table["ArgMax"].map = MapArg;

@@ -38,7 +38,8 @@ Expected<std::string> ReadWholeFile(const std::filesystem::path& path, ImportPro
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (ec || size > kMaxModelBytes) {
     if (problem) *problem = ImportProblem::kBadFile;
-    return InvalidModel(path.string() + ": larger than protobuf's 2 GiB limit (keep large "
+    return InvalidModel(path.string() +
+                        ": larger than protobuf's 2 GiB limit (keep large "
                         "weights in ONNX external data)");
   }
   std::ifstream file(path, std::ios::binary);
@@ -54,8 +55,9 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, ImportProblem* p
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
     if (problem) *problem = ImportProblem::kBadFile;
-    return InvalidModel("not an ONNX model: the bytes do not parse as an ONNX ModelProto "
-                        "(truncated, or not protobuf)");
+    return InvalidModel(
+        "not an ONNX model: the bytes do not parse as an ONNX ModelProto "
+        "(truncated, or not protobuf)");
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
     if (problem) *problem = ImportProblem::kBadFile;
@@ -64,11 +66,22 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, ImportProblem* p
   return model;
 }
 
-bool IsTrainingDomain(const std::string& domain) {
-  return domain == "ai.onnx.preview.training";
-}
+bool IsTrainingDomain(const std::string& domain) { return domain == "ai.onnx.preview.training"; }
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// Ops that exist for types rml-graph v1 lacks (sequences, optionals, strings): a model
+// using them fails on its types more than on the op.
+bool IsTypeBoundOp(const std::string& op) {
+  return op.find("Sequence") != std::string::npos || op.starts_with("Optional") ||
+         op == "StringNormalizer" || op == "StringConcat" || op == "StringSplit" ||
+         op == "RegexFullMatch";
+}
+
+// Ops whose output shape depends on the data (static shapes cannot express them).
+bool IsDataDependentShapeOp(const std::string& op) {
+  return op == "NonZero" || op == "Unique" || op == "Compress" || op == "NonMaxSuppression";
+}
 
 std::string NodeLabel(const onnx::NodeProto& node, int index) {
   std::string label = "node " + std::to_string(index);
@@ -80,19 +93,27 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
 std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
   std::map<std::string, std::vector<std::string>> unknown;
   bool training = false;
+  bool only_type_bound = true;
+  bool only_data_dependent = true;
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
     const bool known = IsDefaultDomain(node.domain()) && Mappings().count(node.op_type()) != 0;
     if (known) continue;
     training = training || IsTrainingDomain(node.domain());
+    only_type_bound = only_type_bound && IsTypeBoundOp(node.op_type());
+    only_data_dependent = only_data_dependent && IsDataDependentShapeOp(node.op_type());
     const std::string op =
         IsDefaultDomain(node.domain()) ? node.op_type() : node.domain() + ":" + node.op_type();
     unknown[op].push_back(NodeLabel(node, i));
   }
   if (unknown.empty()) return std::nullopt;
-  std::string message = training ? "the model uses training-only ops, which the importer does not map: "
-                                 : "the model uses ONNX ops that the importer cannot map onto the "
-                                   "catalogue: ";
+  std::string message =
+      training              ? "the model uses training-only ops, which the importer does not map: "
+      : only_data_dependent ? "the model uses ops whose output shapes depend on the data, which "
+                              "rml-graph v1's static shapes cannot express, so the importer cannot "
+                              "map onto the catalogue: "
+                            : "the model uses ONNX ops that the importer cannot map onto the "
+                              "catalogue: ";
   bool first = true;
   for (const auto& [op, nodes] : unknown) {
     if (!first) message += "; ";
@@ -102,7 +123,10 @@ std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
     if (nodes.size() > 3) message += ", and " + std::to_string(nodes.size() - 3) + " more";
     message += ")";
   }
-  return Failure{training ? ImportProblem::kTrainingOnly : ImportProblem::kUnsupportedOp,
+  return Failure{training              ? ImportProblem::kTrainingOnly
+                 : only_type_bound     ? ImportProblem::kUnsupportedType
+                 : only_data_dependent ? ImportProblem::kNeedsValue
+                                       : ImportProblem::kUnsupportedOp,
                  Unsupported(message)};
 }
 
@@ -113,10 +137,11 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
   if (!info.type().has_tensor_type()) {
     problem = ImportProblem::kUnsupportedType;
     const auto& t = info.type();
-    const char* kind = t.has_sequence_type() ? "a sequence"
-                       : t.has_optional_type() ? "an optional"
-                       : t.has_map_type() ? "a map"
-                       : t.has_sparse_tensor_type() ? "a sparse tensor" : "not a tensor";
+    const char* kind = t.has_sequence_type()        ? "a sequence"
+                       : t.has_optional_type()      ? "an optional"
+                       : t.has_map_type()           ? "a map"
+                       : t.has_sparse_tensor_type() ? "a sparse tensor"
+                                                    : "not a tensor";
     return Unsupported(where + " is " + kind + ", which rml-graph v1 has no type for");
   }
   const auto& tensor = info.type().tensor_type();
@@ -156,14 +181,20 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
     problem = ImportProblem::kNeedsValue;
     const std::string name = dim.has_dim_param() ? "'" + dim.dim_param() + "'" : "unknown";
     return InvalidArgument(where + " has a symbolic dim " + name + " at position " +
-                           std::to_string(d) + "; rml-graph v1 needs static shapes: give them "
-                           "with --input-shape " + info.name() + "=D0,D1,...");
+                           std::to_string(d) +
+                           "; rml-graph v1 needs static shapes: give them "
+                           "with --input-shape " +
+                           info.name() + "=D0,D1,...");
   }
   return type;
 }
 
-Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesystem::path& base_dir,
-                              const ImportOptions& options, ImportProblem& problem) {
+// One import attempt. Graph inputs in `freeze_up_front` are constants from the start.
+Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
+                                  const std::filesystem::path& base_dir,
+                                  const ImportOptions& options,
+                                  const std::set<std::string>& freeze_up_front,
+                                  std::set<std::string>& needed_inputs, ImportProblem& problem) {
   const auto fail = [&](ImportProblem p, Status s) -> Status {
     problem = p;
     return s;
@@ -178,43 +209,25 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
     return fail(ImportProblem::kInvalidModel,
                 InvalidModel("the model imports no opset of the default ONNX domain"));
   }
-  // Opset 7 and later is the contract. Earlier models import too when their ops kept
-  // their meaning; the one change the mappings cannot express, the pre-7 broadcast of
-  // binary ops along an explicit axis, is refused where it occurs.
-  if (state.opset < 7) {
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto& node = graph.node(i);
-      for (const auto& attr : node.attribute()) {
-        if (attr.name() == "broadcast" && attr.i() != 0) {
-          for (const auto& other : node.attribute()) {
-            if (other.name() == "axis") {
-              return fail(ImportProblem::kUnsupportedOp,
-                          Unsupported(node.op_type() + " " + NodeLabel(node, i) +
-                                      ": opset " + std::to_string(state.opset) +
-                                      " broadcasting along an explicit axis has no mapping "
-                                      "(re-export the model with opset 7 or later)"));
-            }
-          }
-        }
-      }
-    }
-  }
+  // Opset 7 and later is the contract; earlier models import too where their ops kept
+  // their meaning, and the mappings handle the pre-7 differences they know (binary ops'
+  // broadcast along an axis, PRelu's per-channel slope).
   if (graph.sparse_initializer_size() > 0) {
     return fail(ImportProblem::kUnsupportedType,
                 Unsupported("the model has sparse initializers, which the importer does not read"));
   }
 
-  state.graph().producer = "switchyard import (ONNX " +
-                           (model.producer_name().empty() ? std::string("model")
-                                                          : model.producer_name()) +
-                           ", opset " + std::to_string(state.opset) + ")";
+  state.graph().producer =
+      "switchyard import (ONNX " +
+      (model.producer_name().empty() ? std::string("model") : model.producer_name()) + ", opset " +
+      std::to_string(state.opset) + ")";
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : graph.initializer()) {
     Expected<Tensor> t = TensorFromProto(init, base_dir);
     if (!t.ok()) {
       return fail(t.status().code() == StatusCode::kUnsupported ? ImportProblem::kUnsupportedType
-                  : t.status().code() == StatusCode::kIoError  ? ImportProblem::kBadFile
-                                                               : ImportProblem::kInvalidModel,
+                  : t.status().code() == StatusCode::kIoError   ? ImportProblem::kBadFile
+                                                                : ImportProblem::kInvalidModel,
                   t.status().WithContext("initializer '" + init.name() + "'"));
     }
     state.SetConstant(init.name(), std::move(t).value());
@@ -225,7 +238,12 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
     ImportProblem p = ImportProblem::kInvalidModel;
     Expected<TensorType> type = InputType(input, options, p);
     if (!type.ok()) return fail(p, type.status());
+    if (freeze_up_front.count(input.name()) != 0) {
+      state.FreezeUpFront(input.name(), options.input_values.at(input.name()));
+      continue;
+    }
     state.AddGraphInput(input.name(), *type);
+    state.SetDependencies(input.name(), {input.name()});
   }
 
   ImportResult result;
@@ -237,7 +255,8 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
     for (const std::string& in : node.input()) {
       if (!in.empty() && state.Find(in) == nullptr) {
         return fail(ImportProblem::kInvalidModel,
-                    InvalidModel(ctx.Describe() + ": reads value '" + in + "', which no "
+                    InvalidModel(ctx.Describe() + ": reads value '" + in +
+                                 "', which no "
                                  "initializer, graph input or earlier node defines (nodes must "
                                  "be in topological order)"));
       }
@@ -262,12 +281,21 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
       if (status.ok()) ++result.folded_nodes;
     }
     if (!status.ok()) {
-      ImportProblem p = ctx.problem() != ImportProblem::kNone ? ctx.problem()
+      needed_inputs = state.needed_inputs;
+      ImportProblem p = ctx.problem() != ImportProblem::kNone    ? ctx.problem()
                         : status.code() == StatusCode::kInternal ? ImportProblem::kInternal
                                                                  : ImportProblem::kInvalidModel;
       return fail(p, status.WithContext(ctx.Describe()));
     }
+    std::set<std::string> dependencies;
+    for (const std::string& in : node.input()) {
+      if (!in.empty()) {
+        const std::set<std::string>& d = state.Dependencies(in);
+        dependencies.insert(d.begin(), d.end());
+      }
+    }
     for (int k = 0; k < node.output_size(); ++k) {
+      if (!node.output(k).empty()) state.SetDependencies(node.output(k), dependencies);
       if (!node.output(k).empty() && state.Find(node.output(k)) == nullptr) {
         return fail(ImportProblem::kInternal,
                     Internal(ctx.Describe() + ": the mapping did not produce output '" +
@@ -312,31 +340,61 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
   }
   result.frozen_inputs = state.frozen_inputs();
   if (Status s = ValidateGraphTypes(g); !s.ok()) {
-    return fail(ImportProblem::kInternal,
-                Internal("the imported graph does not validate (a bug in the importer): " +
-                         s.message()));
+    return fail(
+        ImportProblem::kInternal,
+        Internal("the imported graph does not validate (a bug in the importer): " + s.message()));
   }
   result.graph = std::move(g);
   return result;
+}
+
+// Imports; when a value needed at import time is computed at run time from graph inputs
+// whose values the options hold, imports again with those inputs frozen up front, so
+// that the computation folds.
+Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesystem::path& base_dir,
+                              const ImportOptions& options, ImportProblem& problem) {
+  std::set<std::string> freeze;
+  for (int attempt = 0;; ++attempt) {
+    std::set<std::string> needed;
+    Expected<ImportResult> result = ImportOnce(model, base_dir, options, freeze, needed, problem);
+    if (result.ok() || problem != ImportProblem::kNeedsValue || needed.empty() || attempt >= 8) {
+      return result;
+    }
+    const size_t before = freeze.size();
+    for (const std::string& name : needed) {
+      if (options.input_values.count(name) == 0) return result;
+      freeze.insert(name);
+    }
+    if (freeze.size() == before) return result;
+  }
 }
 
 }  // namespace
 
 std::string_view ImportProblemName(ImportProblem problem) {
   switch (problem) {
-    case ImportProblem::kNone: return "none";
-    case ImportProblem::kBadFile: return "bad file";
-    case ImportProblem::kInvalidModel: return "invalid model";
-    case ImportProblem::kUnsupportedOp: return "op outside the catalogue";
-    case ImportProblem::kUnsupportedType: return "unsupported type";
-    case ImportProblem::kTrainingOnly: return "training-only";
-    case ImportProblem::kNeedsValue: return "needs a value at import time";
-    case ImportProblem::kInternal: return "importer bug";
+    case ImportProblem::kNone:
+      return "none";
+    case ImportProblem::kBadFile:
+      return "bad file";
+    case ImportProblem::kInvalidModel:
+      return "invalid model";
+    case ImportProblem::kUnsupportedOp:
+      return "op outside the catalogue";
+    case ImportProblem::kUnsupportedType:
+      return "unsupported type";
+    case ImportProblem::kTrainingOnly:
+      return "training-only";
+    case ImportProblem::kNeedsValue:
+      return "needs a value at import time";
+    case ImportProblem::kInternal:
+      return "importer bug";
   }
   return "unknown";
 }
 
-Expected<ImportResult> ImportOnnxBytes(const std::string& bytes, const std::filesystem::path& base_dir,
+Expected<ImportResult> ImportOnnxBytes(const std::string& bytes,
+                                       const std::filesystem::path& base_dir,
                                        const ImportOptions& options, ImportProblem* problem) {
   ImportProblem p = ImportProblem::kNone;
   Expected<onnx::ModelProto> model = ParseModel(bytes, &p);
@@ -346,8 +404,8 @@ Expected<ImportResult> ImportOnnxBytes(const std::string& bytes, const std::file
   return result;
 }
 
-Expected<ImportResult> ImportOnnxFile(const std::filesystem::path& path, const ImportOptions& options,
-                                      ImportProblem* problem) {
+Expected<ImportResult> ImportOnnxFile(const std::filesystem::path& path,
+                                      const ImportOptions& options, ImportProblem* problem) {
   ImportProblem p = ImportProblem::kNone;
   Expected<std::string> bytes = ReadWholeFile(path, &p);
   if (!bytes.ok()) {

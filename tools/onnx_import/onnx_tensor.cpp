@@ -26,8 +26,8 @@ void CopyConverted(const Field& field, std::byte* out) {
   for (int i = 0; i < field.size(); ++i) dst[i] = static_cast<Dst>(field.Get(i));
 }
 
-Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_dir,
-                    std::byte* out, size_t bytes) {
+Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_dir, std::byte* out,
+                    size_t bytes) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
@@ -72,7 +72,8 @@ Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_
   }
   file.seekg(offset);
   file.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(bytes));
-  if (!file) return IoError(Describe(proto) + ": reading external data " + path.string() + " failed");
+  if (!file)
+    return IoError(Describe(proto) + ": reading external data " + path.string() + " failed");
   return Status::Ok();
 }
 
@@ -80,30 +81,49 @@ Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_
 
 std::optional<DType> DTypeFromOnnx(int32_t onnx_type) {
   switch (onnx_type) {
-    case TensorProto::FLOAT: return DType::kF32;
-    case TensorProto::FLOAT16: return DType::kF16;
-    case TensorProto::BFLOAT16: return DType::kBF16;
-    case TensorProto::DOUBLE: return DType::kF64;
-    case TensorProto::INT8: return DType::kI8;
-    case TensorProto::UINT8: return DType::kU8;
-    case TensorProto::INT32: return DType::kI32;
-    case TensorProto::INT64: return DType::kI64;
-    case TensorProto::BOOL: return DType::kBool;
-    default: return std::nullopt;
+    case TensorProto::FLOAT:
+      return DType::kF32;
+    case TensorProto::FLOAT16:
+      return DType::kF16;
+    case TensorProto::BFLOAT16:
+      return DType::kBF16;
+    case TensorProto::DOUBLE:
+      return DType::kF64;
+    case TensorProto::INT8:
+      return DType::kI8;
+    case TensorProto::UINT8:
+      return DType::kU8;
+    case TensorProto::INT32:
+      return DType::kI32;
+    case TensorProto::INT64:
+      return DType::kI64;
+    case TensorProto::BOOL:
+      return DType::kBool;
+    default:
+      return std::nullopt;
   }
 }
 
 int32_t OnnxTypeOf(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return TensorProto::FLOAT;
-    case DType::kF16: return TensorProto::FLOAT16;
-    case DType::kBF16: return TensorProto::BFLOAT16;
-    case DType::kF64: return TensorProto::DOUBLE;
-    case DType::kI8: return TensorProto::INT8;
-    case DType::kU8: return TensorProto::UINT8;
-    case DType::kI32: return TensorProto::INT32;
-    case DType::kI64: return TensorProto::INT64;
-    case DType::kBool: return TensorProto::BOOL;
+    case DType::kF32:
+      return TensorProto::FLOAT;
+    case DType::kF16:
+      return TensorProto::FLOAT16;
+    case DType::kBF16:
+      return TensorProto::BFLOAT16;
+    case DType::kF64:
+      return TensorProto::DOUBLE;
+    case DType::kI8:
+      return TensorProto::INT8;
+    case DType::kU8:
+      return TensorProto::UINT8;
+    case DType::kI32:
+      return TensorProto::INT32;
+    case DType::kI64:
+      return TensorProto::INT64;
+    case DType::kBool:
+      return TensorProto::BOOL;
   }
   return TensorProto::UNDEFINED;
 }
@@ -152,16 +172,16 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != bytes) {
       return InvalidModel(Describe(proto) + " of type " + std::string(DTypeName(*dtype)) +
-                          " and shape " + ShapeToString(shape) + " needs " +
-                          std::to_string(bytes) + " bytes of raw_data but has " +
-                          std::to_string(proto.raw_data().size()));
+                          " and shape " + ShapeToString(shape) + " needs " + std::to_string(bytes) +
+                          " bytes of raw_data but has " + std::to_string(proto.raw_data().size()));
     }
     if (bytes > 0) std::memcpy(out, proto.raw_data().data(), bytes);
     return tensor;
   }
   switch (*dtype) {
     case DType::kF32:
-      if (proto.float_data_size() != count) return wrong_count("float_data", proto.float_data_size());
+      if (proto.float_data_size() != count)
+        return wrong_count("float_data", proto.float_data_size());
       CopyConverted<float>(proto.float_data(), out);
       break;
     case DType::kF64:
@@ -171,23 +191,28 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
       CopyConverted<double>(proto.double_data(), out);
       break;
     case DType::kI64:
-      if (proto.int64_data_size() != count) return wrong_count("int64_data", proto.int64_data_size());
+      if (proto.int64_data_size() != count)
+        return wrong_count("int64_data", proto.int64_data_size());
       CopyConverted<int64_t>(proto.int64_data(), out);
       break;
     case DType::kI32:
-      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
       CopyConverted<int32_t>(proto.int32_data(), out);
       break;
     case DType::kI8:
-      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
       CopyConverted<int8_t>(proto.int32_data(), out);
       break;
     case DType::kU8:
-      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
       CopyConverted<uint8_t>(proto.int32_data(), out);
       break;
     case DType::kBool: {
-      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
       auto* dst = reinterpret_cast<uint8_t*>(out);
       for (int i = 0; i < proto.int32_data_size(); ++i) dst[i] = proto.int32_data(i) != 0 ? 1 : 0;
       break;
@@ -195,7 +220,8 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
     case DType::kF16:
     case DType::kBF16:
       // Half types travel as their 16-bit patterns in int32_data.
-      if (proto.int32_data_size() != count) return wrong_count("int32_data", proto.int32_data_size());
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
       CopyConverted<uint16_t>(proto.int32_data(), out);
       break;
   }

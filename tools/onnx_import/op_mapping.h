@@ -32,6 +32,9 @@ void AddReductionMappings(MappingTable& table);
 void AddNeuralMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
 void AddLossMappings(MappingTable& table);
+void AddQuantizationMappings(MappingTable& table);
+void AddEinsumMappings(MappingTable& table);
+void AddRecurrentMappings(MappingTable& table);
 
 // The whole table, built once.
 const MappingTable& Mappings();
@@ -51,6 +54,9 @@ struct SliceParams {
   std::vector<int64_t> starts, ends, axes, steps;
 };
 Expected<SliceParams> SliceParamsOf(NodeContext& ctx);
+// A catalogue conv of x and w (and bias) with the node's Conv attributes (auto_pad,
+// strides, pads, dilations, group) resolved; shared by Conv and the quantized convs.
+Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.
 Expected<DType> DTypeParam(NodeContext& ctx, int64_t onnx_type, std::string_view what);
 

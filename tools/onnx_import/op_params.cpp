@@ -17,6 +17,9 @@ const MappingTable& Mappings() {
     AddNeuralMappings(t);
     AddConvPoolMappings(t);
     AddLossMappings(t);
+    AddQuantizationMappings(t);
+    AddEinsumMappings(t);
+    AddRecurrentMappings(t);
     return t;
   }();
   return table;
@@ -119,8 +122,8 @@ Expected<Shape> ReshapeShape(NodeContext& ctx) {
   const int64_t count = ElementCount(in);
   if (infer_at >= 0) {
     if (known == 0 || count % known != 0) {
-      return ctx.Invalid("cannot reshape " + ShapeToString(in) + " to " +
-                         ShapeToString(target) + ": -1 cannot be inferred");
+      return ctx.Invalid("cannot reshape " + ShapeToString(in) + " to " + ShapeToString(target) +
+                         ": -1 cannot be inferred");
     }
     out[infer_at] = count / known;
   } else if (known != count) {

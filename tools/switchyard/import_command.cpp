@@ -55,8 +55,8 @@ int RunImport(const std::vector<std::string>& args) {
       "Exits 0 on success, 1 when the model cannot be imported (the message lists every\n"
       "ONNX op that has no mapping), 2 on a command-line mistake.\n\n"
       "options");
-  visible.add_options()("help,h", "show this help")(
-      "output,o", po::value<std::string>(), "STEM of the files to write (required)")(
+  visible.add_options()("help,h", "show this help")("output,o", po::value<std::string>(),
+                                                    "STEM of the files to write (required)")(
       "input-shape", po::value<std::vector<std::string>>()->composing(),
       "NAME=D0,D1,... static shape for a graph input (repeatable)")(
       "input-value", po::value<std::vector<std::string>>()->composing(),
@@ -120,25 +120,24 @@ int RunImport(const std::vector<std::string>& args) {
     for (ValueId id : graph.outputs) {
       outputs.push_back(TypeToJson(graph.values[id].name, graph.values[id].type));
     }
-    for (const std::string& name : result->frozen_inputs) frozen.push_back(boost::json::value(name));
-    std::cout << boost::json::serialize(boost::json::object{
-                     {"model", stem.string() + ".json"},
-                     {"opset", result->opset},
-                     {"onnx_nodes", result->onnx_nodes},
-                     {"folded_nodes", result->folded_nodes},
-                     {"nodes", graph.nodes.size()},
-                     {"constants", graph.constants.size()},
-                     {"weight_bytes", graph.ConstantBytes()},
-                     {"inputs", inputs},
-                     {"outputs", outputs},
-                     {"frozen_inputs", frozen}})
+    for (const std::string& name : result->frozen_inputs)
+      frozen.push_back(boost::json::value(name));
+    std::cout << boost::json::serialize(boost::json::object{{"model", stem.string() + ".json"},
+                                                            {"opset", result->opset},
+                                                            {"onnx_nodes", result->onnx_nodes},
+                                                            {"folded_nodes", result->folded_nodes},
+                                                            {"nodes", graph.nodes.size()},
+                                                            {"constants", graph.constants.size()},
+                                                            {"weight_bytes", graph.ConstantBytes()},
+                                                            {"inputs", inputs},
+                                                            {"outputs", outputs},
+                                                            {"frozen_inputs", frozen}})
               << "\n";
   } else {
     std::cout << stem.string() << ".json: imported " << model << " (opset " << result->opset
               << "): " << result->onnx_nodes << " ONNX nodes, " << result->folded_nodes
               << " folded at import time, " << graph.nodes.size() << " catalogue nodes, "
-              << graph.constants.size() << " constants (" << graph.ConstantBytes()
-              << " bytes)\n";
+              << graph.constants.size() << " constants (" << graph.ConstantBytes() << " bytes)\n";
     for (const std::string& name : result->frozen_inputs) {
       std::cout << "  input " << name << " frozen into a constant (--input-value)\n";
     }

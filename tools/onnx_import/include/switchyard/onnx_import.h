@@ -50,11 +50,11 @@ enum class ImportProblem {
 std::string_view ImportProblemName(ImportProblem problem);
 
 struct ImportResult {
-  Graph graph;  // validated (ValidateGraphTypes has passed)
+  Graph graph;        // validated (ValidateGraphTypes has passed)
   int64_t opset = 0;  // of the default ONNX domain
   // ONNX graph inputs frozen into constants from ImportOptions::input_values.
   std::vector<std::string> frozen_inputs;
-  size_t onnx_nodes = 0;   // nodes in the ONNX graph
+  size_t onnx_nodes = 0;    // nodes in the ONNX graph
   size_t folded_nodes = 0;  // of them, evaluated at import time
 };
 

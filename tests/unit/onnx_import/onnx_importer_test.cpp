@@ -1,0 +1,306 @@
+// The import driver: bad files, unmappable ops (all listed at once), static shapes,
+// values needed at import time, folding of shape computations, output naming.
+#include "switchyard/onnx_import.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "onnx_model_builder.h"
+#include "switchyard/model_io.h"
+
+namespace sy::onnx_import {
+namespace {
+
+using onnx::TensorProto;
+using testing::ModelBuilder;
+
+namespace fs = std::filesystem;
+
+fs::path TempDir() {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("sy_onnx_import_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+       "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::create_directories(dir);
+  return dir;
+}
+
+Expected<ImportResult> ImportBuilt(const ModelBuilder& b, ImportProblem* problem = nullptr,
+                                   const ImportOptions& options = {}) {
+  return ImportOnnxBytes(b.Bytes(), fs::temp_directory_path(), options, problem);
+}
+
+Tensor I64(std::vector<int64_t> values) {
+  Tensor t = *Tensor::Allocate(DType::kI64, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) t.mutable_values<int64_t>()[i] = values[i];
+  return t;
+}
+
+TEST(OnnxImporterTest, MissingFileIsABadFile) {
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportOnnxFile("/nonexistent/model.onnx", {}, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kBadFile);
+  EXPECT_NE(r.status().message().find("/nonexistent/model.onnx: no such file"), std::string::npos);
+}
+
+TEST(OnnxImporterTest, TextFileIsNotAnOnnxModel) {
+  const fs::path path = TempDir() / "notes.onnx";
+  std::ofstream(path) << "this is not protobuf at all, just words\n";
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportOnnxFile(path, {}, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kBadFile);
+  EXPECT_NE(r.status().message().find("not an ONNX model"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(OnnxImporterTest, TruncatedModelIsRejected) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2, 3}).Output("y");
+  b.Node("Relu", {"x"}, {"y"});
+  b.FloatInitializer("unused", {64}, std::vector<float>(64, 1.5f));
+  const std::string bytes = b.Bytes();
+  for (size_t keep : {bytes.size() / 2, bytes.size() - 3, size_t{1}}) {
+    ImportProblem problem;
+    Expected<ImportResult> r = ImportOnnxBytes(bytes.substr(0, keep), ".", {}, &problem);
+    ASSERT_FALSE(r.ok()) << "kept " << keep << " of " << bytes.size() << " bytes";
+    EXPECT_EQ(problem, ImportProblem::kBadFile);
+  }
+}
+
+TEST(OnnxImporterTest, EveryUnmappableOpIsListedInOneMessage) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2, 3}).Output("z");
+  b.Node("GridSample", {"x"}, {"a"}, "first");
+  b.Node("Relu", {"a"}, {"b"});
+  b.Node("NonZero", {"b"}, {"c"}, "second");
+  b.Node("GridSample", {"c"}, {"z"}, "third");
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kUnsupportedOp);
+  const std::string m = r.status().message();
+  EXPECT_NE(m.find("GridSample (node 0 \"first\", node 3 \"third\")"), std::string::npos) << m;
+  EXPECT_NE(m.find("NonZero (node 2 \"second\")"), std::string::npos) << m;
+  EXPECT_EQ(m.find("Relu"), std::string::npos) << m;
+}
+
+TEST(OnnxImporterTest, DataDependentShapesAreDynamic) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2, 3}).Output("y", TensorProto::INT64);
+  b.Node("NonZero", {"x"}, {"y"});
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kNeedsValue);
+  EXPECT_NE(r.status().message().find("output shapes depend on the data"), std::string::npos);
+}
+
+TEST(OnnxImporterTest, TrainingDomainIsTrainingOnly) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  b.Node("Adam", {"x"}, {"y"}).set_domain("ai.onnx.preview.training");
+  ImportProblem problem;
+  ASSERT_FALSE(ImportBuilt(b, &problem).ok());
+  EXPECT_EQ(problem, ImportProblem::kTrainingOnly);
+}
+
+TEST(OnnxImporterTest, SymbolicDimNeedsAnInputShape) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {-1, 3}).Output("y");
+  b.Node("Relu", {"x"}, {"y"});
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("symbolic dim 'N' at position 0"), std::string::npos);
+  EXPECT_NE(r.status().message().find("--input-shape x="), std::string::npos);
+
+  ImportOptions options;
+  options.input_shapes["x"] = {5, 3};
+  Expected<ImportResult> ok = ImportBuilt(b, nullptr, options);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->graph.values[ok->graph.outputs[0]].type.ToString(), "f32 [5, 3]");
+}
+
+TEST(OnnxImporterTest, UnsupportedElementTypeIsReported) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::UINT16, {2}).Output("y", TensorProto::UINT16);
+  b.Node("Relu", {"x"}, {"y"});
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kUnsupportedType);
+  EXPECT_NE(r.status().message().find("UINT16"), std::string::npos);
+}
+
+// Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as exporters write a flatten: the
+// shape computation folds and the reshape gets a static shape attribute.
+TEST(OnnxImporterTest, ShapeComputationFoldsToStaticReshape) {
+  ModelBuilder b(13);
+  b.Input("x", TensorProto::FLOAT, {2, 3, 4}).Output("y");
+  b.Int64Initializer("zero", {}, {0});
+  b.Int64Initializer("axes", {1}, {0});
+  b.Int64Initializer("minus_one", {1}, {-1});
+  b.Node("Shape", {"x"}, {"s"});
+  auto& gather = b.Node("Gather", {"s", "zero"}, {"batch"});
+  ModelBuilder::IntAttr(gather, "axis", 0);
+  b.Node("Unsqueeze", {"batch", "axes"}, {"batch1"});
+  auto& concat = b.Node("Concat", {"batch1", "minus_one"}, {"target"});
+  ModelBuilder::IntAttr(concat, "axis", 0);
+  b.Node("Reshape", {"x", "target"}, {"y"}, "flatten");
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->folded_nodes, 4u);
+  ASSERT_EQ(r->graph.nodes.size(), 1u);
+  EXPECT_EQ(r->graph.nodes[0].op, "reshape");
+  EXPECT_EQ(r->graph.nodes[0].attrs.GetInts("shape"), (std::vector<int64_t>{2, 12}));
+  EXPECT_EQ(r->graph.values[r->graph.outputs[0]].name, "y");
+}
+
+TEST(OnnxImporterTest, InputNeededAtImportTimeIsFrozenWhenGiven) {
+  ModelBuilder b(13);
+  b.Input("x", TensorProto::FLOAT, {2, 6}).Input("shape", TensorProto::INT64, {2}).Output("y");
+  b.Node("Reshape", {"x", "shape"}, {"y"});
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kNeedsValue);
+  EXPECT_NE(r.status().message().find("--input-value shape=FILE.npy"), std::string::npos)
+      << r.status().message();
+
+  ImportOptions options;
+  options.input_values["shape"] = I64({3, 4});
+  Expected<ImportResult> ok = ImportBuilt(b, nullptr, options);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->frozen_inputs, std::vector<std::string>{"shape"});
+  ASSERT_EQ(ok->graph.inputs.size(), 1u);  // x only
+  EXPECT_EQ(ok->graph.values[ok->graph.outputs[0]].type.ToString(), "f32 [3, 4]");
+}
+
+// A value needed at import time that is computed from a graph input: the error names the
+// input, and giving its value makes the computation fold.
+TEST(OnnxImporterTest, ComputedStaticValueNamesTheInputsItDependsOn) {
+  ModelBuilder b(13);
+  b.Input("x", TensorProto::FLOAT, {2, 12}).Input("half", TensorProto::INT64, {2}).Output("y");
+  b.Int64Initializer("two", {}, {2});
+  b.Node("Relu", {"x"}, {"unused"});
+  b.Node("Mul", {"half", "two"}, {"shape"});
+  b.Node("Reshape", {"x", "shape"}, {"y"});
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--input-value half=FILE.npy"), std::string::npos)
+      << r.status().message();
+  ImportOptions options;
+  options.input_values["half"] = I64({2, 3});
+  Expected<ImportResult> ok = ImportBuilt(b, nullptr, options);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->graph.values[ok->graph.outputs[0]].type.ToString(), "f32 [4, 6]");
+}
+
+TEST(OnnxImporterTest, OpsInTheWrongOrderAreAnError) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  b.Node("Relu", {"later"}, {"y"}, "early");
+  b.Node("Relu", {"x"}, {"later"});
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kInvalidModel);
+  EXPECT_NE(r.status().message().find("Relu node 0 \"early\": reads value 'later'"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(OnnxImporterTest, IdentityOfAnInputStillGivesANamedOutput) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2, 2}).Output("y");
+  b.Node("Identity", {"x"}, {"y"});
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  EXPECT_EQ(g.values[g.outputs[0]].name, "y");
+  EXPECT_NE(g.outputs[0], g.inputs[0]);
+}
+
+TEST(OnnxImporterTest, ImportedModelSavesAndLoads) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {1, 3}).Output("y");
+  b.FloatInitializer("w", {3, 2}, {1, 2, 3, 4, 5, 6});
+  b.FloatInitializer("bias", {2}, {0.5f, -0.5f});
+  auto& gemm = b.Node("Gemm", {"x", "w", "bias"}, {"y"});
+  ModelBuilder::IntAttr(gemm, "transB", 0);
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const fs::path stem = TempDir() / "gemm";
+  ASSERT_TRUE(SaveModel(r->graph, stem).ok());
+  Expected<Graph> loaded = LoadModel(stem);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->nodes[0].op, "gemm");
+}
+
+TEST(OnnxImporterTest, LegacyBroadcastAlongAnAxis) {
+  ModelBuilder b(6);
+  b.Input("a", TensorProto::FLOAT, {2, 3, 4}).Input("b", TensorProto::FLOAT, {3}).Output("y");
+  auto& add = b.Node("Add", {"a", "b"}, {"y"});
+  ModelBuilder::IntAttr(add, "broadcast", 1);
+  ModelBuilder::IntAttr(add, "axis", 1);
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->graph.nodes.size(), 2u);
+  EXPECT_EQ(r->graph.nodes[0].op, "reshape");
+  EXPECT_EQ(r->graph.nodes[0].attrs.GetInts("shape"), (std::vector<int64_t>{3, 1}));
+}
+
+TEST(OnnxImporterTest, ExternalDataIsResolvedNextToTheModel) {
+  const fs::path dir = TempDir();
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  auto* w = b.model().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(TensorProto::EXTERNAL);
+  auto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("weights.bin");
+  b.Node("Add", {"x", "w"}, {"y"});
+  b.Save(dir / "model.onnx");
+  const float values[2] = {0.25f, -4.0f};
+  std::ofstream(dir / "weights.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(values), sizeof(values));
+  Expected<ImportResult> r = ImportOnnxFile(dir / "model.onnx");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->graph.constants.size(), 1u);
+  EXPECT_EQ(r->graph.constants[0].data.values<float>()[1], -4.0f);
+
+  fs::remove(dir / "weights.bin");
+  ImportProblem problem;
+  Expected<ImportResult> missing = ImportOnnxFile(dir / "model.onnx", {}, &problem);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(problem, ImportProblem::kBadFile);
+  EXPECT_NE(missing.status().message().find("initializer 'w': tensor 'w': cannot open external "
+                                            "data file"),
+            std::string::npos)
+      << missing.status().message();
+}
+
+TEST(OnnxImporterTest, SignatureListsInputsWithoutInitializers) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2}).Input("w", TensorProto::FLOAT, {2}).Output("y");
+  b.FloatInitializer("w", {2}, {1, 2});
+  b.Node("Add", {"x", "w"}, {"y"});
+  const fs::path path = TempDir() / "sig.onnx";
+  b.Save(path);
+  Expected<OnnxSignature> sig = ReadOnnxSignature(path);
+  ASSERT_TRUE(sig.ok()) << sig.status().message();
+  EXPECT_EQ(sig->inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(sig->outputs, std::vector<std::string>{"y"});
+  Expected<ImportResult> r = ImportOnnxFile(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->graph.inputs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace sy::onnx_import

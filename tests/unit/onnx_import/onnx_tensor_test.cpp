@@ -1,0 +1,141 @@
+// TensorProto decoding: typed fields, raw data, external data, and what is refused.
+#include "onnx_tensor.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace sy::onnx_import {
+namespace {
+
+namespace fs = std::filesystem;
+using onnx::TensorProto;
+
+fs::path TempDir() {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("sy_onnx_tensor_test_" +
+       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(OnnxTensorTest, TypedFieldsDecode) {
+  TensorProto p;
+  p.set_name("t");
+  p.set_data_type(TensorProto::INT32);
+  p.add_dims(2);
+  p.add_dims(2);
+  for (int v : {1, -2, 3, 4}) p.add_int32_data(v);
+  Expected<Tensor> t = TensorFromProto(p, ".");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->type().ToString(), "i32 [2, 2]");
+  EXPECT_EQ(t->values<int32_t>()[1], -2);
+
+  TensorProto b;
+  b.set_data_type(TensorProto::BOOL);
+  b.add_dims(3);
+  for (int v : {0, 7, 1}) b.add_int32_data(v);
+  Expected<Tensor> bt = TensorFromProto(b, ".");
+  ASSERT_TRUE(bt.ok());
+  EXPECT_EQ(bt->values<uint8_t>()[1], 1);  // any non-zero is true
+
+  TensorProto h;  // f16 travels as bit patterns in int32_data
+  h.set_data_type(TensorProto::FLOAT16);
+  h.add_dims(1);
+  h.add_int32_data(0x3C00);  // 1.0
+  Expected<Tensor> ht = TensorFromProto(h, ".");
+  ASSERT_TRUE(ht.ok());
+  EXPECT_EQ(ht->values<uint16_t>()[0], 0x3C00);
+}
+
+TEST(OnnxTensorTest, RawDataMustMatchTheShape) {
+  TensorProto p;
+  p.set_name("w");
+  p.set_data_type(TensorProto::FLOAT);
+  p.add_dims(3);
+  p.set_raw_data(std::string(8, '\0'));
+  Expected<Tensor> t = TensorFromProto(p, ".");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("tensor 'w' of type f32 and shape [3] needs 12 bytes of "
+                                      "raw_data but has 8"),
+            std::string::npos)
+      << t.status().message();
+}
+
+TEST(OnnxTensorTest, TypedFieldCountMustMatch) {
+  TensorProto p;
+  p.set_data_type(TensorProto::INT64);
+  p.add_dims(4);
+  p.add_int64_data(1);
+  Expected<Tensor> t = TensorFromProto(p, ".");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("needs 4 elements but its int64_data holds 1"),
+            std::string::npos);
+}
+
+TEST(OnnxTensorTest, NegativeDimsAndUnsupportedTypesAreRefused) {
+  TensorProto p;
+  p.set_data_type(TensorProto::FLOAT);
+  p.add_dims(-2);
+  EXPECT_EQ(TensorFromProto(p, ".").status().code(), StatusCode::kInvalidModel);
+  TensorProto s;
+  s.set_name("words");
+  s.set_data_type(TensorProto::STRING);
+  Expected<Tensor> t = TensorFromProto(s, ".");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(t.status().message().find("STRING"), std::string::npos);
+}
+
+TensorProto External(const std::string& location, int64_t offset, int64_t length) {
+  TensorProto p;
+  p.set_name("big");
+  p.set_data_type(TensorProto::FLOAT);
+  p.add_dims(2);
+  p.set_data_location(TensorProto::EXTERNAL);
+  auto add = [&](const char* key, const std::string& value) {
+    auto* e = p.add_external_data();
+    e->set_key(key);
+    e->set_value(value);
+  };
+  add("location", location);
+  if (offset >= 0) add("offset", std::to_string(offset));
+  if (length >= 0) add("length", std::to_string(length));
+  return p;
+}
+
+TEST(OnnxTensorTest, ExternalDataIsReadFromTheModelFolder) {
+  const fs::path dir = TempDir();
+  const float values[3] = {9.0f, 1.5f, -2.0f};
+  std::ofstream(dir / "weights.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(values), sizeof(values));
+  Expected<Tensor> t = TensorFromProto(External("weights.bin", 4, 8), dir);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->values<float>()[0], 1.5f);
+  EXPECT_EQ(t->values<float>()[1], -2.0f);
+}
+
+TEST(OnnxTensorTest, MissingOrShortExternalDataIsAnError) {
+  const fs::path dir = TempDir();
+  Expected<Tensor> missing = TensorFromProto(External("absent.bin", 0, 8), dir);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot open external data file"), std::string::npos);
+
+  std::ofstream(dir / "short.bin", std::ios::binary) << "abc";
+  Expected<Tensor> short_file = TensorFromProto(External("short.bin", 0, -1), dir);
+  ASSERT_FALSE(short_file.ok());
+  EXPECT_NE(short_file.status().message().find("holds 3 bytes, too few for 8"), std::string::npos)
+      << short_file.status().message();
+
+  Expected<Tensor> escape = TensorFromProto(External("../../etc/passwd", 0, 8), dir);
+  ASSERT_FALSE(escape.ok());
+  EXPECT_NE(escape.status().message().find("must be a path inside the model's folder"),
+            std::string::npos);
+
+  Expected<Tensor> wrong_length = TensorFromProto(External("short.bin", 0, 3), dir);
+  EXPECT_FALSE(wrong_length.ok());
+}
+
+}  // namespace
+}  // namespace sy::onnx_import

@@ -1,0 +1,220 @@
+// ONNX's linear quantization ops, decomposed onto float and integer catalogue ops:
+//   DequantizeLinear  y = (x - zero_point) * scale
+//   QuantizeLinear    y = saturate(round_half_even(x / scale) + zero_point)
+//   DynamicQuantizeLinear: uint8 with scale and zero point from the data's range
+//   MatMulInteger / ConvInteger: products of zero-point-shifted integers, exactly (matmul
+//     in integers; conv in f64, exact for any sum below 2^53)
+//   QLinearMatMul / QLinearConv: the integer product rescaled by a_scale * b_scale /
+//     y_scale and requantized.
+// Per-axis scales and zero points (1-D, one per channel) are reshaped to broadcast along
+// their axis.
+#include <limits>
+
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+Expected<ValueId> Cast(NodeContext& ctx, ValueId x, DType to) {
+  if (ctx.TypeOf(x).dtype == to) return x;
+  Attrs attrs;
+  attrs.Set("to", std::string(DTypeName(to)));
+  return ctx.Emit1("cast", {x}, std::move(attrs));
+}
+
+// A 1-D per-channel parameter reshaped to broadcast along `axis` of a rank-`rank` tensor;
+// scalars and size-1 vectors pass through.
+Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank) {
+  const Shape& ps = ctx.TypeOf(p).shape;
+  if (ps.size() != 1 || ps[0] == 1 || rank <= 1) return p;
+  Expected<int64_t> a = NormalizeAxis(axis, rank);
+  if (!a.ok()) return ctx.Invalid(a.status().message());
+  Shape shape(static_cast<size_t>(rank), 1);
+  shape[*a] = ps[0];
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+  return ctx.Emit1("reshape", {p}, std::move(attrs));
+}
+
+// The optional zero point of input `i`, cast to `dtype` and placed along `axis`; a zero
+// scalar when absent.
+Expected<ValueId> ZeroPoint(NodeContext& ctx, size_t i, DType dtype, int64_t axis, int64_t rank) {
+  if (!ctx.HasInput(i)) return ctx.Scalar(dtype, 0);
+  SY_ASSIGN_OR_RETURN(ValueId zp, ctx.Input(i));
+  SY_ASSIGN_OR_RETURN(zp, Cast(ctx, zp, dtype));
+  return AlongAxis(ctx, zp, axis, rank);
+}
+
+// saturate(round(v) + zero_point) in the zero point's integer type (u8 when absent).
+Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64_t axis) {
+  const DType f = ctx.TypeOf(v).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(v).shape.size());
+  const DType q = ctx.HasInput(zp_input) ? ctx.InputType(zp_input).dtype : DType::kU8;
+  if (q != DType::kU8 && q != DType::kI8) {
+    return ctx.Fail(ImportProblem::kUnsupportedType, "quantizes to " + std::string(DTypeName(q)) +
+                                                         "; the importer handles u8 and i8");
+  }
+  SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("round", {v}));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, f, axis, rank));
+  SY_ASSIGN_OR_RETURN(r, ctx.Emit1("add", {r, zp}));
+  Attrs clip;
+  clip.Set("min", q == DType::kU8 ? 0.0 : -128.0);
+  clip.Set("max", q == DType::kU8 ? 255.0 : 127.0);
+  SY_ASSIGN_OR_RETURN(r, ctx.Emit1("clip", {r}, std::move(clip)));
+  return Cast(ctx, r, q);
+}
+
+Status MapDequantize(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
+  const DType f = ctx.TypeOf(scale).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  const int64_t axis = ctx.AttrInt("axis", 1);
+  SY_ASSIGN_OR_RETURN(ValueId xf, Cast(ctx, x, f));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, 2, f, axis, rank));
+  SY_ASSIGN_OR_RETURN(ValueId shifted, ctx.Emit1("sub", {xf, zp}));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("mul", {shifted, scale}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapQuantize(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
+  const DType f = ctx.TypeOf(scale).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  const int64_t axis = ctx.AttrInt("axis", 1);
+  SY_ASSIGN_OR_RETURN(ValueId xf, Cast(ctx, x, f));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank));
+  SY_ASSIGN_OR_RETURN(ValueId scaled, ctx.Emit1("div", {xf, scale}));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, 2, axis));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapDynamicQuantize(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const DType f = ctx.TypeOf(x).dtype;
+  Attrs all;
+  all.Set("keepdims", int64_t{0});
+  SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(f, 0));
+  SY_ASSIGN_OR_RETURN(ValueId hi, ctx.Emit1("reduce_max", {x}, all));
+  SY_ASSIGN_OR_RETURN(ValueId lo, ctx.Emit1("reduce_min", {x}, all));
+  SY_ASSIGN_OR_RETURN(hi, ctx.Emit1("max", {hi, zero}));
+  SY_ASSIGN_OR_RETURN(lo, ctx.Emit1("min", {lo, zero}));
+  SY_ASSIGN_OR_RETURN(ValueId range, ctx.Emit1("sub", {hi, lo}));
+  SY_ASSIGN_OR_RETURN(ValueId qmax, ctx.Scalar(f, 255));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Emit1("div", {range, qmax}));
+  SY_ASSIGN_OR_RETURN(ValueId neg_lo, ctx.Emit1("neg", {lo}));
+  SY_ASSIGN_OR_RETURN(ValueId zp_f, ctx.Emit1("div", {neg_lo, scale}));
+  SY_ASSIGN_OR_RETURN(zp_f, ctx.Emit1("round", {zp_f}));
+  Attrs clip;
+  clip.Set("min", 0.0);
+  clip.Set("max", 255.0);
+  SY_ASSIGN_OR_RETURN(zp_f, ctx.Emit1("clip", {zp_f}, clip));
+  SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1("div", {x, scale}));
+  SY_ASSIGN_OR_RETURN(y, ctx.Emit1("round", {y}));
+  SY_ASSIGN_OR_RETURN(y, ctx.Emit1("add", {y, zp_f}));
+  SY_ASSIGN_OR_RETURN(y, ctx.Emit1("clip", {y}, clip));
+  SY_ASSIGN_OR_RETURN(y, Cast(ctx, y, DType::kU8));
+  SY_ASSIGN_OR_RETURN(ValueId zp, Cast(ctx, zp_f, DType::kU8));
+  ctx.SetOutput(0, y);
+  ctx.SetOutput(1, scale);
+  ctx.SetOutput(2, zp);
+  return Status::Ok();
+}
+
+// x - zero_point as `dtype` (the zero point along `axis`, for per-channel weights).
+Expected<ValueId> Shifted(NodeContext& ctx, size_t x_input, size_t zp_input, DType dtype,
+                          int64_t axis) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(x_input));
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  SY_ASSIGN_OR_RETURN(x, Cast(ctx, x, dtype));
+  if (!ctx.HasInput(zp_input)) return x;
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, dtype, axis, rank));
+  return ctx.Emit1("sub", {x, zp});
+}
+
+Status MapMatMulInteger(NodeContext& ctx) {
+  // a's zero point is per row (axis -2 of a), b's per column (the last axis).
+  const int64_t a_rank = static_cast<int64_t>(ctx.InputType(0).shape.size());
+  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, a_rank >= 2 ? -2 : 0));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 1, 3, DType::kI32, -1));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("matmul", {a, b}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapConvInteger(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF64, 1));
+  SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 1, 3, DType::kF64, 0));
+  SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, std::nullopt));
+  SY_ASSIGN_OR_RETURN(ValueId out, Cast(ctx, acc, DType::kI32));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// a_scale * b_scale / y_scale, with b's scale along `b_axis` of an output of rank `rank`.
+Expected<ValueId> Multiplier(NodeContext& ctx, size_t a_scale, size_t b_scale, size_t y_scale,
+                             int64_t b_axis, int64_t rank) {
+  SY_ASSIGN_OR_RETURN(ValueId as, ctx.Input(a_scale));
+  SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(b_scale));
+  SY_ASSIGN_OR_RETURN(ValueId ys, ctx.Input(y_scale));
+  SY_ASSIGN_OR_RETURN(bs, AlongAxis(ctx, bs, b_axis, rank));
+  SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
+  return ctx.Emit1("div", {m, ys});
+}
+
+Status MapQLinearMatMul(NodeContext& ctx) {
+  const int64_t a_rank = static_cast<int64_t>(ctx.InputType(0).shape.size());
+  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, a_rank >= 2 ? -2 : 0));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kI32, -1));
+  SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
+  const DType f = ctx.InputType(1).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
+  SY_ASSIGN_OR_RETURN(acc, Cast(ctx, acc, DType::kF64));
+  SY_ASSIGN_OR_RETURN(ValueId m, Multiplier(ctx, 1, 4, 6, -1, rank));
+  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
+  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
+  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, -1));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapQLinearConv(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF64, 1));
+  SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 3, 5, DType::kF64, 0));
+  std::optional<ValueId> bias;
+  if (ctx.HasInput(8)) {
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(8));
+    SY_ASSIGN_OR_RETURN(b, Cast(ctx, b, DType::kF64));
+    bias = b;
+  }
+  SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, bias));
+  const DType f = ctx.InputType(1).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
+  SY_ASSIGN_OR_RETURN(ValueId m, Multiplier(ctx, 1, 4, 6, 1, rank));
+  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
+  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
+  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, 1));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddQuantizationMappings(MappingTable& table) {
+  table["DequantizeLinear"].map = MapDequantize;
+  table["QuantizeLinear"].map = MapQuantize;
+  table["DynamicQuantizeLinear"].map = MapDynamicQuantize;
+  table["MatMulInteger"].map = MapMatMulInteger;
+  table["ConvInteger"].map = MapConvInteger;
+  table["QLinearMatMul"].map = MapQLinearMatMul;
+  table["QLinearConv"].map = MapQLinearConv;
+}
+
+}  // namespace sy::onnx_import
