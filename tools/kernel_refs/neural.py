@@ -4,9 +4,10 @@ kernels of the neural-network family (tests/unit/plugins/cpu/ref/neural_ref_test
 
 Every expected output is computed here in float64 by plain NumPy written from the ONNX
 operator definitions (spec/ops.md), independently of Switchyard's C++ kernels: softmax
-and the norms as whole-array NumPy formulas, resize as a separable per-axis gather,
-depth_to_space / space_to_depth as the reshape-transpose-reshape of the ONNX docs,
-attention with einsum and rotary_embedding by slicing. Inputs are stored in the dtype the
+and the norms as whole-array NumPy formulas, resize as a separable per-axis gather
+(cubic with Keys' kernel written piecewise), depth_to_space / space_to_depth as the
+reshape-transpose-reshape of the ONNX docs, attention with einsum, rotary_embedding by
+slicing and grid_sample as a vectorized gather of every output position's taps. Inputs are stored in the dtype the
 test feeds the kernel (f32, f64 or f16; bf16 tests use f32 files whose values are exact
 in bf16). Deterministic: a fixed seed, so rerunning rewrites identical files.
 
@@ -14,11 +15,16 @@ in bf16). Deterministic: a fixed seed, so rerunning rewrites identical files.
     python3 tools/kernel_refs/neural.py --check-onnx  # also compares with onnx.reference
 
 The optional check (needs the `onnx` package) runs the ONNX reference evaluator on the
-resize, attention, rotary and normalization cases, as a cross-check of these formulas.
+resize, attention, rotary, normalization and grid_sample cases, as a cross-check of these
+formulas (not the tf_half_pixel_for_nn resize cases: the reference no longer has it).
 It reports, and does not fail on, known differences from our decisions: the ONNX
 reference multiplies zero-weight resize neighbours (0 * NaN = NaN, so resize
 linear_special and nearest_special differ) and takes the square root of the attention
-scale (a negative scale gives NaN, so attention negscale differs).
+scale (a negative scale gives NaN, so attention negscale differs), and takes
+pytorch_half_pixel's coordinate as -0.5 where the output length is 1 (the operator's
+definition says 0; resize cubic_pytorch_half_pixel_to_one differs). Its grid_sample
+divides by zero reflecting over a single element (align_corners with H or W of 1), so
+the bilinear and bicubic grid_sample row_* / one_* reflection cases have no reference.
 """
 import os
 import sys
@@ -211,12 +217,23 @@ def resize_coords(coord, out_len, in_len, scale):
         return (x + 0.5) / scale - 0.5
     if coord == "asymmetric":
         return x / scale
+    if coord == "pytorch_half_pixel":  # the operator's definition: 0 for a length of 1
+        return (x + 0.5) / scale - 0.5 if out_len > 1 else np.zeros(out_len)
+    if coord == "tf_half_pixel_for_nn":
+        return (x + 0.5) / scale
     length = scale * in_len  # align_corners: the un-floored output length
     return np.zeros(out_len) if length == 1 else x * (in_len - 1) / (length - 1)
 
 
+def keys_cubic(d, a):
+    """Keys' cubic convolution kernel W(d) (the piecewise form, |d| < 2)."""
+    d = np.abs(d)
+    return np.where(d <= 1, ((a + 2) * d - (a + 3)) * d * d + 1,
+                    np.where(d < 2, a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a, 0.0))
+
+
 def resize(x, mode="nearest", coord="half_pixel", nearest="round_prefer_floor", scales=None,
-           sizes=None):
+           sizes=None, cubic_a=-0.75, exclude_outside=0):
     """Separable: resizes one axis after the other with index gathers."""
     y = x.astype(F64)
     if sizes is None:
@@ -235,6 +252,22 @@ def resize(x, mode="nearest", coord="half_pixel", nearest="round_prefer_floor", 
                   "floor": np.zeros_like(integral), "ceil": ~integral}[nearest]
             idx = np.clip(np.where(up, lo + 1, lo), 0, in_len - 1).astype(np.int64)
             y = np.take(y, idx, axis=axis)
+        elif mode == "cubic":
+            # Taps floor(c) - 1 .. floor(c) + 2 at distances c - tap; an integral c reads
+            # c alone (the kernel is 1 at 0 and 0 at the other integers).
+            shape = (-1,) + (1,) * (y.ndim - axis - 1)
+            taps = [lo + k for k in (-1, 0, 1, 2)]
+            w = [np.where(integral, float(k == 0), keys_cubic(c - t, cubic_a))
+                 for k, t in zip((-1, 0, 1, 2), taps)]
+            if exclude_outside:
+                w = [np.where((t < 0) | (t >= in_len), 0.0, wk) for wk, t in zip(w, taps)]
+                total = sum(w)
+                w = [wk / total for wk in w]
+            acc = 0
+            for wk, t in zip(w, taps):
+                idx = np.clip(t, 0, in_len - 1).astype(np.int64)
+                acc = acc + np.take(y, idx, axis=axis) * wk.reshape(shape)
+            y = acc
         else:
             i0 = np.clip(lo, 0, in_len - 1).astype(np.int64)
             i1 = np.where(integral, i0, np.clip(lo + 1, 0, in_len - 1)).astype(np.int64)
@@ -461,10 +494,176 @@ def rotary_cases():
 
 
 # ----------------------------------------------------------------------------------------
+# resize mode cubic and the extra coordinate modes, grid_sample (a generator of their own,
+# so that adding them left every file above unchanged)
+
+rng2 = np.random.default_rng(20250214)
+
+
+def normal2(shape, dtype=np.float32, sigma=1.0):
+    return (rng2.standard_normal(shape) * sigma).astype(dtype)
+
+
+# (case name, input file, attrs), like RESIZE_CASES; the C++ test has the same table.
+RESIZE_CUBIC_CASES = []
+
+
+def resize_cubic_cases():
+    x = normal2((1, 2, 4, 5), sigma=2.0)
+    save("resize_cubic_x", x)
+    for coord in ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"):
+        RESIZE_CUBIC_CASES.append(("cubic_%s_up" % coord, "resize_cubic_x",
+                                   dict(mode="cubic", coord=coord, scales=[1, 1, 2.0, 1.6])))
+        RESIZE_CUBIC_CASES.append(("cubic_%s_down" % coord, "resize_cubic_x",
+                                   dict(mode="cubic", coord=coord, sizes=[1, 2, 3, 3])))
+        RESIZE_CUBIC_CASES.append(("cubic_%s_exclude" % coord, "resize_cubic_x",
+                                   dict(mode="cubic", coord=coord, scales=[1, 1, 1.5, 2.2],
+                                        cubic_a=-0.5, exclude_outside=1)))
+    RESIZE_CUBIC_CASES.append(("cubic_a_minus1_sizes", "resize_cubic_x",
+                               dict(mode="cubic", coord="half_pixel", sizes=[1, 2, 7, 9],
+                                    cubic_a=-1.0)))
+    RESIZE_CUBIC_CASES.append(("cubic_pytorch_half_pixel_to_one", "resize_cubic_x",
+                               dict(mode="cubic", coord="pytorch_half_pixel",
+                                    sizes=[1, 2, 1, 3])))
+    RESIZE_CUBIC_CASES.append(("linear_pytorch_half_pixel_to_one", "resize_cubic_x",
+                               dict(mode="linear", coord="pytorch_half_pixel",
+                                    sizes=[1, 2, 3, 1])))
+    for nearest in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+        RESIZE_CUBIC_CASES.append(("nearest_tf_half_pixel_for_nn_%s" % nearest, "resize_cubic_x",
+                                   dict(mode="nearest", coord="tf_half_pixel_for_nn",
+                                        nearest=nearest, scales=[1, 1, 0.75, 1.7])))
+    RESIZE_CUBIC_CASES.append(("linear_tf_half_pixel_for_nn", "resize_cubic_x",
+                               dict(mode="linear", coord="tf_half_pixel_for_nn",
+                                    sizes=[1, 2, 6, 4])))
+    x3 = normal2((3, 4, 2), F64)
+    save("resize_cubic_rank3_x", x3)
+    RESIZE_CUBIC_CASES.append(("cubic_rank3_all_axes", "resize_cubic_rank3_x",
+                               dict(mode="cubic", coord="half_pixel", scales=[2.0, 0.75, 2.5])))
+    x16 = normal2((1, 1, 3, 4), np.float16)
+    save("resize_cubic_f16_x", x16)
+    RESIZE_CUBIC_CASES.append(("cubic_f16", "resize_cubic_f16_x",
+                               dict(mode="cubic", coord="asymmetric", scales=[1, 1, 2.0, 1.5])))
+    inputs = {"resize_cubic_x": x, "resize_cubic_rank3_x": x3, "resize_cubic_f16_x": x16}
+    for name, x_name, attrs in RESIZE_CUBIC_CASES:
+        save("resize_%s_y" % name, resize(inputs[x_name], **attrs))
+    return inputs
+
+
+def gs_reflect(v, lo, hi):
+    """v folded into [lo, hi] by reflecting at the bounds (for v outside them)."""
+    span = hi - lo
+    if span == 0:
+        return np.full_like(v, lo)
+    below = v < lo
+    dx = np.where(below, lo - v, v - hi)
+    k = np.floor(dx / span)
+    r = dx - k * span
+    even = np.mod(k, 2) == 0
+    return np.where(below, np.where(even, lo + r, hi - r), np.where(even, hi - r, lo + r))
+
+
+def grid_sample(x, grid, mode="bilinear", padding="zeros", align=0):
+    """ONNX GridSample (opset 16) on x [N, C, H, W], grid [N, Ho, Wo, 2], vectorized."""
+    x = x.astype(F64)
+    g = grid.astype(F64)
+    n_, c_, h, w = x.shape
+    finite = np.isfinite(g).all(axis=-1)  # [N, Ho, Wo]
+    g = np.where(np.isfinite(g), g, 0.0)
+    per_axis = []
+    for size, gv in ((w, g[..., 0]), (h, g[..., 1])):
+        v = (gv + 1) / 2 * (size - 1) if align else ((gv + 1) * size - 1) / 2
+        if mode == "nearest":
+            v = np.rint(v)  # half to even
+        lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
+        outside = (v < lo) | (v > hi)
+        if padding == "border":
+            v = np.where(outside, np.clip(v, 0, size - 1), v)
+        elif padding == "reflection":
+            v = np.where(outside, gs_reflect(v, lo, hi), v)
+        if mode == "nearest":
+            taps = [(v, np.ones_like(v))]
+        elif mode == "bilinear":
+            f = np.floor(v)
+            t = v - f
+            taps = [(f, 1 - t), (f + 1, t)]
+        else:
+            f = np.floor(v)
+            taps = [(f + k, keys_cubic(v - (f + k), -0.75)) for k in (-1, 0, 1, 2)]
+
+        def element(i, size=size, lo=lo, hi=hi):
+            """(index into the axis, valid) for tap indices i."""
+            inside = (i >= 0) & (i <= size - 1)
+            if padding == "zeros":
+                return np.clip(i, 0, size - 1).astype(np.int64), inside
+            if padding == "border":
+                return np.clip(i, 0, size - 1).astype(np.int64), np.ones_like(inside)
+            r = np.trunc(np.where(inside, i, gs_reflect(i, lo, hi)))
+            return np.clip(r, 0, size - 1).astype(np.int64), np.ones_like(inside)
+
+        per_axis.append([(element(i), wt) for i, wt in taps])
+    nidx = np.arange(n_).reshape(n_, 1, 1)
+    y = np.zeros((n_, g.shape[1], g.shape[2], c_))
+    for (iy, vy), wy in per_axis[1]:
+        for (ix, vx), wx in per_axis[0]:
+            vals = x[nidx, :, iy, ix]  # [N, Ho, Wo, C]
+            vals = np.where((vy & vx)[..., None], vals, 0.0)
+            wt = (wy * wx)[..., None]
+            y = y + np.where(wt == 0, 0.0, wt * vals)
+    y = np.where(finite[..., None], y, np.nan)
+    return y.transpose(0, 3, 1, 2)
+
+
+GRID_SAMPLE_CASES = []  # (name, x file, grid file, attrs); the C++ test has the same table
+
+
+def grid_sample_cases():
+    x = normal2((2, 3, 4, 5))
+    save("gs_x", x)
+    near = rng2.uniform(-1.25, 1.25, (2, 3, 4, 2)).astype(np.float32)
+    far = rng2.uniform(-3.6, 3.6, (2, 3, 4, 2)).astype(np.float32)
+    save("gs_grid_near", near)
+    save("gs_grid_far", far)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                for grid_name in ("near", "far"):
+                    GRID_SAMPLE_CASES.append(
+                        ("%s_%s_align%d_%s" % (mode, padding, align, grid_name), "gs_x",
+                         "gs_grid_" + grid_name, dict(mode=mode, padding=padding, align=align)))
+    # One row (H = 1) and one element (1 x 1): degenerate spans, including reflection
+    # with align_corners over a single element.
+    x1 = normal2((1, 2, 1, 4), F64)
+    g1 = rng2.uniform(-2.5, 2.5, (1, 2, 5, 2))
+    save("gs_row_x", x1)
+    save("gs_row_grid", g1)
+    x11 = normal2((1, 1, 1, 1), F64)
+    save("gs_one_x", x11)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            GRID_SAMPLE_CASES.append(("row_%s_%s" % (mode, padding), "gs_row_x", "gs_row_grid",
+                                      dict(mode=mode, padding=padding, align=1)))
+            GRID_SAMPLE_CASES.append(("one_%s_%s" % (mode, padding), "gs_one_x", "gs_row_grid",
+                                      dict(mode=mode, padding=padding, align=1)))
+    x16 = normal2((1, 2, 3, 3), np.float16)
+    g16 = rng2.uniform(-1.2, 1.2, (1, 4, 2, 2)).astype(np.float16)
+    save("gs_f16_x", x16)
+    save("gs_f16_grid", g16)
+    GRID_SAMPLE_CASES.append(("f16_bicubic_border", "gs_f16_x", "gs_f16_grid",
+                              dict(mode="bicubic", padding="border", align=0)))
+    GRID_SAMPLE_CASES.append(("f16_bilinear_zeros", "gs_f16_x", "gs_f16_grid",
+                              dict(mode="bilinear", padding="zeros", align=1)))
+    arrays = {"gs_x": x, "gs_grid_near": near, "gs_grid_far": far, "gs_row_x": x1,
+              "gs_row_grid": g1, "gs_one_x": x11, "gs_f16_x": x16, "gs_f16_grid": g16}
+    for name, x_name, g_name, attrs in GRID_SAMPLE_CASES:
+        save("gs_%s_y" % name, grid_sample(arrays[x_name], arrays[g_name], **attrs))
+    return arrays
+
+
+# ----------------------------------------------------------------------------------------
 # Optional cross-check with the ONNX reference evaluator
 
 
-def check_onnx(resize_inputs):
+def check_onnx(resize_inputs, cubic_inputs, gs_arrays):
     from onnx import TensorProto, helper
     from onnx.reference import ReferenceEvaluator
 
@@ -527,6 +726,36 @@ def check_onnx(resize_inputs):
         report("resize " + name, resize(x, **{**attrs, "scales": [float(np.float32(s)) for s in
                                                                 attrs.get("scales", [])] or None}),
                y, 1e-5)
+    for name, x_name, attrs in RESIZE_CUBIC_CASES:
+        if attrs["coord"] == "tf_half_pixel_for_nn":
+            continue  # not in the reference since opset 13
+        x = cubic_inputs[x_name].astype(np.float32)
+        a = dict(mode=attrs["mode"], coordinate_transformation_mode=attrs["coord"])
+        if "nearest" in attrs:
+            a["nearest_mode"] = attrs["nearest"]
+        if attrs["mode"] == "cubic":
+            a["cubic_coeff_a"] = attrs.get("cubic_a", -0.75)
+            a["exclude_outside"] = attrs.get("exclude_outside", 0)
+        empty = np.array([], dtype=np.float32)
+        if "scales" in attrs:
+            ins = [x, empty, np.array(attrs["scales"], dtype=np.float32)]
+        else:
+            ins = [x, empty, empty, np.array(attrs["sizes"], dtype=np.int64)]
+        y = run("Resize", ins, 21, **a)
+        ours = resize(x, **{**attrs, "scales": [float(np.float32(s)) for s in
+                                                attrs.get("scales", [])] or None})
+        report("resize " + name, ours, y, 1e-3 if x_name == "resize_cubic_f16_x" else 1e-5)
+    for name, x_name, g_name, attrs in GRID_SAMPLE_CASES:
+        x, g = gs_arrays[x_name], gs_arrays[g_name]
+        mode = {"bilinear": "linear", "bicubic": "cubic"}.get(attrs["mode"], attrs["mode"])
+        try:
+            y = run("GridSample", [x, g.astype(x.dtype)], 22, mode=mode,
+                    padding_mode=attrs["padding"], align_corners=attrs["align"])
+        except (OverflowError, ZeroDivisionError) as e:  # reflection over a single element
+            print("%-8s %-40s %s" % ("NO REF", "grid_sample " + name, e))
+            continue
+        tol = 1e-2 if x.dtype == np.float16 else 1e-4
+        report("grid_sample " + name, grid_sample(x, g.astype(x.dtype), **attrs), y, tol)
     for name, q, k, v, mask, attrs in ATTENTION_CASES:
         # A full-shape mask: the ONNX reference takes the causal mask's S from the mask's
         # shape, so a mask broadcasting along S would get the wrong causal rows there.
@@ -559,8 +788,10 @@ def main():
     movement_cases()
     attention_cases()
     rotary_cases()
+    cubic_inputs = resize_cubic_cases()
+    gs_arrays = grid_sample_cases()
     if "--check-onnx" in sys.argv[1:]:
-        check_onnx(resize_inputs)
+        check_onnx(resize_inputs, cubic_inputs, gs_arrays)
 
 
 if __name__ == "__main__":

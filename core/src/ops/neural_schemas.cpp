@@ -1,7 +1,9 @@
 // Remaining neural-network ops of the catalogue (spec/ops.md, "Neural network"): resize
 // with static scales or sizes, depth_to_space and space_to_depth, attention (ONNX opset 23,
 // 4-D inputs, grouped-query heads, optional float or bool mask) and rotary_embedding
-// (ONNX opset 23, x [B, H, S, D] with cos/sin caches [S, rotary_dim / 2]).
+// (ONNX opset 23, x [B, H, S, D] with cos/sin caches [S, rotary_dim / 2]); and the
+// extension grid_sample (ONNX GridSample opset 16, docs/ops.md "Extensions to spec v1").
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -85,6 +87,30 @@ Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
                                       " is empty and can only be resized to 0");
       }
       out[i] = sizes[i];
+    }
+  }
+  if (const double a = ctx.attrs.GetFloat("cubic_coeff_a"); !std::isfinite(a)) {
+    return AttrError("cubic_coeff_a", "is " + AttrValueToString(a) + " but must be finite");
+  }
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "exclude_outside"));
+  return std::vector<TensorType>{{x.dtype, std::move(out)}};
+}
+
+// grid_sample: x [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out].
+Expected<std::vector<TensorType>> InferGridSample(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const TensorType& grid = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_RETURN_IF_ERROR(RequireRank(grid, "grid", 4));
+  if (grid.shape[0] != x.shape[0]) {
+    return DimError("grid", grid, 0, "equal input x's batch " + Str(x.shape[0]));
+  }
+  if (grid.shape[3] != 2) return DimError("grid", grid, 3, "be 2 (the x and y coordinates)");
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "align_corners"));
+  Shape out = {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]};
+  if (std::find(out.begin(), out.end(), 0) == out.end()) {
+    for (int64_t d : {2, 3}) {
+      if (x.shape[d] == 0) return DimError("x", x, d, "be positive (the output samples from it)");
     }
   }
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
@@ -229,12 +255,21 @@ void AddNeuralSchemas(std::vector<OpSchema>& out) {
   out.push_back(Schema("resize", "Resize", kF, {{"x", 0}},
                        {{"scales", AttrKind::kFloats, std::nullopt},
                         {"sizes", AttrKind::kInts, std::nullopt},
-                        String("mode", "nearest", {"nearest", "linear"}),
+                        String("mode", "nearest", {"nearest", "linear", "cubic"}),
                         String("coordinate_transformation_mode", "half_pixel",
-                               {"half_pixel", "asymmetric", "align_corners"}),
+                               {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                "tf_half_pixel_for_nn"}),
                         String("nearest_mode", "round_prefer_floor",
-                               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})},
+                               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
+                        {"cubic_coeff_a", AttrKind::kFloat, -0.75},
+                        Flag("exclude_outside")},
                        InferResize));
+  // Extension (docs/ops.md): x and grid share the float dtype T.
+  out.push_back(Schema(
+      "grid_sample", "GridSample", kF, {{"x", 0}, {"grid", 0}},
+      {String("mode", "bilinear", {"bilinear", "nearest", "bicubic"}),
+       String("padding_mode", "zeros", {"zeros", "border", "reflection"}), Flag("align_corners")},
+      InferGridSample));
   const AttrSpec blocksize = {"blocksize", AttrKind::kInt, std::nullopt, /*required=*/true};
   out.push_back(Schema("depth_to_space", "DepthToSpace", kFIB, {{"x", 0}},
                        {blocksize, String("mode", "DCR", {"DCR", "CRD"})}, InferDepthToSpace));

@@ -1,6 +1,7 @@
 // argmax argmin cumsum topk (x seen as [outer, n, inner] around one axis; one work-item
 // per (outer, inner) line), group_norm and instance_norm (one work-item per (sample,
-// group)), rotary_embedding, resize and conv_transpose (see each kernel). Semantics of plugins/cpu/src/ref/reduction_ref.cpp and normalization_ref.cpp:
+// group)), rotary_embedding, resize, conv_transpose and grid_sample (see each kernel).
+// Semantics of plugins/cpu/src/ref/reduction_ref.cpp and normalization_ref.cpp:
 // - argmax / argmin: NaN is the largest (argmax) / smallest (argmin) value, the first NaN
 //   wins; ties go to the first index, or the last with select_last_index.
 // - cumsum: floats accumulate in the compute type, integers wrap in 64 bits.
@@ -205,9 +206,9 @@ __kernel void sy_rotary(__global const uchar* xb, ulong xo, __global const uchar
 
 #ifdef RESIZE
 // One work-item per output element. meta: out dims[rank], in strides[rank], the start of
-// each axis's table[rank]; then per axis and output coordinate five longs: tap count (1
-// or 2), index0, index1, weight0, weight1 (weights as the bits of a CT_A: double for f64,
-// else float in the low 32 bits). The corners are summed with the last axis fastest,
+// each axis's table[rank]; then per axis and output coordinate nine longs: tap count (1
+// to 4), index0..3, weight0..3 (weights as the bits of a CT_A: double for f64, else float
+// in the low 32 bits). The taps' products are summed with the last axis fastest,
 // starting from -0.0, as the reference does.
 #if IS_F64_A
 #define SY_WEIGHT(bits) as_double(bits)
@@ -221,30 +222,30 @@ __kernel void sy_resize(__global const uchar* xb, ulong xo, __global uchar* yb, 
   __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
   __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
   long entry[8];
+  int pick[8];
   ulong r = o;
   for (int d = rank - 1; d >= 0; --d) {
     const ulong dim = (ulong)meta[d];
-    entry[d] = meta[2 * rank + d] + (long)(r % dim) * 5;
+    entry[d] = meta[2 * rank + d] + (long)(r % dim) * 9;
+    pick[d] = 0;
     r /= dim;
   }
   CT_A sum = -0.0f;
-  const uint corners = 1u << rank;
-  for (uint m = 0; m < corners; ++m) {
+  while (1) {
     CT_A w = 1;
     long off = 0;
-    int skip = 0;
     for (int d = 0; d < rank; ++d) {
-      const uint pick = (m >> (rank - 1 - d)) & 1u;
       __global const long* e = meta + entry[d];
-      if (pick >= (uint)e[0]) {
-        skip = 1;
-        break;
-      }
-      w *= SY_WEIGHT(e[3 + pick]);
-      off += e[1 + pick] * meta[rank + d];
+      w *= SY_WEIGHT(e[5 + pick[d]]);
+      off += e[1 + pick[d]] * meta[rank + d];
     }
-    if (skip) continue;
     sum += w * LOAD_A(x, off);
+    int d = rank - 1;  // next combination of taps (odometer, last axis fastest)
+    for (; d >= 0; --d) {
+      if (++pick[d] < (int)meta[entry[d]]) break;
+      pick[d] = 0;
+    }
+    if (d < 0) break;
   }
   STORE_Y(y, o, sum);
 }
@@ -315,3 +316,121 @@ __kernel void sy_conv_transpose(__global const uchar* xb, ulong xo, __global con
   STORE_Y(y, idx, acc);
 }
 #endif  // CONV_TRANSPOSE
+
+#ifdef GRID_SAMPLE
+// grid_sample, one work-item per y[n, c, ho, wo]; x [N, C, H, W] (slot A), grid (slot B,
+// x's dtype) [N, Ho, Wo, 2]. mode: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros,
+// 1 border, 2 reflection. Semantics of plugins/cpu/src/ref/neural_ref.cpp's GridSample:
+// the coordinate is g * scale + offset in one rounding (fma), rounded half to even for
+// nearest, clamped or reflected when outside [lo, hi]; weight-0 taps are not read; a
+// non-finite grid entry gives NaN.
+
+// `v` folded into [lo, hi] by reflecting at the bounds.
+inline CT_A sy_gs_reflect(CT_A v, CT_A lo, CT_A hi) {
+  const CT_A span = hi - lo;
+  if (!(span > 0)) return lo;
+  if (v >= lo && v <= hi) return v;
+  const CT_A dx = v < lo ? lo - v : v - hi;
+  const CT_A k = floor(dx / span);
+  const CT_A r = clamp(dx - k * span, (CT_A)0, span);
+  const int even = fmod(k, (CT_A)2) == 0;
+  if (v < lo) return even ? lo + r : hi - r;
+  return even ? hi - r : lo + r;
+}
+
+// The taps of padded coordinate `v` along one axis (weight-0 taps left out); their count.
+inline int sy_gs_taps(int mode, CT_A v, CT_A* idx, CT_A* w) {
+  if (mode == 1) {
+    idx[0] = v;
+    w[0] = 1;
+    return 1;
+  }
+  const CT_A lo = floor(v);
+  const CT_A t = v - lo;
+  int n = 0;
+  if (mode == 0) {
+    if (1 - t != 0) {
+      idx[n] = lo;
+      w[n++] = 1 - t;
+    }
+    if (t != 0) {
+      idx[n] = lo + 1;
+      w[n++] = t;
+    }
+    return n;
+  }
+  const CT_A a = (CT_A)(-0.75);
+  const CT_A r1 = t + 1, q = 1 - t, q1 = q + 1;
+  CT_A c[4];
+  c[0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
+  c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+  c[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+  c[3] = ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a;
+  for (int k = 0; k < 4; ++k) {
+    if (c[k] != 0) {
+      idx[n] = lo - 1 + k;
+      w[n++] = c[k];
+    }
+  }
+  return n;
+}
+
+// The element tap index `i` reads along an axis of `size`, or -1 (zeros padding outside).
+inline long sy_gs_element(int padding, CT_A i, long size, CT_A lo, CT_A hi) {
+  const CT_A last = (CT_A)(size - 1);
+  if (i >= 0 && i <= last) return (long)i;
+  if (padding == 0) return -1;
+  if (padding == 1) return i < 0 ? 0 : size - 1;
+  return (long)clamp(trunc(sy_gs_reflect(i, lo, hi)), (CT_A)0, last);
+}
+
+__kernel void sy_grid_sample(__global const uchar* xb, ulong xo, __global const uchar* gb,
+                             ulong go, __global uchar* yb, ulong yo, ulong n_out, long channels,
+                             long h, long w, ulong plane_out, int mode, int padding,
+                             int align) {
+  const size_t o = get_global_id(0);
+  if (o >= n_out) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_B* g = SY_CPTR(ST_B, gb, go);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const ulong p = o % plane_out;
+  const ulong nc = o / plane_out;
+  const ulong n = nc / (ulong)channels;
+  const ulong at = (n * plane_out + p) * 2;
+  CT_A idx[2][4], wt[2][4], lo[2], hi[2];
+  int count[2];
+  const long sizes[2] = {w, h};
+  for (int a = 0; a < 2; ++a) {
+    const CT_A gv = LOAD_B(g, at + a);
+    if (!isfinite(gv)) {
+      STORE_Y(y, o, (CT_A)NAN);
+      return;
+    }
+    const CT_A size = (CT_A)sizes[a];
+    const CT_A offset = (size - 1) * (CT_A)0.5;
+    CT_A v = fma(gv, align ? offset : size * (CT_A)0.5, offset);
+    if (mode == 1) v = rint(v);
+    lo[a] = align ? (CT_A)0 : (CT_A)(-0.5);
+    hi[a] = align ? size - 1 : size - (CT_A)0.5;
+    if (v < lo[a] || v > hi[a]) {
+      if (padding == 1) {
+        v = clamp(v, (CT_A)0, size - 1);
+      } else if (padding == 2) {
+        v = sy_gs_reflect(v, lo[a], hi[a]);
+      }
+    }
+    count[a] = sy_gs_taps(mode, v, idx[a], wt[a]);
+  }
+  const long base = (long)nc * h * w;
+  CT_A sum = -0.0f;
+  for (int ty = 0; ty < count[1]; ++ty) {
+    const long iy = sy_gs_element(padding, idx[1][ty], h, lo[1], hi[1]);
+    for (int tx = 0; tx < count[0]; ++tx) {
+      const long ix = sy_gs_element(padding, idx[0][tx], w, lo[0], hi[0]);
+      const CT_A v = iy < 0 || ix < 0 ? (CT_A)0 : LOAD_A(x, base + iy * w + ix);
+      sum += wt[1][ty] * wt[0][tx] * v;
+    }
+  }
+  STORE_Y(y, o, sum);
+}
+#endif  // GRID_SAMPLE

@@ -1,7 +1,7 @@
 // argmax argmin cumsum topk (floats and integers); group_norm instance_norm
-// rotary_embedding resize conv_transpose (floats): kernels/misc.cl. Direct kernels: one
-// work-item per line along the axis, per (sample, group), per (row, position) or per
-// output element. Semantics of the CPU reference kernels (plugins/cpu/src/ref/).
+// rotary_embedding resize conv_transpose grid_sample (floats): kernels/misc.cl. Direct
+// kernels: one work-item per line along the axis, per (sample, group), per (row, position)
+// or per output element. Semantics of the CPU reference kernels (plugins/cpu/src/ref/).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -250,6 +250,91 @@ int64_t WeightBits(double w, bool f64) {
   return bits;
 }
 
+// resize's taps along one axis, as plugins/cpu/src/ref/neural_ref.cpp computes them: per
+// output coordinate up to four (index, weight) pairs.
+struct ResizeAxisMode {
+  std::string mode, coord, nearest;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
+struct ResizeTaps {
+  int count = 0;
+  int64_t index[4] = {0, 0, 0, 0};
+  double weight[4] = {0, 0, 0, 0};
+  void Add(int64_t i, double w) {
+    index[count] = i;
+    weight[count] = w;
+    ++count;
+  }
+};
+
+ResizeTaps ResizeTapsAt(const ResizeAxisMode& m, int64_t xo, double scale, int64_t in,
+                        int64_t out) {
+  auto clamp = [in](double i) -> int64_t {
+    if (!(i > 0)) return 0;
+    const double last = static_cast<double>(in - 1);
+    return i >= last ? in - 1 : static_cast<int64_t>(i);
+  };
+  ResizeTaps t;
+  const double xd = static_cast<double>(xo);
+  double ori;
+  if (m.coord == "align_corners") {
+    const double output_width = scale * static_cast<double>(in);
+    ori = output_width == 1 ? 0.0 : xd * static_cast<double>(in - 1) / (output_width - 1);
+  } else if (m.coord == "asymmetric") {
+    ori = xd / scale;
+  } else if (m.coord == "pytorch_half_pixel") {
+    ori = out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+  } else if (m.coord == "tf_half_pixel_for_nn") {
+    ori = (xd + 0.5) / scale;
+  } else {
+    ori = (xd + 0.5) / scale - 0.5;
+  }
+  const double lo = std::floor(ori);
+  if (lo == ori) {
+    t.Add(clamp(ori), 1.0);
+    return t;
+  }
+  const double ratio = ori - lo;
+  if (m.mode == "linear") {
+    t.Add(clamp(lo), 1.0 - ratio);
+    t.Add(clamp(lo + 1), ratio);
+    return t;
+  }
+  if (m.mode == "cubic") {
+    const double a = m.cubic_a, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+    const double c[4] = {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
+                         ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1,
+                         ((a + 2) * q - (a + 3)) * q * q + 1,
+                         ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
+    double kept = 0;
+    for (int k = 0; k < 4; ++k) {
+      const double i = lo - 1 + k;
+      if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
+      t.Add(clamp(i), c[k]);
+      kept += c[k];
+    }
+    if (m.exclude_outside && kept != 0) {
+      for (int k = 0; k < t.count; ++k) t.weight[k] /= kept;
+    }
+    if (t.count == 0) t.Add(clamp(ori), 1.0);
+    return t;
+  }
+  bool up = false;
+  if (m.nearest == "round_prefer_ceil") {
+    up = ratio >= 0.5;
+  } else if (m.nearest == "floor") {
+    up = false;
+  } else if (m.nearest == "ceil") {
+    up = true;
+  } else {
+    up = ratio > 0.5;
+  }
+  t.Add(clamp(up ? lo + 1 : lo), 1.0);
+  return t;
+}
+
 class ResizeOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
@@ -261,9 +346,12 @@ class ResizeOp : public ClOp {
     n_out_ = ElementCount(out_shape);
     const DType dtype = node.inputs[0].dtype;
     const bool f64 = dtype == DType::kF64;
-    const bool linear = node.attrs.GetString("mode", "nearest") == "linear";
-    const std::string coord = node.attrs.GetString("coordinate_transformation_mode", "half_pixel");
-    const std::string nearest = node.attrs.GetString("nearest_mode", "round_prefer_floor");
+    ResizeAxisMode m;
+    m.mode = node.attrs.GetString("mode", "nearest");
+    m.coord = node.attrs.GetString("coordinate_transformation_mode", "half_pixel");
+    m.nearest = node.attrs.GetString("nearest_mode", "round_prefer_floor");
+    m.cubic_a = node.attrs.GetFloat("cubic_coeff_a", -0.75);
+    m.exclude_outside = node.attrs.GetInt("exclude_outside", 0) != 0;
     const bool has_scales = node.attrs.Has("scales");
     const std::vector<double> scales =
         has_scales ? node.attrs.GetFloats("scales") : std::vector<double>{};
@@ -282,48 +370,16 @@ class ResizeOp : public ClOp {
           has_scales ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
       const bool identity =
           out == in && std::fabs(scale - 1.0) <= 1e-9 * std::max(1.0, std::fabs(scale));
-      auto clamp = [in](double i) -> int64_t {
-        if (!(i > 0)) return 0;
-        const double last = static_cast<double>(in - 1);
-        return i >= last ? in - 1 : static_cast<int64_t>(i);
-      };
       for (int64_t xo = 0; xo < out; ++xo) {
+        ResizeTaps t;
         if (identity) {
-          meta.insert(meta.end(), {1, xo, 0, WeightBits(1.0, f64), 0});
-          continue;
-        }
-        const double xd = static_cast<double>(xo);
-        double ori;
-        if (coord == "align_corners") {
-          const double output_width = scale * static_cast<double>(in);
-          ori = output_width == 1 ? 0.0 : xd * static_cast<double>(in - 1) / (output_width - 1);
-        } else if (coord == "asymmetric") {
-          ori = xd / scale;
+          t.Add(xo, 1.0);
         } else {
-          ori = (xd + 0.5) / scale - 0.5;
+          t = ResizeTapsAt(m, xo, scale, in, out);
         }
-        const double lo = std::floor(ori);
-        if (lo == ori) {
-          meta.insert(meta.end(), {1, clamp(ori), 0, WeightBits(1.0, f64), 0});
-          continue;
-        }
-        const double ratio = ori - lo;
-        if (linear) {
-          meta.insert(meta.end(), {2, clamp(lo), clamp(lo + 1), WeightBits(1.0 - ratio, f64),
-                                   WeightBits(ratio, f64)});
-          continue;
-        }
-        bool up = false;
-        if (nearest == "round_prefer_ceil") {
-          up = ratio >= 0.5;
-        } else if (nearest == "floor") {
-          up = false;
-        } else if (nearest == "ceil") {
-          up = true;
-        } else {
-          up = ratio > 0.5;
-        }
-        meta.insert(meta.end(), {1, clamp(up ? lo + 1 : lo), 0, WeightBits(1.0, f64), 0});
+        meta.push_back(t.count);
+        for (int k = 0; k < 4; ++k) meta.push_back(t.index[k]);
+        for (int k = 0; k < 4; ++k) meta.push_back(WeightBits(t.weight[k], f64));
       }
     }
     meta_ = ctx.Upload(meta);
@@ -440,6 +496,52 @@ bool SupportsConvTranspose(const NodeInfo& node, const DeviceCaps& device, std::
   return SupportsFloat(node, device, reason);
 }
 
+// grid_sample: one work-item per output element (kernels/misc.cl, sy_grid_sample).
+class GridSampleOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& y = node.outputs[0].shape;
+    n_out_ = ElementCount(y);
+    channels_ = x[1];
+    h_ = x[2];
+    w_ = x[3];
+    plane_out_ = y[2] * y[3];
+    const std::string mode = node.attrs.GetString("mode", "bilinear");
+    mode_ = mode == "nearest" ? 1 : mode == "bicubic" ? 2 : 0;
+    const std::string padding = node.attrs.GetString("padding_mode", "zeros");
+    padding_ = padding == "border" ? 1 : padding == "reflection" ? 2 : 0;
+    align_ = node.attrs.GetInt("align_corners", 0) != 0 ? 1 : 0;
+    const DType dtype = node.inputs[0].dtype;
+    const std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
+                                SlotDefines('Y', node.outputs[0].dtype) + "#define GRID_SAMPLE 1\n";
+    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_grid_sample");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_out_ == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_out_))
+        .Add(static_cast<cl_long>(channels_))
+        .Add(static_cast<cl_long>(h_))
+        .Add(static_cast<cl_long>(w_))
+        .Add(static_cast<cl_ulong>(plane_out_))
+        .Add(static_cast<cl_int>(mode_))
+        .Add(static_cast<cl_int>(padding_))
+        .Add(static_cast<cl_int>(align_));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+ private:
+  int64_t n_out_ = 0, channels_ = 1, h_ = 1, w_ = 1, plane_out_ = 1;
+  int mode_ = 0, padding_ = 0, align_ = 0;
+  UniqueKernel kernel_;
+};
+
 std::unique_ptr<ClOp> CreateArg(const NodeInfo&) { return std::make_unique<ArgOp>(); }
 std::unique_ptr<ClOp> CreateCumsum(const NodeInfo&) { return std::make_unique<CumsumOp>(); }
 std::unique_ptr<ClOp> CreateTopk(const NodeInfo&) { return std::make_unique<TopkOp>(); }
@@ -449,6 +551,7 @@ std::unique_ptr<ClOp> CreateResize(const NodeInfo&) { return std::make_unique<Re
 std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
   return std::make_unique<ConvTransposeOp>();
 }
+std::unique_ptr<ClOp> CreateGridSample(const NodeInfo&) { return std::make_unique<GridSampleOp>(); }
 
 }  // namespace
 
@@ -462,6 +565,7 @@ void RegisterMiscOps(ClOpRegistry& registry) {
   registry.Add("rotary_embedding", SupportsFloat, CreateRotary);
   registry.Add("resize", SupportsResize, CreateResize);
   registry.Add("conv_transpose", SupportsConvTranspose, CreateConvTranspose);
+  registry.Add("grid_sample", SupportsFloat, CreateGridSample);
 }
 
 }  // namespace sy::opencl

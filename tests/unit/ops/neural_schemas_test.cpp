@@ -1,6 +1,7 @@
-// Shape rules and checks of resize, depth_to_space, space_to_depth, attention and
-// rotary_embedding (core/src/ops/neural_schemas.cpp). Expected shapes are derived by hand
-// from the ONNX operator definitions (attention and rotary_embedding: opset 23).
+// Shape rules and checks of resize, depth_to_space, space_to_depth, attention,
+// rotary_embedding and grid_sample (core/src/ops/neural_schemas.cpp). Expected shapes are
+// derived by hand from the ONNX operator definitions (attention and rotary_embedding:
+// opset 23; grid_sample: GridSample opset 16).
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -23,7 +24,8 @@ TEST(NeuralSchemas, RegisteredWithOnnxNamesAndDefaults) {
                                                        {"depth_to_space", "DepthToSpace"},
                                                        {"space_to_depth", "SpaceToDepth"},
                                                        {"attention", "Attention"},
-                                                       {"rotary_embedding", "RotaryEmbedding"}};
+                                                       {"rotary_embedding", "RotaryEmbedding"},
+                                                       {"grid_sample", "GridSample"}};
   for (const auto& [name, onnx] : names) {
     const OpSchema* schema = OpRegistry::Global().Find(name);
     ASSERT_NE(schema, nullptr) << name;
@@ -36,6 +38,12 @@ TEST(NeuralSchemas, RegisteredWithOnnxNamesAndDefaults) {
             AttrValue(std::string("half_pixel")));
   EXPECT_EQ(resize->FindAttr("nearest_mode")->default_value,
             AttrValue(std::string("round_prefer_floor")));
+  EXPECT_EQ(resize->FindAttr("cubic_coeff_a")->default_value, AttrValue(-0.75));
+  EXPECT_EQ(resize->FindAttr("exclude_outside")->default_value, AttrValue(int64_t{0}));
+  const OpSchema* grid_sample = OpRegistry::Global().Find("grid_sample");
+  EXPECT_EQ(grid_sample->FindAttr("mode")->default_value, AttrValue(std::string("bilinear")));
+  EXPECT_EQ(grid_sample->FindAttr("padding_mode")->default_value, AttrValue(std::string("zeros")));
+  EXPECT_EQ(grid_sample->FindAttr("align_corners")->default_value, AttrValue(int64_t{0}));
   EXPECT_EQ(OpRegistry::Global().Find("depth_to_space")->FindAttr("mode")->default_value,
             AttrValue(std::string("DCR")));
   EXPECT_EQ(OpRegistry::Global().Find("space_to_depth")->FindAttr("mode"), nullptr);
@@ -106,14 +114,21 @@ TEST(NeuralSchemas, ResizeErrors) {
   SY_EXPECT_ERROR(Infer("resize", {F32({1, 0})}, MakeAttrs({{"sizes", Ints{1, 4}}})),
                   "attribute sizes has 4 at index 1 but dimension 1 of input x [1, 0] is empty");
   SY_EXPECT_ERROR(Infer("resize", {x},
-                        MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"mode", std::string("cubic")}})),
-                  "attribute mode is \"cubic\" but must be one of: nearest, linear");
+                        MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"mode", std::string("area")}})),
+                  "attribute mode is \"area\" but must be one of: nearest, linear, cubic");
   SY_EXPECT_ERROR(
       Infer("resize", {x},
             MakeAttrs({{"sizes", Ints{1, 3, 8, 10}},
-                       {"coordinate_transformation_mode", std::string("pytorch_half_pixel")}})),
-      "attribute coordinate_transformation_mode is \"pytorch_half_pixel\" but must be "
-      "one of: half_pixel, asymmetric, align_corners");
+                       {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})),
+      "attribute coordinate_transformation_mode is \"tf_crop_and_resize\" but must be "
+      "one of: half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_half_pixel_for_nn");
+  SY_EXPECT_ERROR(Infer("resize", {x},
+                        MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"exclude_outside", int64_t{2}}})),
+                  "attribute exclude_outside is 2 but must be 0 or 1");
+  SY_EXPECT_ERROR(Infer("resize", {x},
+                        MakeAttrs({{"sizes", Ints{1, 3, 8, 10}},
+                                   {"cubic_coeff_a", std::numeric_limits<double>::quiet_NaN()}})),
+                  "attribute cubic_coeff_a is nan but must be finite");
   SY_EXPECT_ERROR(
       Infer("resize", {x},
             MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"nearest_mode", std::string("round")}})),
@@ -125,6 +140,65 @@ TEST(NeuralSchemas, ResizeErrors) {
   SY_EXPECT_ERROR(
       Infer("resize", {x}, MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"antialias", int64_t{1}}})),
       "unknown attribute antialias");
+}
+
+TEST(NeuralSchemas, ResizeCubicAndTheExtraCoordinateModes) {
+  // The mode and coordinate transformation do not change the output shape.
+  EXPECT_OUTPUT(Infer("resize", {F32({1, 3, 4, 5})},
+                      MakeAttrs({{"scales", Floats{1, 1, 2, 1.5}},
+                                 {"mode", std::string("cubic")},
+                                 {"cubic_coeff_a", -0.5},
+                                 {"exclude_outside", int64_t{1}}})),
+                F32({1, 3, 8, 7}));
+  for (const char* coord : {"pytorch_half_pixel", "tf_half_pixel_for_nn"}) {
+    EXPECT_OUTPUT(Infer("resize", {T(DType::kF64, {2, 4})},
+                        MakeAttrs({{"sizes", Ints{1, 9}},
+                                   {"mode", std::string("cubic")},
+                                   {"coordinate_transformation_mode", std::string(coord)}})),
+                  T(DType::kF64, {1, 9}));
+  }
+}
+
+// grid_sample: x [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out].
+TEST(NeuralSchemas, GridSample) {
+  EXPECT_OUTPUT(Infer("grid_sample", {F32({2, 3, 5, 7}), F32({2, 4, 6, 2})}), F32({2, 3, 4, 6}));
+  EXPECT_OUTPUT(Infer("grid_sample", {T(DType::kF16, {1, 1, 3, 2}), T(DType::kF16, {1, 2, 4, 2})},
+                      MakeAttrs({{"mode", std::string("bicubic")},
+                                 {"padding_mode", std::string("reflection")},
+                                 {"align_corners", int64_t{1}}})),
+                T(DType::kF16, {1, 1, 2, 4}));
+  // Empty outputs, also from an empty input plane.
+  EXPECT_OUTPUT(Infer("grid_sample", {F32({0, 3, 5, 7}), F32({0, 4, 6, 2})}), F32({0, 3, 4, 6}));
+  EXPECT_OUTPUT(Infer("grid_sample", {F32({1, 3, 0, 7}), F32({1, 0, 6, 2})}), F32({1, 3, 0, 6}));
+  EXPECT_OUTPUT(Infer("grid_sample", {F32({1, 0, 0, 0}), F32({1, 2, 2, 2})}), F32({1, 0, 2, 2}));
+}
+
+TEST(NeuralSchemas, GridSampleErrors) {
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5}), F32({1, 4, 6, 2})}),
+                  "input x has shape [1, 3, 5] but must have rank 4");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 2})}),
+                  "input grid has shape [1, 4, 2] but must have rank 4");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({2, 3, 5, 7}), F32({1, 4, 6, 2})}),
+                  "input grid has shape [1, 4, 6, 2] but its dimension 0 (1) must equal input "
+                  "x's batch 2");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 6, 3})}),
+                  "its dimension 3 (3) must be 2 (the x and y coordinates)");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 0, 7}), F32({1, 4, 6, 2})}),
+                  "input x has shape [1, 3, 0, 7] but its dimension 2 (0) must be positive");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), T(DType::kF64, {1, 4, 6, 2})}), "grid");
+  SY_EXPECT_ERROR(
+      Infer("grid_sample", {T(DType::kI32, {1, 3, 5, 7}), T(DType::kI32, {1, 4, 6, 2})}),
+      "input 0 (x) has dtype i32");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 6, 2})},
+                        MakeAttrs({{"mode", std::string("linear")}})),
+                  "attribute mode is \"linear\" but must be one of: bilinear, nearest, bicubic");
+  SY_EXPECT_ERROR(
+      Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 6, 2})},
+            MakeAttrs({{"padding_mode", std::string("edge")}})),
+      "attribute padding_mode is \"edge\" but must be one of: zeros, border, reflection");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 6, 2})},
+                        MakeAttrs({{"align_corners", int64_t{2}}})),
+                  "attribute align_corners is 2 but must be 0 or 1");
 }
 
 TEST(NeuralSchemas, DepthToSpaceAndSpaceToDepth) {

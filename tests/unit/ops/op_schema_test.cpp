@@ -115,7 +115,8 @@ const std::set<std::string> kCatalogue = {"neg",
                                           "depth_to_space",
                                           "space_to_depth",
                                           "attention",
-                                          "rotary_embedding"};
+                                          "rotary_embedding",
+                                          "grid_sample"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;

@@ -1,4 +1,5 @@
-// Op cases of resize, depth_to_space, space_to_depth, attention and rotary_embedding.
+// Op cases of resize, depth_to_space, space_to_depth, attention, rotary_embedding and
+// grid_sample.
 #include <string>
 
 #include "conformance/op_cases_internal.h"
@@ -20,11 +21,20 @@ Attrs Resize(std::string mode, std::vector<double> scales, std::vector<int64_t> 
   return a;
 }
 
+// Mode cubic, with cubic_coeff_a and exclude_outside when they differ from the defaults.
+Attrs Cubic(std::vector<double> scales, std::vector<int64_t> sizes = {},
+            std::string coordinate = "", double a = -0.75, int64_t exclude_outside = 0) {
+  Attrs attrs = Resize("cubic", std::move(scales), std::move(sizes), std::move(coordinate));
+  if (a != -0.75) attrs.Set("cubic_coeff_a", F(a));
+  if (exclude_outside != 0) attrs.Set("exclude_outside", I(exclude_outside));
+  return attrs;
+}
+
 // resize. Nearest cases pick scales whose coordinates are exact in any float precision
 // (powers of two) or stay far from rounding ties, so that the neighbour chosen does not
 // depend on how a plugin computes the coordinate; ties that are exact (asymmetric x / 2)
 // test the nearest modes. Linear cases may be inexact: their weights are compared under
-// a tolerance.
+// a tolerance; so may cubic ones (weights of either sign, up to 16 taps in 2-D).
 std::vector<OpCase> ResizeCases() {
   struct R {
     std::string label;
@@ -55,6 +65,26 @@ std::vector<OpCase> ResizeCases() {
       {"[3,5] linear scales=[2,1.5]", {3, 5}, Resize("linear", {2, 1.5})},
       {"[2,3,5] nearest sizes=[2,6,10]", {2, 3, 5}, Resize("nearest", {}, {2, 6, 10})},
       {"[1,1,7,13] linear sizes=[1,1,13,20]", {1, 1, 7, 13}, Resize("linear", {}, {1, 1, 13, 20})},
+      {"[1,2,5,7] cubic scales=[1,1,2,2]", x, Cubic({1, 1, 2, 2})},
+      {"[1,2,5,7] cubic sizes=[1,2,3,4] align_corners", x,
+       Cubic({}, {1, 2, 3, 4}, "align_corners")},
+      {"[1,2,5,7] cubic scales=[1,1,1.5,0.8] asymmetric a=-0.5 exclude_outside", x,
+       Cubic({1, 1, 1.5, 0.8}, {}, "asymmetric", -0.5, 1)},
+      {"[1,2,5,7] cubic sizes=[1,2,9,11] exclude_outside", x,
+       Cubic({}, {1, 2, 9, 11}, "", -0.75, 1)},
+      {"[3,5] cubic scales=[2,1.5] pytorch_half_pixel",
+       {3, 5},
+       Cubic({2, 1.5}, {}, "pytorch_half_pixel")},
+      {"[1,2,5,7] cubic sizes=[1,2,1,9] pytorch_half_pixel", x,
+       Cubic({}, {1, 2, 1, 9}, "pytorch_half_pixel")},
+      {"[1,2,5,7] linear sizes=[1,2,1,9] pytorch_half_pixel", x,
+       Resize("linear", {}, {1, 2, 1, 9}, "pytorch_half_pixel")},
+      {"[1,2,5,7] nearest scales=[1,1,2,2] tf_half_pixel_for_nn", x,
+       Resize("nearest", {1, 1, 2, 2}, {}, "tf_half_pixel_for_nn")},
+      {"[1,2,5,7] linear sizes=[1,2,3,4] tf_half_pixel_for_nn", x,
+       Resize("linear", {}, {1, 2, 3, 4}, "tf_half_pixel_for_nn")},
+      {"[2,3,5] cubic scales=[1.5,2,0.6]", {2, 3, 5}, Cubic({1.5, 2, 0.6})},
+      {"[1,1,7,13] cubic sizes=[1,1,13,20]", {1, 1, 7, 13}, Cubic({}, {1, 1, 13, 20})},
       {"scalar [] scales=[]", {}, Resize("nearest", {})},
       {"empty [0,2,5,7] scales=[1,1,2,2]", {0, 2, 5, 7}, Resize("nearest", {1, 1, 2, 2})},
       {"empty [1,2,5,7] sizes=[1,2,0,4]", x, Resize("linear", {}, {1, 2, 0, 4})},
@@ -225,6 +255,66 @@ std::vector<OpCase> RotaryCases() {
   return b.Take();
 }
 
+// grid_sample: x [N, C, H, W] and grid [N, Ho, Wo, 2], both in [-2, 2), so that about
+// half the grid points fall outside the input and the padding modes matter. H and W stay
+// small: a plugin computes the coordinate g * W / 2 + (W - 1) / 2 in its float type, and
+// its rounding error, about W * 2^-24 in f32, times the slope of the data must stay within
+// the interpolation tolerance. Special values only in x and only for nearest (which
+// copies): interpolating weights meet infinities and 1e30s that cancel differently in f32.
+std::vector<OpCase> GridSampleCases() {
+  auto attrs = [](std::string mode, std::string padding, int64_t align) {
+    Attrs a;
+    if (mode != "bilinear") a.Set("mode", Str(std::move(mode)));
+    if (padding != "zeros") a.Set("padding_mode", Str(std::move(padding)));
+    if (align != 0) a.Set("align_corners", I(align));
+    return a;
+  };
+  struct R {
+    std::string label;
+    Shape x, grid;
+    Attrs attrs;
+  };
+  std::vector<R> cases;
+  const Shape x = {2, 3, 5, 7};
+  const Shape grid = {2, 4, 6, 2};
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      for (int64_t align : {0, 1}) {
+        cases.push_back({std::string("[2,3,5,7] grid=[2,4,6,2] ") + mode + " " + padding +
+                             (align != 0 ? " align_corners" : ""),
+                         x, grid, attrs(mode, padding, align)});
+      }
+    }
+  }
+  cases.push_back({"[1,2,1,1] grid=[1,3,5,2] bilinear reflection align_corners",
+                   {1, 2, 1, 1},
+                   {1, 3, 5, 2},
+                   attrs("bilinear", "reflection", 1)});
+  cases.push_back({"[1,2,1,6] grid=[1,3,5,2] bicubic border",
+                   {1, 2, 1, 6},
+                   {1, 3, 5, 2},
+                   attrs("bicubic", "border", 0)});
+  cases.push_back({"[3,1,13,11] grid=[3,7,9,2] bicubic reflection",
+                   {3, 1, 13, 11},
+                   {3, 7, 9, 2},
+                   attrs("bicubic", "reflection", 0)});
+  cases.push_back({"empty [0,2,5,7] grid=[0,4,6,2]", {0, 2, 5, 7}, {0, 4, 6, 2}, {}});
+  cases.push_back({"empty [1,2,5,7] grid=[1,0,6,2]", {1, 2, 5, 7}, {1, 0, 6, 2}, {}});
+  cases.push_back({"empty [1,0,0,0] grid=[1,4,6,2]", {1, 0, 0, 0}, {1, 4, 6, 2}, {}});
+  CaseBuilder b("grid_sample");
+  for (DType d : SchemaDTypes("grid_sample")) {
+    for (const R& c : cases) b.Add(d, c.label, {In(d, c.x), In(d, c.grid)}, c.attrs);
+    for (const char* padding : {"zeros", "border"}) {
+      b.Special(d, std::string("special [2,3,5,7] grid=[2,4,6,2] nearest ") + padding,
+                {In(d, x), In(d, grid, Domain::kUnit)}, attrs("nearest", padding, 0));
+    }
+  }
+  const DType f = DType::kF32;
+  b.Large(f, "1M [1,16,16,16] grid=[1,256,256,2]",
+          {In(f, {1, 16, 16, 16}), In(f, {1, 256, 256, 2})}, {});
+  return b.Take();
+}
+
 }  // namespace
 
 std::vector<OpCase> NeuralCases(std::string_view op) {
@@ -232,6 +322,7 @@ std::vector<OpCase> NeuralCases(std::string_view op) {
   if (op == "depth_to_space" || op == "space_to_depth") return BlockCases(op);
   if (op == "attention") return AttentionCases();
   if (op == "rotary_embedding") return RotaryCases();
+  if (op == "grid_sample") return GridSampleCases();
   return {};
 }
 

@@ -45,8 +45,10 @@
 //    3e-5 relative (batch_norm's output is a difference of terms up to ~25 in magnitude,
 //    each rounded), norm 1e-5. softmax's outputs are small (1/n): its absolute floor is
 //    1e-7.
-//  - Interpolation (resize, rotary_embedding): a few products summed, with weights or
-//    coordinates that a plugin computes in f32: 4 ulp, or 1e-5 absolute and relative.
+//  - Interpolation (resize, rotary_embedding, grid_sample): a few products summed (up to
+//    16 for cubic resize and bicubic grid_sample), with weights or coordinates that a
+//    plugin computes in f32: 4 ulp, or 1e-5 absolute and relative. grid_sample's cases
+//    keep H and W small, as an f32 coordinate near W is off by about W * 2^-24.
 //
 // Cases are chosen so that these tolerances are meaningful: special values only where no
 // intermediate result over- or underflows differently in f32 than in double (see the
@@ -178,6 +180,7 @@ constexpr OpTier kTiers[] = {
     // Interpolation.
     {"resize", Tier::kInterpolate},
     {"rotary_embedding", Tier::kInterpolate},
+    {"grid_sample", Tier::kInterpolate},
 };
 
 // The spacing of the dtype's values at 1.0.

@@ -1,7 +1,8 @@
 // Reference kernels for the neural-network family (spec/ops.md, "Neural network"):
-// resize, depth_to_space, space_to_depth, attention and rotary_embedding here, and the
-// normalization ops (softmax, log_softmax, layer_norm, rms_norm, batch_norm, group_norm,
-// instance_norm) in normalization_ref.cpp; AddNeuralRefKernels registers them all.
+// resize, depth_to_space, space_to_depth, attention, rotary_embedding and the extension
+// grid_sample here, and the normalization ops (softmax, log_softmax, layer_norm, rms_norm,
+// batch_norm, group_norm, instance_norm) in normalization_ref.cpp; AddNeuralRefKernels registers
+// them all.
 //
 // Floats are computed in double and rounded once on store. depth_to_space and
 // space_to_depth take every dtype and only move elements (bytes are copied as they are).
@@ -14,6 +15,23 @@
 //   values, which is the same). An integral coordinate reads exactly that element: a
 //   neighbour whose weight is zero is not read, so a NaN there does not leak in (in the
 //   reference it would, through 0 * NaN, an artefact of its dot product).
+//   Mode cubic takes the reference's four taps floor(x) - 1 .. floor(x) + 2 with Keys'
+//   coefficients for cubic_coeff_a (_cubic_coeffs), clamped at the edges; with
+//   exclude_outside, taps outside [0, in) are dropped and the rest renormalized to sum 1
+//   (linear and nearest ignore exclude_outside, as onnxruntime does; for linear it would
+//   change nothing). pytorch_half_pixel is (x + 0.5) / scale - 0.5, and 0 where the
+//   output length is 1 (the operator's definition and onnxruntime; the reference takes
+//   -0.5 there, which differs only for cubic); tf_half_pixel_for_nn is (x + 0.5) / scale.
+// - grid_sample follows the ONNX reference (onnx/reference/ops/op_grid_sample.py, itself
+//   onnxruntime's algorithm): grid (x, y) in [-1, 1] is denormalized per axis
+//   (align_corners: (g + 1) / 2 * (n - 1), else ((g + 1) * n - 1) / 2); nearest rounds it
+//   half to even; a coordinate outside [-0.5, n - 0.5] ([0, n - 1] with align_corners) is
+//   clamped to [0, n - 1] (border) or reflected into that range (reflection) before the
+//   taps are taken: 1 (nearest), 2 (bilinear) or 4 (bicubic, Keys with a = -0.75) per
+//   axis. A tap outside [0, n) reads 0 (zeros), the edge element (border) or the element
+//   its index reflects to (reflection). As for resize, a tap of weight 0 is not read. A
+//   grid coordinate that is NaN or infinite gives NaN for every channel of that output
+//   position (the operator leaves it undefined).
 // - attention follows ONNX opset 23 with its errata (onnx/onnx#8068, in the reference
 //   since onnx 1.23): a fully masked query row, one whose every bias is -inf (keys masked
 //   by a bool mask, an additive -inf mask and/or is_causal; or no keys at all), produces
@@ -23,6 +41,7 @@
 //   no KV cache). The scale multiplies q.k directly, so a negative scale works (the
 //   reference's sqrt(scale) on q and k would make it NaN).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -43,7 +62,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // ---------------------------------------------------------------------------------------
 // resize
 
-enum class Coord { kHalfPixel, kAsymmetric, kAlignCorners };
+enum class Coord { kHalfPixel, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn };
+enum class Interp { kNearest, kLinear, kCubic };
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
 // One input element an output coordinate reads along one axis, and its weight.
@@ -53,10 +73,14 @@ struct Tap {
 };
 
 // The coordinate in the input of output coordinate `x` along an axis of `in` elements
-// resized by `scale`, as op_resize.py's _interpolate_1d_with_x computes it.
-double OriginalCoord(Coord mode, int64_t x, double scale, int64_t in) {
+// resized by `scale` to `out`, as op_resize.py's _interpolate_1d_with_x computes it.
+double OriginalCoord(Coord mode, int64_t x, double scale, int64_t in, int64_t out) {
   const double xd = static_cast<double>(x);
   switch (mode) {
+    case Coord::kPytorchHalfPixel:
+      return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+    case Coord::kTfHalfPixelForNn:
+      return (xd + 0.5) / scale;
     case Coord::kAlignCorners: {
       const double output_width = scale * static_cast<double>(in);
       if (output_width == 1) return 0.0;
@@ -78,12 +102,28 @@ int64_t ClampIndex(double i, int64_t in) {
   return i >= last ? in - 1 : static_cast<int64_t>(i);
 }
 
+// Keys' cubic convolution weights of the taps floor(x) - 1 .. floor(x) + 2 for a
+// fractional part `ratio` of x, written as op_resize.py's _cubic_coeffs.
+std::array<double, 4> CubicCoeffs(double ratio, double a) {
+  const double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+  return {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
+          ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
+          ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
+}
+
+struct AxisMode {
+  Interp interp = Interp::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
 // The taps of every output coordinate along one axis.
-std::vector<std::vector<Tap>> AxisTaps(bool linear, Coord coord, Nearest nearest, double scale,
-                                       int64_t in, int64_t out) {
+std::vector<std::vector<Tap>> AxisTaps(const AxisMode& m, double scale, int64_t in, int64_t out) {
   std::vector<std::vector<Tap>> taps(static_cast<size_t>(out));
   for (int64_t x = 0; x < out; ++x) {
-    const double ori = OriginalCoord(coord, x, scale, in);
+    const double ori = OriginalCoord(m.coord, x, scale, in, out);
     const double lo = std::floor(ori);
     std::vector<Tap>& t = taps[static_cast<size_t>(x)];
     if (lo == ori) {  // integral: that element alone (the reference's ratio 1)
@@ -91,13 +131,28 @@ std::vector<std::vector<Tap>> AxisTaps(bool linear, Coord coord, Nearest nearest
       continue;
     }
     const double ratio = ori - lo;  // in (0, 1)
-    if (linear) {
+    if (m.interp == Interp::kLinear) {
       t.push_back({ClampIndex(lo, in), 1.0 - ratio});
       t.push_back({ClampIndex(lo + 1, in), ratio});
       continue;
     }
+    if (m.interp == Interp::kCubic) {
+      const std::array<double, 4> c = CubicCoeffs(ratio, m.cubic_a);
+      double kept = 0;
+      for (int k = 0; k < 4; ++k) {
+        const double i = lo - 1 + k;
+        if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
+        t.push_back({ClampIndex(i, in), c[static_cast<size_t>(k)]});
+        kept += c[static_cast<size_t>(k)];
+      }
+      if (m.exclude_outside && kept != 0) {
+        for (Tap& tap : t) tap.weight /= kept;
+      }
+      if (t.empty()) t.push_back({ClampIndex(ori, in), 1.0});  // not reached: ori >= -0.5
+      continue;
+    }
     bool up = false;
-    switch (nearest) {
+    switch (m.nearest) {
       case Nearest::kRoundPreferFloor:
         up = ratio > 0.5;
         break;
@@ -116,22 +171,30 @@ std::vector<std::vector<Tap>> AxisTaps(bool linear, Coord coord, Nearest nearest
   return taps;
 }
 
-// resize, modes nearest and linear (multilinear over every axis), for any rank.
+// resize, modes nearest, linear and cubic (separable over every axis), for any rank.
 Status Resize(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
   const TensorView& y = ctx.outputs[0];
   if (y.count() == 0) return Status::Ok();
   const size_t rank = static_cast<size_t>(x.rank());
-  const bool linear = ctx.attrs.GetString("mode", "nearest") == "linear";
+  AxisMode m;
+  const std::string mode = ctx.attrs.GetString("mode", "nearest");
+  m.interp = mode == "linear"  ? Interp::kLinear
+             : mode == "cubic" ? Interp::kCubic
+                               : Interp::kNearest;
   const std::string coord_name = ctx.attrs.GetString("coordinate_transformation_mode");
-  const Coord coord = coord_name == "asymmetric"      ? Coord::kAsymmetric
-                      : coord_name == "align_corners" ? Coord::kAlignCorners
-                                                      : Coord::kHalfPixel;
+  m.coord = coord_name == "asymmetric"             ? Coord::kAsymmetric
+            : coord_name == "align_corners"        ? Coord::kAlignCorners
+            : coord_name == "pytorch_half_pixel"   ? Coord::kPytorchHalfPixel
+            : coord_name == "tf_half_pixel_for_nn" ? Coord::kTfHalfPixelForNn
+                                                   : Coord::kHalfPixel;
   const std::string nearest_name = ctx.attrs.GetString("nearest_mode");
-  const Nearest nearest = nearest_name == "round_prefer_ceil" ? Nearest::kRoundPreferCeil
-                          : nearest_name == "floor"           ? Nearest::kFloor
-                          : nearest_name == "ceil"            ? Nearest::kCeil
-                                                              : Nearest::kRoundPreferFloor;
+  m.nearest = nearest_name == "round_prefer_ceil" ? Nearest::kRoundPreferCeil
+              : nearest_name == "floor"           ? Nearest::kFloor
+              : nearest_name == "ceil"            ? Nearest::kCeil
+                                                  : Nearest::kRoundPreferFloor;
+  m.cubic_a = ctx.attrs.GetFloat("cubic_coeff_a", -0.75);
+  m.exclude_outside = ctx.attrs.GetInt("exclude_outside", 0) != 0;
   const bool has_scales = ctx.attrs.Has("scales");
   const std::vector<double> scales =
       has_scales ? ctx.attrs.GetFloats("scales") : std::vector<double>{};
@@ -148,7 +211,7 @@ Status Resize(const KernelContext& ctx) {
       for (int64_t i = 0; i < out; ++i) taps[d].push_back(std::vector<Tap>{Tap{i, 1.0}});
       continue;
     }
-    taps[d] = AxisTaps(linear, coord, nearest, scale, in, out);
+    taps[d] = AxisTaps(m, scale, in, out);
   }
   const std::vector<int64_t> in_strides = Strides(x.shape());
   std::vector<int64_t> pos(rank, 0);  // output multi-index
@@ -360,6 +423,142 @@ Status RotaryEmbedding(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------------------
+// grid_sample: x [N, C, H, W], grid [N, Ho, Wo, 2] (x, y in [-1, 1]) -> [N, C, Ho, Wo]
+
+enum class GridPadding { kZeros, kBorder, kReflection };
+
+// op_grid_sample.py's _gs_reflect: `v` folded into [lo, hi] by reflecting at the bounds.
+double GridReflect(double v, double lo, double hi) {
+  const double span = hi - lo;
+  if (!(span > 0)) return lo;  // one element with align_corners
+  if (v >= lo && v <= hi) return v;
+  const double dx = v < lo ? lo - v : v - hi;
+  const double n = std::floor(dx / span);
+  const double r = std::clamp(dx - n * span, 0.0, span);
+  const bool even = std::fmod(n, 2.0) == 0;
+  if (v < lo) return even ? lo + r : hi - r;
+  return even ? hi - r : lo + r;
+}
+
+// The taps of one denormalized coordinate along an axis of `size` elements: index (as a
+// double, maybe outside [0, size)) and weight.
+struct GridTap {
+  double index;
+  double weight;
+};
+
+// The taps of coordinate `v` (already padded) along one axis; weight-0 taps are left out.
+int GridTaps(Interp interp, double v, std::array<GridTap, 4>& taps) {
+  if (interp == Interp::kNearest) {
+    taps[0] = {v, 1.0};  // integral already (rounded, then clamped or reflected)
+    return 1;
+  }
+  const double lo = std::floor(v);
+  const double t = v - lo;
+  int n = 0;
+  if (interp == Interp::kLinear) {
+    if (1 - t != 0) taps[n++] = {lo, 1 - t};
+    if (t != 0) taps[n++] = {lo + 1, t};
+    return n;
+  }
+  const std::array<double, 4> c = CubicCoeffs(t, -0.75);
+  for (int k = 0; k < 4; ++k) {
+    if (c[static_cast<size_t>(k)] != 0) taps[n++] = {lo - 1 + k, c[static_cast<size_t>(k)]};
+  }
+  return n;
+}
+
+Status GridSample(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& grid = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  if (y.count() == 0) return Status::Ok();
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  const int64_t h = x.shape()[2], w = x.shape()[3];
+  const int64_t oh = y.shape()[2], ow = y.shape()[3];
+  const std::string mode = ctx.attrs.GetString("mode", "bilinear");
+  const Interp interp = mode == "nearest"   ? Interp::kNearest
+                        : mode == "bicubic" ? Interp::kCubic
+                                            : Interp::kLinear;
+  const std::string padding_name = ctx.attrs.GetString("padding_mode", "zeros");
+  const GridPadding padding = padding_name == "border"       ? GridPadding::kBorder
+                              : padding_name == "reflection" ? GridPadding::kReflection
+                                                             : GridPadding::kZeros;
+  const bool align = ctx.attrs.GetInt("align_corners", 0) != 0;
+  // Per axis (0: x along W, 1: y along H): the size and the bounds of the coordinates.
+  const int64_t sizes[2] = {w, h};
+  double lo[2], hi[2];
+  for (int a = 0; a < 2; ++a) {
+    lo[a] = align ? 0.0 : -0.5;
+    hi[a] = align ? static_cast<double>(sizes[a] - 1) : static_cast<double>(sizes[a]) - 0.5;
+  }
+  // The element a tap index reads along axis a, or -1 for zeros padding outside.
+  auto element = [&](int a, double i) -> int64_t {
+    const double last = static_cast<double>(sizes[a] - 1);
+    if (i >= 0 && i <= last) return static_cast<int64_t>(i);
+    switch (padding) {
+      case GridPadding::kZeros:
+        return -1;
+      case GridPadding::kBorder:
+        return i < 0 ? 0 : sizes[a] - 1;
+      case GridPadding::kReflection:
+        break;
+    }
+    const double r = std::trunc(GridReflect(i, lo[a], hi[a]));  // the reference's int()
+    return static_cast<int64_t>(std::clamp(r, 0.0, last));
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int64_t plane = h * w;
+  std::array<GridTap, 4> taps[2];
+  int counts[2];
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t p = 0; p < oh * ow; ++p) {
+      const int64_t g = (n * oh * ow + p) * 2;
+      bool finite = true;
+      for (int a = 0; a < 2; ++a) {
+        const double gv = LoadFloat(grid.dtype(), grid.data, g + a);
+        if (!std::isfinite(gv)) {
+          finite = false;
+          break;
+        }
+        const double size = static_cast<double>(sizes[a]);
+        double v = align ? (gv + 1) / 2 * (size - 1) : ((gv + 1) * size - 1) / 2;
+        if (interp == Interp::kNearest) v = std::nearbyint(v);  // half to even
+        if (v < lo[a] || v > hi[a]) {
+          if (padding == GridPadding::kBorder) {
+            v = std::clamp(v, 0.0, size - 1);
+          } else if (padding == GridPadding::kReflection) {
+            v = GridReflect(v, lo[a], hi[a]);
+          }
+        }
+        counts[a] = GridTaps(interp, v, taps[a]);
+      }
+      for (int64_t c = 0; c < channels; ++c) {
+        const int64_t out = (n * channels + c) * oh * ow + p;
+        if (!finite) {
+          StoreFloat(y.dtype(), y.data, out, nan);
+          continue;
+        }
+        const int64_t base = (n * channels + c) * plane;
+        double sum = -0.0;  // so that nearest copies -0.0 as it is
+        for (int ty = 0; ty < counts[1]; ++ty) {
+          const int64_t iy = element(1, taps[1][static_cast<size_t>(ty)].index);
+          for (int tx = 0; tx < counts[0]; ++tx) {
+            const int64_t ix = element(0, taps[0][static_cast<size_t>(tx)].index);
+            const double v =
+                iy < 0 || ix < 0 ? 0.0 : LoadFloat(x.dtype(), x.data, base + iy * w + ix);
+            sum += taps[1][static_cast<size_t>(ty)].weight *
+                   taps[0][static_cast<size_t>(tx)].weight * v;
+          }
+        }
+        StoreFloat(y.dtype(), y.data, out, sum);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddNeuralRefKernels(KernelTable& table) {
@@ -369,6 +568,7 @@ void AddNeuralRefKernels(KernelTable& table) {
   table.Add("space_to_depth", SpaceToDepth);
   table.Add("attention", Attention);
   table.Add("rotary_embedding", RotaryEmbedding);
+  table.Add("grid_sample", GridSample);
 }
 
 }  // namespace sy::cpu

@@ -1,5 +1,6 @@
-// Reference kernels for resize, depth_to_space, space_to_depth, attention and
-// rotary_embedding, checked against NumPy (tools/kernel_refs/neural.py; its optional
+// Reference kernels for resize, depth_to_space, space_to_depth, attention,
+// rotary_embedding and grid_sample, checked against NumPy (tools/kernel_refs/neural.py; its
+// optional
 // --check-onnx run also compares those references with onnx.reference), hand-derived
 // values (several from the ONNX backend tests' documented outputs) and identities.
 // (softmax and the norms: normalization_ref_test.cpp.) None of these ops has a
@@ -330,6 +331,300 @@ TEST(NeuralRefResize, ScalarEmptyAndIdentity) {
                   std::string(mode) + " " + coord);
     }
   }
+}
+
+// resize mode cubic and the coordinate modes pytorch_half_pixel, tf_half_pixel_for_nn
+
+struct CubicCase {
+  std::string name;
+  const char* x;
+  const char* mode;
+  std::string coord;
+  std::string nearest;
+  std::vector<double> scales;  // or
+  std::vector<int64_t> sizes;
+  double cubic_a = -0.75;
+  int64_t exclude_outside = 0;
+};
+
+// The same table as RESIZE_CUBIC_CASES in tools/kernel_refs/neural.py.
+const std::vector<CubicCase>& CubicCases() {
+  static const std::vector<CubicCase> cases = [] {
+    const char* x = "resize_cubic_x";
+    std::vector<CubicCase> c;
+    for (std::string coord : {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"}) {
+      c.push_back({"cubic_" + coord + "_up", x, "cubic", coord, "", {1, 1, 2.0, 1.6}, {}});
+      c.push_back({"cubic_" + coord + "_down", x, "cubic", coord, "", {}, {1, 2, 3, 3}});
+      c.push_back(
+          {"cubic_" + coord + "_exclude", x, "cubic", coord, "", {1, 1, 1.5, 2.2}, {}, -0.5, 1});
+    }
+    c.push_back({"cubic_a_minus1_sizes", x, "cubic", "half_pixel", "", {}, {1, 2, 7, 9}, -1.0});
+    c.push_back({"cubic_pytorch_half_pixel_to_one",
+                 x,
+                 "cubic",
+                 "pytorch_half_pixel",
+                 "",
+                 {},
+                 {1, 2, 1, 3}});
+    c.push_back({"linear_pytorch_half_pixel_to_one",
+                 x,
+                 "linear",
+                 "pytorch_half_pixel",
+                 "",
+                 {},
+                 {1, 2, 3, 1}});
+    for (std::string nearest : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+      c.push_back({"nearest_tf_half_pixel_for_nn_" + nearest,
+                   x,
+                   "nearest",
+                   "tf_half_pixel_for_nn",
+                   nearest,
+                   {1, 1, 0.75, 1.7},
+                   {}});
+    }
+    c.push_back(
+        {"linear_tf_half_pixel_for_nn", x, "linear", "tf_half_pixel_for_nn", "", {}, {1, 2, 6, 4}});
+    c.push_back({"cubic_rank3_all_axes",
+                 "resize_cubic_rank3_x",
+                 "cubic",
+                 "half_pixel",
+                 "",
+                 {2.0, 0.75, 2.5},
+                 {}});
+    c.push_back(
+        {"cubic_f16", "resize_cubic_f16_x", "cubic", "asymmetric", "", {1, 1, 2.0, 1.5}, {}});
+    return c;
+  }();
+  return cases;
+}
+
+Attrs CubicAttrs(const CubicCase& c) {
+  Attrs attrs = ResizeAttrs(c.mode, c.coord, c.nearest.empty() ? "round_prefer_floor" : c.nearest,
+                            c.scales, c.sizes);
+  attrs.Set("cubic_coeff_a", c.cubic_a);
+  attrs.Set("exclude_outside", c.exclude_outside);
+  return attrs;
+}
+
+TEST(NeuralRefResize, CubicAndExtraCoordinateModesMatchNumPy) {
+  for (const CubicCase& c : CubicCases()) {
+    const Tensor x = Ref(c.x);
+    const Tensor y = RunRef1("resize", {x}, CubicAttrs(c));
+    ExpectClose(y, Ref("resize_" + c.name + "_y"), c.name);
+    if (x.dtype() == DType::kF32) {  // exact in f64: the same references, more tightly
+      ExpectClose(RunRef1("resize", {As(x, DType::kF64)}, CubicAttrs(c)),
+                  Ref("resize_" + c.name + "_y"), 1e-12, c.name + " f64");
+    }
+  }
+}
+
+// Hand-derived: [1, 2, 4, 8] x2 asymmetric. Keys' weights at ratio 0.5 (a = -0.75) are
+// -0.09375, 0.59375, 0.59375, -0.09375; integral coordinates copy the element.
+TEST(NeuralRefResize, CubicHandDerived) {
+  const Tensor x = Make(DType::kF32, {4}, {1, 2, 4, 8});
+  Attrs attrs = Scales("cubic", "asymmetric", {2});
+  // 0.5: taps -1 0 1 2 clamped -> 1 1 2 4; 1.5: 1 2 4 8; 2.5: 2 4 8 8; 3.5: 4 8 8 8.
+  ExpectValues(RunRef1("resize", {x}, attrs), {8}, {1, 1.3125, 2, 2.71875, 4, 6.1875, 8, 8.375}, 0,
+               "a=-0.75");
+  // exclude_outside drops the taps outside [0, 4) and renormalizes: 0.5 -> (0.59375 * 1 +
+  // 0.59375 * 2 - 0.09375 * 4) / 1.09375 = 9/7; 2.5 -> (-0.09375 * 2 + 0.59375 * 4 +
+  // 0.59375 * 8) / 1.09375 = 222/35; 3.5 -> (-0.09375 * 4 + 0.59375 * 8) / 0.5.
+  attrs.Set("exclude_outside", int64_t{1});
+  ExpectValues(RunRef1("resize", {x}, attrs), {8}, {1, 9.0 / 7, 2, 2.71875, 4, 222.0 / 35, 8, 8.75},
+               1e-7, "exclude_outside");
+  // a = -0.5 at ratio 0.5: -0.0625, 0.5625, 0.5625, -0.0625.
+  attrs = Scales("cubic", "asymmetric", {2});
+  attrs.Set("cubic_coeff_a", -0.5);
+  ExpectValues(RunRef1("resize", {x}, attrs), {8}, {1, 1.375, 2, 2.8125, 4, 6.125, 8, 8.25}, 0,
+               "a=-0.5");
+}
+
+// Hand-derived coordinate modes. pytorch_half_pixel is half_pixel except for an output
+// length of 1, where it takes element 0; tf_half_pixel_for_nn is (x + 0.5) / scale.
+TEST(NeuralRefResize, PytorchHalfPixelAndTfHalfPixelForNn) {
+  const Tensor x = Make(DType::kF32, {4}, {1, 2, 4, 8});
+  // half_pixel to one element: coordinate 1.5 -> cubic 2.71875; pytorch: element 0.
+  ExpectValues(RunRef1("resize", {x}, ResizeAttrs("cubic", "half_pixel", "floor", {}, {1})), {1},
+               {2.71875}, 0);
+  ExpectValues(RunRef1("resize", {x}, ResizeAttrs("cubic", "pytorch_half_pixel", "floor", {}, {1})),
+               {1}, {1}, 0);
+  // Same as half_pixel for longer outputs: x2 linear.
+  const Tensor a = RunRef1("resize", {x}, Scales("linear", "pytorch_half_pixel", {2}));
+  ExpectClose(a, RunRef1("resize", {x}, Scales("linear", "half_pixel", {2})), 0);
+  // tf_half_pixel_for_nn, nearest, 4 -> 3 (scale 0.75): coordinates 2/3, 2, 10/3 ->
+  // round_prefer_floor 1, 2, 3.
+  ExpectValues(
+      RunRef1("resize", {x},
+              ResizeAttrs("nearest", "tf_half_pixel_for_nn", "round_prefer_floor", {}, {3})),
+      {3}, {2, 4, 8}, 0);
+  // floor: 0, 2, 3.
+  ExpectValues(
+      RunRef1("resize", {x}, ResizeAttrs("nearest", "tf_half_pixel_for_nn", "floor", {}, {3})), {3},
+      {1, 4, 8}, 0);
+}
+
+// Documented outputs of the ONNX backend tests (onnx/backend/test/case/node/resize.py):
+// the 4x4 input 1..16 with scales [1, 1, 0.8, 0.8] (first row of each output).
+TEST(NeuralRefResize, CubicOnnxBackendExamples) {
+  std::vector<double> v(16);
+  for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = i + 1;
+  const Tensor x = Make(DType::kF32, {1, 1, 4, 4}, v);
+  const Tensor down = RunRef1("resize", {x}, Scales("cubic", "half_pixel", {1, 1, 0.8, 0.8}));
+  ExpectValues(down, {1, 1, 3, 3},
+               {1.47119141, 2.78125, 4.08251953, 6.71142578, 8.02148438, 9.32275391, 11.91650391,
+                13.2265625, 14.52783203},
+               1e-7, "downsample_scales_cubic");
+  Attrs ex = Scales("cubic", "half_pixel", {1, 1, 0.8, 0.8});
+  ex.Set("cubic_coeff_a", -0.5);
+  ex.Set("exclude_outside", int64_t{1});
+  ExpectValues(RunRef1("resize", {x}, ex), {1, 1, 3, 3},
+               {1.36812675, 2.6695014, 4.0133367, 6.57362535, 7.875, 9.2188353, 11.94896657,
+                13.25034122, 14.59417652},
+               1e-7, "downsample_scales_cubic_A_n0p5_exclude_outside");
+}
+
+// ---------------------------------------------------------------------------------------
+// grid_sample
+
+struct GridCase {
+  std::string name;
+  std::string x;
+  std::string grid;
+  std::string mode;
+  std::string padding;
+  int64_t align;
+};
+
+// The same table as GRID_SAMPLE_CASES in tools/kernel_refs/neural.py.
+const std::vector<GridCase>& GridCases() {
+  static const std::vector<GridCase> cases = [] {
+    std::vector<GridCase> c;
+    const char* modes[] = {"bilinear", "nearest", "bicubic"};
+    const char* paddings[] = {"zeros", "border", "reflection"};
+    for (std::string mode : modes) {
+      for (std::string padding : paddings) {
+        for (int64_t align : {0, 1}) {
+          for (std::string grid : {"near", "far"}) {
+            c.push_back({mode + "_" + padding + "_align" + std::to_string(align) + "_" + grid,
+                         "gs_x", "gs_grid_" + grid, mode, padding, align});
+          }
+        }
+      }
+    }
+    for (std::string mode : modes) {
+      for (std::string padding : paddings) {
+        c.push_back({"row_" + mode + "_" + padding, "gs_row_x", "gs_row_grid", mode, padding, 1});
+        c.push_back({"one_" + mode + "_" + padding, "gs_one_x", "gs_row_grid", mode, padding, 1});
+      }
+    }
+    c.push_back({"f16_bicubic_border", "gs_f16_x", "gs_f16_grid", "bicubic", "border", 0});
+    c.push_back({"f16_bilinear_zeros", "gs_f16_x", "gs_f16_grid", "bilinear", "zeros", 1});
+    return c;
+  }();
+  return cases;
+}
+
+Attrs GridAttrs(std::string mode, std::string padding, int64_t align) {
+  return MakeAttrs(
+      {{"mode", std::move(mode)}, {"padding_mode", std::move(padding)}, {"align_corners", align}});
+}
+
+TEST(NeuralRefGridSample, MatchesNumPyForEveryModePaddingAndAlignment) {
+  for (const GridCase& c : GridCases()) {
+    const Tensor x = Ref(c.x);
+    const Tensor grid = As(Ref(c.grid), x.dtype());  // one float dtype for both
+    const Tensor y = RunRef1("grid_sample", {x, grid}, GridAttrs(c.mode, c.padding, c.align));
+    EXPECT_EQ(y.dtype(), x.dtype());
+    ExpectClose(y, Ref("gs_" + c.name + "_y"), c.name);
+  }
+}
+
+TEST(NeuralRefGridSample, F64MatchesTheSameReferences) {
+  for (const GridCase& c : GridCases()) {
+    if (c.x != "gs_x") continue;
+    const Tensor y =
+        RunRef1("grid_sample", {As(Ref(c.x), DType::kF64), As(Ref(c.grid), DType::kF64)},
+                GridAttrs(c.mode, c.padding, c.align));
+    ExpectClose(y, Ref("gs_" + c.name + "_y"), 1e-12, c.name);
+  }
+}
+
+// Hand-derived on x = [[1, 2], [3, 4]]; grid entries are (x, y) = (along W, along H).
+TEST(NeuralRefGridSample, BilinearHandDerived) {
+  const Tensor x = Make(DType::kF32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  // align_corners: -1 and 1 are the corner elements' centres; 0 is the middle.
+  const Tensor g1 = Make(DType::kF32, {1, 1, 4, 2}, {-1, -1, 1, 1, 0, 0, 1, -1});
+  ExpectValues(RunRef1("grid_sample", {x, g1}, GridAttrs("bilinear", "zeros", 1)), {1, 1, 1, 4},
+               {1, 4, 2.5, 2}, 0, "align_corners");
+  // Without align_corners -1 and 1 are the outer edges: (-1, -1) is (-0.5, -0.5). zeros:
+  // a quarter of element (0, 0); border and reflection: element (0, 0) itself. (-2, 0) is
+  // (-1.5, 0.5): zeros 0; border clamps x to 0 -> (1 + 3) / 2; reflection folds -1.5 at
+  // -0.5 to 0.5 -> 2.5.
+  const Tensor g0 = Make(DType::kF32, {1, 1, 3, 2}, {0, 0, -1, -1, -2, 0});
+  ExpectValues(RunRef1("grid_sample", {x, g0}, GridAttrs("bilinear", "zeros", 0)), {1, 1, 1, 3},
+               {2.5, 0.25, 0}, 0, "zeros");
+  ExpectValues(RunRef1("grid_sample", {x, g0}, GridAttrs("bilinear", "border", 0)), {1, 1, 1, 3},
+               {2.5, 1, 2}, 0, "border");
+  ExpectValues(RunRef1("grid_sample", {x, g0}, GridAttrs("bilinear", "reflection", 0)),
+               {1, 1, 1, 3}, {2.5, 1, 2.5}, 0, "reflection");
+}
+
+TEST(NeuralRefGridSample, NearestRoundsHalfToEven) {
+  // One row [10 .. 14] (W = 5, H = 1), align_corners: x = (g + 1) * 2, y = 0. g = -0.75,
+  // -0.25, 0.25, 0.75 -> 0.5, 1.5, 2.5, 3.5 -> 0, 2, 2, 4; g = 0.1 -> 2.2 -> 2.
+  const Tensor x = Make(DType::kF64, {1, 1, 1, 5}, {10, 11, 12, 13, 14});
+  const Tensor g = Make(DType::kF64, {1, 1, 5, 2}, {-0.75, 0, -0.25, 0, 0.25, 0, 0.75, 0, 0.1, 0});
+  ExpectValues(RunRef1("grid_sample", {x, g}, GridAttrs("nearest", "zeros", 1)), {1, 1, 1, 5},
+               {10, 12, 12, 14, 12}, 0);
+  // Out of range: g = 2.5 -> x = 7: zeros 0, border the last, reflection about [0, 4] -> 1.
+  const Tensor far = Make(DType::kF64, {1, 1, 1, 2}, {2.5, 0});
+  ExpectValues(RunRef1("grid_sample", {x, far}, GridAttrs("nearest", "zeros", 1)), {1, 1, 1, 1},
+               {0}, 0);
+  ExpectValues(RunRef1("grid_sample", {x, far}, GridAttrs("nearest", "border", 1)), {1, 1, 1, 1},
+               {14}, 0);
+  ExpectValues(RunRef1("grid_sample", {x, far}, GridAttrs("nearest", "reflection", 1)),
+               {1, 1, 1, 1}, {11}, 0);
+}
+
+TEST(NeuralRefGridSample, BicubicHandDerived) {
+  // One row [1, 2, 4, 8] (H = 1, y = 0 exactly), no align_corners: x = 2g + 1.5.
+  const Tensor x = Make(DType::kF32, {1, 1, 1, 4}, {1, 2, 4, 8});
+  const Tensor g = Make(DType::kF32, {1, 1, 2, 2}, {0, 0, -0.5, 0});
+  // 1.5: taps 0..3 -> 2.71875. 0.5: taps -1..2; zeros reads 0 at -1 -> 1.40625; border and
+  // reflection read element 0 there -> 1.3125.
+  ExpectValues(RunRef1("grid_sample", {x, g}, GridAttrs("bicubic", "zeros", 0)), {1, 1, 1, 2},
+               {2.71875, 1.40625}, 0, "zeros");
+  ExpectValues(RunRef1("grid_sample", {x, g}, GridAttrs("bicubic", "border", 0)), {1, 1, 1, 2},
+               {2.71875, 1.3125}, 0, "border");
+  ExpectValues(RunRef1("grid_sample", {x, g}, GridAttrs("bicubic", "reflection", 0)), {1, 1, 1, 2},
+               {2.71875, 1.3125}, 0, "reflection");
+}
+
+TEST(NeuralRefGridSample, NonFiniteGridEmptyAndBF16) {
+  const Tensor x = Make(DType::kF32, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor g = Make(DType::kF32, {1, 1, 2, 2}, {kNaN, 0, 0, 0});
+  // (0, 0) is (0.5, 0.5): the mean of each channel, or element (0, 0) for nearest (0.5
+  // rounds to 0).
+  for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+    const Tensor y = RunRef1("grid_sample", {x, g}, GridAttrs(mode, "border", 0));
+    const bool nearest = std::string(mode) == "nearest";
+    ExpectValues(y, {1, 2, 1, 2}, {kNaN, nearest ? 1 : 2.5, kNaN, nearest ? 5 : 6.5}, 1e-7, mode);
+  }
+  // A zero-weight tap is not read: a NaN next to an exact hit does not leak in.
+  const Tensor xn = Make(DType::kF32, {1, 1, 1, 2}, {5, kNaN});
+  ExpectValues(RunRef1("grid_sample", {xn, Make(DType::kF32, {1, 1, 1, 2}, {-1, 0})},
+                       GridAttrs("bilinear", "zeros", 1)),
+               {1, 1, 1, 1}, {5}, 0, "zero weight");
+  EXPECT_EQ(RunRef1("grid_sample",
+                    {Make(DType::kF32, {0, 2, 3, 3}, {}), Make(DType::kF32, {0, 4, 5, 2}, {})},
+                    GridAttrs("bilinear", "zeros", 0))
+                .shape(),
+            (Shape{0, 2, 4, 5}));
+  const Tensor xb = Make(DType::kBF16, {1, 1, 2, 2}, {1, 2, 3, 4});
+  const Tensor gb = Make(DType::kBF16, {1, 1, 1, 2}, {0, 0});
+  const Tensor yb = RunRef1("grid_sample", {xb, gb}, GridAttrs("bilinear", "zeros", 1));
+  EXPECT_EQ(yb.dtype(), DType::kBF16);
+  ExpectValues(yb, {1, 1, 1, 1}, {2.5}, 0);
 }
 
 // ---------------------------------------------------------------------------------------
