@@ -137,6 +137,22 @@ def einsum_diagonal():
     return EinsumDiagonal(), {"x": randn(rng, 3, 4, 4), "m": randn(rng, 5, 5)}, ["diag", "trace"]
 
 
+class Bicubic(nn.Module):
+    """F.interpolate bicubic (Resize cubic, cubic_coeff_a -0.75), up with the default
+    coordinates and align_corners, and down to a size."""
+
+    def forward(self, x):
+        up = F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=False)
+        corners = F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True)
+        down = F.interpolate(x, size=(3, 5), mode="bicubic", align_corners=False)
+        return up, corners, down
+
+
+def bicubic():
+    rng = np.random.default_rng(13)
+    return Bicubic(), {"x": randn(rng, 2, 3, 6, 7)}, ["up", "corners", "down"]
+
+
 class UpsampleCnn(nn.Module):
     """Conv, then the three Upsample flavours side by side, then a strided
     ConvTranspose2d with output_padding back down the channels."""
@@ -274,6 +290,8 @@ ZOO = {
                          "einsum bhqd,bhkd->bhqk, softmax, einsum bhqk,bhkd->bhqd"),
     "einsum3": (einsum3, "einsum with three operands: bi,ij,bj->b and ij,jk,kl->il"),
     "einsum_diagonal": (einsum_diagonal, "einsum with repeated labels: bii->bi and ii->"),
+    "bicubic": (bicubic, "F.interpolate bicubic: x2 with and without align_corners, "
+                "down to a size"),
     "upsample_cnn": (upsample_cnn, "Conv2d; Upsample x2 nearest, bilinear, bilinear "
                      "align_corners; ConvTranspose2d stride 2 with output_padding"),
     "norm_act_cnn": (norm_act_cnn, "GroupNorm, PReLU per channel, InstanceNorm2d "

@@ -1,4 +1,4 @@
-// Linear algebra, softmax family, normalisations and Resize. ONNX's pre-13 Softmax,
+// Linear algebra, softmax family, normalisations, Resize and GridSample. ONNX's pre-13 Softmax,
 // LogSoftmax and Hardmax work on the input coerced to 2-D at `axis`; they are mapped as a
 // reshape around the catalogue op.
 #include "host_tensor_ops.h"
@@ -191,8 +191,9 @@ Status MapMvn(NodeContext& ctx) {
   return Status::Ok();
 }
 
-// Resize (opset 10+) and Upsample (opset 7-9) onto the catalogue's resize: nearest and
-// linear modes, the half_pixel / asymmetric / align_corners coordinate modes.
+// Resize (opset 10+) and Upsample (opset 7-9) onto the catalogue's resize: nearest,
+// linear and cubic modes (cubic_coeff_a, exclude_outside), the half_pixel / asymmetric /
+// align_corners / pytorch_half_pixel / tf_half_pixel_for_nn coordinate modes.
 Status MapResize(NodeContext& ctx) {
   const bool upsample = ctx.node().op_type() == "Upsample";
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
@@ -200,8 +201,9 @@ Status MapResize(NodeContext& ctx) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   std::string mode = ctx.AttrString("mode", "nearest");
   if (mode == "bilinear" || mode == "trilinear") mode = "linear";  // Upsample-7 spellings
-  if (mode != "nearest" && mode != "linear") {
-    return ctx.UnsupportedOp("mode '" + mode + "' is outside the catalogue (nearest, linear)");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic") {
+    return ctx.UnsupportedOp("mode '" + mode +
+                             "' is outside the catalogue (nearest, linear, cubic)");
   }
   std::string ctm = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
   std::string nearest_mode = ctx.AttrString("nearest_mode", "round_prefer_floor");
@@ -213,7 +215,8 @@ Status MapResize(NodeContext& ctx) {
     return ctx.UnsupportedOp("antialias is outside the catalogue");
   }
   if (ctx.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
-    return ctx.UnsupportedOp("keep_aspect_ratio_policy other than stretch is outside the catalogue");
+    return ctx.UnsupportedOp(
+        "keep_aspect_ratio_policy other than stretch is outside the catalogue");
   }
   std::optional<std::vector<double>> scales;
   std::optional<std::vector<int64_t>> sizes;
@@ -243,23 +246,11 @@ Status MapResize(NodeContext& ctx) {
     if (scales) scales = full_scales;
     if (sizes) sizes = full_sizes;
   }
-  if (ctm == "pytorch_half_pixel") {
-    // Equal to half_pixel whenever every output dim is larger than 1.
-    bool all_above_one = true;
-    for (int64_t d = 0; d < rank; ++d) {
-      const int64_t out = sizes ? (*sizes)[d]
-                                : static_cast<int64_t>(static_cast<double>(shape[d]) * (*scales)[d]);
-      all_above_one = all_above_one && out > 1;
-    }
-    if (!all_above_one) {
-      return ctx.UnsupportedOp("coordinate_transformation_mode pytorch_half_pixel with an output "
-                               "dim of 1 is outside the catalogue");
-    }
-    ctm = "half_pixel";
-  }
-  if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners") {
+  if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners" &&
+      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn") {
     return ctx.UnsupportedOp("coordinate_transformation_mode '" + ctm +
-                             "' is outside the catalogue (half_pixel asymmetric align_corners)");
+                             "' is outside the catalogue (half_pixel asymmetric align_corners "
+                             "pytorch_half_pixel tf_half_pixel_for_nn)");
   }
   Attrs attrs;
   if (sizes) {
@@ -272,7 +263,39 @@ Status MapResize(NodeContext& ctx) {
   attrs.Set("mode", mode);
   attrs.Set("coordinate_transformation_mode", ctm);
   attrs.Set("nearest_mode", nearest_mode);
+  if (mode == "cubic") {
+    attrs.Set("cubic_coeff_a", ctx.AttrFloat("cubic_coeff_a", -0.75));
+    attrs.Set("exclude_outside", ctx.AttrInt("exclude_outside", 0));
+  }
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("resize", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// GridSample (opset 16; opset 20's N-D form where x is 4-D, its `linear` and `cubic`
+// spelling bilinear and bicubic) onto the catalogue's grid_sample. A grid of another float
+// dtype than x is cast to x's.
+Status MapGridSample(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId grid, ctx.Input(1));
+  const TensorType xt = ctx.TypeOf(x);  // a copy: emitting may move the graph's types
+  if (xt.shape.size() != 4) {
+    return ctx.UnsupportedOp("input X of rank " + std::to_string(xt.shape.size()) +
+                             " is outside the catalogue (grid_sample takes [N, C, H, W])");
+  }
+  std::string mode = ctx.AttrString("mode", "bilinear");
+  if (mode == "linear") mode = "bilinear";  // opset 20 spellings
+  if (mode == "cubic") mode = "bicubic";
+  if (ctx.TypeOf(grid).dtype != xt.dtype) {
+    Attrs cast;
+    cast.Set("to", std::string(DTypeName(xt.dtype)));
+    SY_ASSIGN_OR_RETURN(grid, ctx.Emit1("cast", {grid}, std::move(cast)));
+  }
+  Attrs attrs;
+  attrs.Set("mode", mode);
+  attrs.Set("padding_mode", ctx.AttrString("padding_mode", "zeros"));
+  attrs.Set("align_corners", ctx.AttrInt("align_corners", 0));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("grid_sample", {x, grid}, std::move(attrs)));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -291,6 +314,7 @@ void AddNeuralMappings(MappingTable& table) {
   table["MeanVarianceNormalization"].map = MapMvn;
   table["Resize"].map = MapResize;
   table["Upsample"].map = MapResize;
+  table["GridSample"].map = MapGridSample;
 }
 
 }  // namespace sy::onnx_import

@@ -533,7 +533,9 @@ TEST(GraphJsonReader, RandomlyMutatedDocumentsNeverCrash) {
     }
     ++parsed;
     const Status types = ValidateGraphTypes(*graph);
-    if (!types.ok()) EXPECT_FALSE(types.message().empty()) << doc;
+    if (!types.ok()) {
+      EXPECT_FALSE(types.message().empty()) << doc;
+    }
   }
   EXPECT_GT(parsed, 0);
 }

@@ -73,16 +73,17 @@ TEST(OnnxImporterTest, TruncatedModelIsRejected) {
 TEST(OnnxImporterTest, EveryUnmappableOpIsListedInOneMessage) {
   ModelBuilder b;
   b.Input("x", TensorProto::FLOAT, {2, 3}).Output("z");
-  b.Node("GridSample", {"x"}, {"a"}, "first");
+  b.Node("StringNormalizer", {"x"}, {"a"}, "first");
   b.Node("Relu", {"a"}, {"b"});
   b.Node("NonZero", {"b"}, {"c"}, "second");
-  b.Node("GridSample", {"c"}, {"z"}, "third");
+  b.Node("StringNormalizer", {"c"}, {"z"}, "third");
   ImportProblem problem;
   Expected<ImportResult> r = ImportBuilt(b, &problem);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(problem, ImportProblem::kUnsupportedOp);
   const std::string m = r.status().message();
-  EXPECT_NE(m.find("GridSample (node 0 \"first\", node 3 \"third\")"), std::string::npos) << m;
+  EXPECT_NE(m.find("StringNormalizer (node 0 \"first\", node 3 \"third\")"), std::string::npos)
+      << m;
   EXPECT_NE(m.find("NonZero (node 2 \"second\")"), std::string::npos) << m;
   EXPECT_EQ(m.find("Relu"), std::string::npos) << m;
 }

@@ -205,7 +205,7 @@ TEST_F(PlanTest, ValuesCrossEachDeviceOnceAndWeightsUploadOncePerDevice) {
   ASSERT_EQ(plan->partitions.size(), 4u);
   // a -> cpu, t -> remote, c -> cpu: three copies, each of 16 bytes.
   ASSERT_EQ(plan->copies.size(), 3u);
-  for (const PlanCopy& c : plan->copies) EXPECT_EQ(c.bytes, 16u);
+  for (const PlanCopy& copy : plan->copies) EXPECT_EQ(copy.bytes, 16u);
   // w is uploaded once to each device that reads it.
   size_t uploads = 0;
   for (const auto& per_device : plan->weights) uploads += per_device.size();
