@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "switchyard/half.h"
 #include "switchyard/onnx_import.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -44,30 +43,7 @@ struct Options {
   double rtol = 1e-3, atol = 1e-7;
 };
 
-double Element(const Tensor& t, int64_t i) {
-  const std::byte* p = t.data();
-  switch (t.dtype()) {
-    case DType::kF32:
-      return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64:
-      return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16:
-      return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16:
-      return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI8:
-      return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8:
-      return reinterpret_cast<const uint8_t*>(p)[i];
-    case DType::kI32:
-      return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI64:
-      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kBool:
-      return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
-  }
-  return 0;
-}
+double Element(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
 
 // "" when `got` matches `want`, else what differs.
 std::string Compare(const Tensor& got, const Tensor& want, const Options& o) {

@@ -12,30 +12,7 @@
 namespace sy::onnx_import {
 namespace {
 
-double GetDouble(const Tensor& t, int64_t i) {
-  const std::byte* p = t.data();
-  switch (t.dtype()) {
-    case DType::kF32:
-      return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64:
-      return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16:
-      return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16:
-      return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI8:
-      return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8:
-      return reinterpret_cast<const uint8_t*>(p)[i];
-    case DType::kI32:
-      return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI64:
-      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kBool:
-      return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1.0 : 0.0;
-  }
-  return 0.0;
-}
+double GetDouble(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
 
 int64_t SaturateToInt64(double v) {
   if (std::isnan(v)) return 0;

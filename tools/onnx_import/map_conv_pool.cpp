@@ -47,25 +47,39 @@ Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int
   return w;
 }
 
-}  // namespace
+// What Conv and ConvTranspose share: the rank check, the window (auto_pad resolved as
+// for a convolution), the inputs, and the strides, dilations and group attributes.
+struct ConvParts {
+  std::vector<ValueId> inputs;
+  Window window;
+  Attrs attrs;
+};
 
-Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias) {
+Expected<ConvParts> ConvCommon(NodeContext& ctx, ValueId x, ValueId w,
+                               std::optional<ValueId> bias) {
   const Shape& xs = ctx.TypeOf(x).shape;
   const Shape& ws = ctx.TypeOf(w).shape;
   if (xs.size() < 3 || ws.size() != xs.size()) {
     return ctx.Invalid("needs X and W of equal rank >= 3, not " + ShapeToString(xs) + " and " +
                        ShapeToString(ws));
   }
-  SY_ASSIGN_OR_RETURN(Window win,
+  ConvParts parts;
+  SY_ASSIGN_OR_RETURN(parts.window,
                       ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
-  std::vector<ValueId> inputs{x, w};
-  if (bias) inputs.push_back(*bias);
-  Attrs attrs;
-  attrs.Set("strides", win.strides);
-  attrs.Set("dilations", win.dilations);
-  attrs.Set("group", ctx.AttrInt("group", 1));
-  attrs.Set("pads", win.pads);
-  return ctx.Emit1("conv", inputs, std::move(attrs));
+  parts.inputs = {x, w};
+  if (bias) parts.inputs.push_back(*bias);
+  parts.attrs.Set("strides", parts.window.strides);
+  parts.attrs.Set("dilations", parts.window.dilations);
+  parts.attrs.Set("group", ctx.AttrInt("group", 1));
+  return parts;
+}
+
+}  // namespace
+
+Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias) {
+  SY_ASSIGN_OR_RETURN(ConvParts parts, ConvCommon(ctx, x, w, bias));
+  parts.attrs.Set("pads", parts.window.pads);
+  return ctx.Emit1("conv", parts.inputs, std::move(parts.attrs));
 }
 
 namespace {
@@ -83,20 +97,12 @@ Status MapConv(NodeContext& ctx) {
     ctx.SetOutput(0, out);
     return Status::Ok();
   }
+  // ConvTranspose: pads come from its own attributes, or from output_shape / auto_pad.
+  SY_ASSIGN_OR_RETURN(ConvParts parts, ConvCommon(ctx, x, w, bias));
   const Shape& xs = ctx.TypeOf(x).shape;
-  const Shape& ws = ctx.TypeOf(w).shape;
-  if (xs.size() < 3 || ws.size() != xs.size()) {
-    return ctx.Invalid("needs X and W of equal rank >= 3, not " + ShapeToString(xs) + " and " +
-                       ShapeToString(ws));
-  }
-  SY_ASSIGN_OR_RETURN(Window win,
-                      ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
-  std::vector<ValueId> inputs{x, w};
-  if (bias) inputs.push_back(*bias);
-  Attrs attrs;
-  attrs.Set("strides", win.strides);
-  attrs.Set("dilations", win.dilations);
-  attrs.Set("group", ctx.AttrInt("group", 1));
+  const Window& win = parts.window;
+  Attrs& attrs = parts.attrs;
+  std::vector<ValueId>& inputs = parts.inputs;
   const size_t spatial = xs.size() - 2;
   std::vector<int64_t> output_padding =
       ctx.AttrInts("output_padding").value_or(std::vector<int64_t>(spatial, 0));

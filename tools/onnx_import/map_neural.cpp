@@ -95,6 +95,8 @@ Status MapSoftmaxFamily(NodeContext& ctx) {
   return Status::Ok();
 }
 
+Status MapStatsNorm(NodeContext& ctx);
+
 Status MapBatchNorm(NodeContext& ctx) {
   if (ctx.AttrInt("training_mode", 0) != 0 || ctx.OutputWanted(1) || ctx.OutputWanted(2) ||
       ctx.OutputWanted(3) || ctx.OutputWanted(4)) {
@@ -104,27 +106,22 @@ Status MapBatchNorm(NodeContext& ctx) {
   if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) == 0) {
     return ctx.UnsupportedOp("spatial=0 (per-element statistics) is outside the catalogue");
   }
-  std::vector<ValueId> inputs;
-  for (size_t i = 0; i < 5; ++i) {
-    SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
-    inputs.push_back(id);
-  }
-  Attrs attrs;
-  attrs.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("batch_norm", inputs, std::move(attrs)));
-  ctx.SetOutput(0, out);
-  return Status::Ok();
+  return MapStatsNorm(ctx);
 }
 
-Status MapInstanceNorm(NodeContext& ctx) {
+// BatchNormalization (inference: x, scale, bias, mean, var) and InstanceNormalization
+// (x, scale, bias): every input carries over, and the epsilon.
+Status MapStatsNorm(NodeContext& ctx) {
+  const bool batch = ctx.node().op_type() == "BatchNormalization";
   std::vector<ValueId> inputs;
-  for (size_t i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < (batch ? 5u : 3u); ++i) {
     SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
     inputs.push_back(id);
   }
   Attrs attrs;
   attrs.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("instance_norm", inputs, std::move(attrs)));
+  SY_ASSIGN_OR_RETURN(ValueId out,
+                      ctx.Emit1(batch ? "batch_norm" : "instance_norm", inputs, std::move(attrs)));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -309,7 +306,7 @@ void AddNeuralMappings(MappingTable& table) {
   table["LogSoftmax"].map = MapSoftmaxFamily;
   table["Hardmax"].map = MapSoftmaxFamily;
   table["BatchNormalization"].map = MapBatchNorm;
-  table["InstanceNormalization"].map = MapInstanceNorm;
+  table["InstanceNormalization"].map = MapStatsNorm;
   table["LayerNormalization"].map = MapLayerNorm;
   table["MeanVarianceNormalization"].map = MapMvn;
   table["Resize"].map = MapResize;

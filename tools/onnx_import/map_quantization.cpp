@@ -156,15 +156,25 @@ Status MapConvInteger(NodeContext& ctx) {
   return Status::Ok();
 }
 
-// a_scale * b_scale / y_scale, with b's scale along `b_axis` of an output of rank `rank`.
-Expected<ValueId> Multiplier(NodeContext& ctx, size_t a_scale, size_t b_scale, size_t y_scale,
-                             int64_t b_axis, int64_t rank) {
-  SY_ASSIGN_OR_RETURN(ValueId as, ctx.Input(a_scale));
-  SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(b_scale));
-  SY_ASSIGN_OR_RETURN(ValueId ys, ctx.Input(y_scale));
+// The QLinear ops' tail: the integer accumulator `acc` (inputs 1, 4, 6 are a_scale,
+// b_scale, y_scale; 7 is y_zero_point) scaled by a_scale * b_scale / y_scale in f64, with
+// b's scale along `b_axis`, then requantized. Binds output 0.
+Status RescaleAndRequantize(NodeContext& ctx, ValueId acc, int64_t b_axis) {
+  const DType f = ctx.InputType(1).dtype;
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
+  SY_ASSIGN_OR_RETURN(ValueId as, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(4));
+  SY_ASSIGN_OR_RETURN(ValueId ys, ctx.Input(6));
   SY_ASSIGN_OR_RETURN(bs, AlongAxis(ctx, bs, b_axis, rank));
   SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
-  return ctx.Emit1("div", {m, ys});
+  SY_ASSIGN_OR_RETURN(m, ctx.Emit1("div", {m, ys}));
+  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
+  SY_ASSIGN_OR_RETURN(acc, Cast(ctx, acc, DType::kF64));
+  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
+  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, b_axis));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
 }
 
 Status MapQLinearMatMul(NodeContext& ctx) {
@@ -172,16 +182,7 @@ Status MapQLinearMatMul(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, a_rank >= 2 ? -2 : 0));
   SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kI32, -1));
   SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
-  const DType f = ctx.InputType(1).dtype;
-  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
-  SY_ASSIGN_OR_RETURN(acc, Cast(ctx, acc, DType::kF64));
-  SY_ASSIGN_OR_RETURN(ValueId m, Multiplier(ctx, 1, 4, 6, -1, rank));
-  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
-  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
-  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
-  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, -1));
-  ctx.SetOutput(0, out);
-  return Status::Ok();
+  return RescaleAndRequantize(ctx, acc, -1);
 }
 
 Status MapQLinearConv(NodeContext& ctx) {
@@ -194,19 +195,10 @@ Status MapQLinearConv(NodeContext& ctx) {
     bias = b;
   }
   SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, bias));
-  const DType f = ctx.InputType(1).dtype;
-  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
-  SY_ASSIGN_OR_RETURN(ValueId m, Multiplier(ctx, 1, 4, 6, 1, rank));
-  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
-  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
-  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
-  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, 1));
-  ctx.SetOutput(0, out);
-  return Status::Ok();
+  return RescaleAndRequantize(ctx, acc, 1);
 }
 
 }  // namespace
-
 void AddQuantizationMappings(MappingTable& table) {
   table["DequantizeLinear"].map = MapDequantize;
   table["QuantizeLinear"].map = MapQuantize;

@@ -67,35 +67,6 @@ bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
   return true;
 }
 
-double ElementAsDouble(const Tensor& t, int64_t i) {
-  const std::byte* p = t.data() + i * static_cast<int64_t>(DTypeSize(t.dtype()));
-  auto load = [p](auto v) {
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  switch (t.dtype()) {
-    case DType::kF32:
-      return load(float{});
-    case DType::kF64:
-      return load(double{});
-    case DType::kF16:
-      return HalfToFloat(load(uint16_t{}));
-    case DType::kBF16:
-      return BFloat16ToFloat(load(uint16_t{}));
-    case DType::kI8:
-      return load(int8_t{});
-    case DType::kU8:
-      return load(uint8_t{});
-    case DType::kI32:
-      return load(int32_t{});
-    case DType::kI64:
-      return static_cast<double>(load(int64_t{}));
-    case DType::kBool:
-      return load(uint8_t{}) ? 1.0 : 0.0;
-  }
-  return 0;
-}
-
 std::string Preview(const Tensor& tensor, size_t limit) {
   std::string text = "[";
   const size_t n = static_cast<size_t>(tensor.element_count());

@@ -59,7 +59,5 @@ bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
 // The first `limit` elements as text: "[0.5, -1, 2, ...]".
 std::string Preview(const Tensor& tensor, size_t limit = 8);
 boost::json::array PreviewJson(const Tensor& tensor, size_t limit = 8);
-// Element i as a double (bool and integers exactly up to 2^53).
-double ElementAsDouble(const Tensor& tensor, int64_t i);
 
 }  // namespace sy::cli

@@ -68,4 +68,8 @@ class Tensor {
   const std::byte* data_ = nullptr;
 };
 
+// Element i (row-major) of `tensor` as a double: floats widened, bools 0 or 1, integers
+// exact up to 2^53. For messages, comparisons and tools, not for kernels.
+double ElementAsDouble(const Tensor& tensor, int64_t i);
+
 }  // namespace sy
