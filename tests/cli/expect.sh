@@ -8,21 +8,9 @@ passes=0
 expect() {
   local name=$1 want=$2 pattern=$3
   shift 4
-  local out rc attempt
-  for attempt in 1 2 3; do
-    out=$("$@" 2>&1)
-    rc=$?
-    # Under ASan, LeakSanitizer's tracer itself sometimes crashes while it stops a
-    # process's threads at exit (google/sanitizers#1353; the OpenCL runtime's worker
-    # threads make it likelier). That is a crash of the checker, not a leak report
-    # ("detected memory leaks"), so the command runs again, at most twice.
-    if grep -q 'LeakSanitizer has encountered a fatal error' <<<"$out" &&
-      ! grep -q 'detected memory leaks' <<<"$out"; then
-      echo "note $name: LeakSanitizer's tracer crashed (attempt $attempt); running it again"
-      continue
-    fi
-    break
-  done
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
   if [ "$rc" != "$want" ]; then
     echo "FAIL $name: exit $rc, expected $want"; echo "$out" | tail -30
     failures=$((failures + 1)); return
