@@ -141,6 +141,24 @@ else
   echo "note: no OpenCL device; the OpenCL runs are skipped"
 fi
 
+# The CUDA plugin, when it is built: on a GPU, every example on the device alone and with
+# the CPU taking what it declines; without one, it is listed with the reason.
+CUDA="$(dirname "$SY")/../lib/switchyard/plugins/libswitchyard_cuda.so"
+if [ -f "$CUDA" ] && "$SY" devices | grep -q "^cuda:0"; then
+  for model in mlp cnn transformer; do
+    expect "run $model on cuda,cpu" 0 "matches" -- "$SY" run "$SRC/examples/$model" \
+      --device cuda,cpu --compare "$SRC/examples/$model/expected"
+  done
+elif [ -f "$CUDA" ]; then
+  expect "plugins: cuda rejected with the reason" 0 \
+    "rejected .*libswitchyard_cuda.so: no devices: no CUDA device: " -- "$SY" plugins
+  expect "devices: cuda has no devices, with the reason" 0 \
+    "^libswitchyard_cuda.so: no devices: no CUDA device: " -- "$SY" devices
+  expect "run --device cuda names the reason" 1 'plugin cuda has no devices: no CUDA device' \
+    -- "$SY" run "$SRC/examples/mlp" --device cuda --input x=random
+  echo "note: no CUDA device; the CUDA runs are skipped"
+fi
+
 # Plugins export exactly their entry symbol.
 for plugin in "$(dirname "$SY")"/../lib/switchyard/plugins/*.so; do
   exported=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')

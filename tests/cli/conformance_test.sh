@@ -36,6 +36,25 @@ else
   echo "note: no OpenCL device; its conformance run is skipped"
 fi
 
+# The CUDA plugin, when built: with a GPU, the suite with its expectations (if it has
+# them); without one, the run skips every case with the plugin's reason and succeeds.
+CUDA="$(dirname "$SY")/../lib/switchyard/plugins/libswitchyard_cuda.so"
+if [ -f "$CUDA" ] && "$SY" devices | grep -q "^cuda:0"; then
+  CUDA_EXPECT=()
+  [ -f "$SRC/plugins/cuda/conformance-expectations.txt" ] &&
+    CUDA_EXPECT=(--expectations "$SRC/plugins/cuda/conformance-expectations.txt")
+  expect "cuda conforms" 0 "^[0-9]+ passed, 0 failed, [0-9]+ skipped$" \
+    -- "$SY" conformance --plugin "$CUDA" --scope mandatory "${CUDA_EXPECT[@]}"
+elif [ -f "$CUDA" ]; then
+  expect "cuda without a device skips" 0 "^every case skipped: .*no devices: no CUDA device" \
+    -- "$SY" conformance --plugin cuda --ops api,add,relu
+  expect "cuda without a device: summary" 0 "^0 passed, 0 failed, [1-9][0-9]* skipped$" \
+    -- "$SY" conformance --plugin "$CUDA" --ops add
+  expect "cuda without a device: JSON" 0 '"passed":0,"failed":0,"skipped":[1-9]' \
+    -- "$SY" conformance --plugin "$CUDA" --ops add --json
+  echo "note: no CUDA device; the CUDA conformance run is skipped"
+fi
+
 # The misbehaving plugin: each kind of failure is recorded and the run goes on.
 MIS="$TP/misbehaving/libswitchyard_test_misbehaving.so"
 "$SY" conformance --plugin "$MIS" --ops add,mul,neg,abs,relu,sigmoid,tanh \

@@ -39,6 +39,14 @@ Expected<fs::path> ResolvePlugin(const std::string& spec) {
     if (c.loaded && c.name == spec) return c.path;
     if (c.loaded) names += (names.empty() ? "" : ", ") + c.name;
   }
+  // A plugin that loads but finds no device (the CUDA plugin without a GPU) is rejected
+  // by the scan and so has no name: match its file name; the run then skips every case.
+  for (const PluginCandidate& c : (*host)->candidates()) {
+    if (!c.loaded && c.reason.rfind("no devices", 0) == 0 &&
+        c.path.filename() == "libswitchyard_" + spec + ".so") {
+      return c.path;
+    }
+  }
   return NotFound("--plugin " + spec + ": no loaded plugin of that name (loaded: " +
                   (names.empty() ? "none" : names) + "); give a path to a .so instead");
 }
@@ -55,9 +63,10 @@ Expected<fs::path> FindCpuPlugin() {
 }
 
 // Runs the suite in worker processes, resuming after each crash or hang.
+// `no_devices`: the worker's reason when the plugin has no device (every case skipped).
 std::vector<Result> RunIsolated(const std::vector<std::string>& args,
                                 const std::vector<SuiteCase>& suite, double timeout_seconds,
-                                bool verbose) {
+                                bool verbose, std::string& no_devices) {
   std::vector<Result> results(suite.size());
   size_t next = 0;
   while (next < suite.size()) {
@@ -118,7 +127,9 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
       while ((newline = buffer.find('\n')) != std::string::npos) {
         const std::string line = buffer.substr(0, newline);
         buffer.erase(0, newline + 1);
-        if (line.rfind("B ", 0) == 0) {
+        if (line.rfind("N ", 0) == 0) {
+          no_devices = line.substr(2);
+        } else if (line.rfind("B ", 0) == 0) {
           started = std::stol(line.substr(2));
           began_any = true;
           start_time = std::chrono::steady_clock::now();
@@ -184,6 +195,8 @@ int RunConformance(const std::vector<std::string>& args) {
       "(the plugin declined), expected failure (listed in --expectations), unexpected\n"
       "pass, crashed or hung; cases run in worker processes, so a crash or a hang is\n"
       "recorded and the run goes on. Exits 1 on any fail, crash, hang or unexpected pass.\n"
+      "A plugin that loads but finds no device (no GPU) has every case skipped, with its\n"
+      "reason, and exits 0.\n"
       "docs/conformance.md explains the cases, tolerances and the expectations file.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")(
@@ -277,7 +290,9 @@ int RunConformance(const std::vector<std::string>& args) {
     worker_args.push_back(args[i]);
   }
   worker_args.insert(worker_args.end(), {"--plugin", plugin->string()});
-  std::vector<Result> results = RunIsolated(worker_args, *suite, timeout, vm.count("verbose") > 0);
+  std::string no_devices;
+  std::vector<Result> results =
+      RunIsolated(worker_args, *suite, timeout, vm.count("verbose") > 0, no_devices);
 
   for (size_t k = 0; k < results.size(); ++k) {
     const Expectation* e = expectations.Find((*suite)[k].op, (*suite)[k].label);
@@ -309,8 +324,15 @@ int RunConformance(const std::vector<std::string>& args) {
               << "\n";
   } else {
     std::cout << "conformance of " << plugin->string() << " (device " << device_text
-              << ") against cpu-ref: " << suite->size() << " cases\n\n"
-              << ConsoleReport(*suite, results, vm.count("list-unsupported") > 0);
+              << ") against cpu-ref: " << suite->size() << " cases\n\n";
+    if (!no_devices.empty()) {
+      // Nothing ran: say why once instead of a table of skipped cases.
+      const Totals t = Count(results);
+      std::cout << "every case skipped: " << no_devices << "\n\n"
+                << t.passed << " passed, " << t.failed << " failed, " << t.skipped << " skipped\n";
+    } else {
+      std::cout << ConsoleReport(*suite, results, vm.count("list-unsupported") > 0);
+    }
   }
   return Count(results).failed > 0 ? kExitFailure : kExitOk;
 }

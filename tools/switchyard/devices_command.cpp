@@ -75,8 +75,17 @@ int RunDevices(const std::vector<std::string>& args) {
   }
   if (vm.count("json")) {
     std::cout << boost::json::serialize(out) << "\n";
-  } else if ((*host)->devices().empty()) {
+    return kExitOk;
+  }
+  if ((*host)->devices().empty()) {
     std::cout << "no devices (see 'switchyard plugins' for why)\n";
+  }
+  // Plugins that load but find no device (the CUDA plugin without a GPU or driver), with
+  // their reason; 'switchyard plugins' lists every other rejected candidate.
+  for (const PluginCandidate& c : (*host)->candidates()) {
+    if (!c.loaded && c.reason.rfind("no devices", 0) == 0) {
+      std::cout << c.path.filename().string() << ": " << c.reason << "\n";
+    }
   }
   return kExitOk;
 }

@@ -292,6 +292,15 @@ Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
       if (d->name == name) return d;
     }
   }
+  // A plugin of that name that loaded but found no device (the CUDA plugin without a
+  // GPU) was rejected by the scan, nameless: find it by file name to say why.
+  const std::string file = "libswitchyard_" + std::string(name) + ".so";
+  for (const PluginCandidate& c : candidates_) {
+    if (!c.loaded && c.path.filename() == file && c.reason.rfind("no devices", 0) == 0) {
+      return NotFound("no device \"" + std::string(spec) + "\": plugin " + std::string(name) +
+                      " has " + c.reason + " (available: " + available + ")");
+    }
+  }
   return NotFound("no device \"" + std::string(spec) + "\" (available: " + available + ")");
 }
 

@@ -80,6 +80,19 @@ int RunWorker(const WorkerOptions& options, const std::vector<SuiteCase>& suite,
   dut_options.explicit_plugins = {options.plugin};
   dut_options.num_threads = options.threads;
   Expected<std::unique_ptr<PluginHost>> dut_host = PluginHost::Create(dut_options);
+  if (!dut_host.ok() && dut_host.status().code() == StatusCode::kUnsupported &&
+      dut_host.status().message().find(": no devices") != std::string::npos) {
+    // The plugin loads but has no device here (no GPU, no driver): nothing can be tested.
+    // Every case is skipped with the plugin's reason, and the parent says so.
+    const std::string why = OneLine(dut_host.status().message());
+    WriteAll(out_fd, "N " + why + "\n");
+    for (size_t k = start; k < suite.size(); ++k) {
+      WriteAll(out_fd, "B " + std::to_string(k) + "\nR " + std::to_string(k) + " " +
+                           std::to_string(static_cast<int>(Outcome::kUnsupported)) + " " + why +
+                           "\n");
+    }
+    return 0;
+  }
   if (!dut_host.ok()) return fail_all("loading the plugin: " + dut_host.status().message());
   const Plugin& plugin = *(*dut_host)->plugins().front();
   const Device* device = nullptr;

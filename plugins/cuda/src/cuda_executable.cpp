@@ -1,0 +1,304 @@
+#include "cuda_executable.h"
+
+#include <string>
+
+#include "switchyard/op_schema.h"
+
+namespace sy::cuda {
+namespace {
+
+[[noreturn]] void Fail(sy_error_code code, const std::string& message) {
+  throw sy_sdk::Error(code, message);
+}
+
+// The declared output types must be what the op's shape rule gives the inputs: kernels
+// trust them, so a malformed partition is refused here rather than read out of bounds.
+void CheckNodeTypes(uint32_t n, NodeInfo& node) {
+  const OpSchema* schema = OpRegistry::Global().Find(node.op);
+  if (schema == nullptr) Fail(SY_ERROR_UNSUPPORTED, "unknown op " + node.op);
+  Expected<std::vector<TensorType>> inferred =
+      InferOutputTypes(*schema, node.inputs, node.attrs, static_cast<int>(node.outputs.size()));
+  std::string problem;
+  if (!inferred.ok()) {
+    problem = inferred.status().message();
+  } else {
+    for (size_t k = 0; k < node.outputs.size() && problem.empty(); ++k) {
+      if ((*inferred)[k] != node.outputs[k]) {
+        problem = "output " + std::to_string(k) + " is declared " + node.outputs[k].ToString() +
+                  " but its inputs give " + (*inferred)[k].ToString();
+      }
+    }
+  }
+  if (!problem.empty()) {
+    Fail(SY_ERROR_INVALID_ARGUMENT,
+         "prepare: node " + std::to_string(n) + " (" + node.op + "): " + problem);
+  }
+}
+
+constexpr const char* kNotYet = "not implemented in the CUDA plugin yet";
+
+}  // namespace
+
+bool SupportsNode(const Device& device, const NodeInfo& node, std::string& reason) {
+  const CuOpRegistry::Entry* entry = CuOpRegistry::Global().Find(node.op);
+  if (entry == nullptr) {
+    reason = OpRegistry::Global().Find(node.op) == nullptr
+                 ? "unknown op \"" + node.op + "\" (not in the catalogue)"
+                 : kNotYet;
+    return false;
+  }
+  // A node with neither inputs nor outputs asks about the op itself (how `switchyard
+  // devices` counts ops); any other node must match its op's schema before the op's own
+  // checks, which index inputs and read attributes as the schema promises.
+  if (node.inputs.empty() && node.outputs.empty()) return true;
+  const OpSchema* schema = OpRegistry::Global().Find(node.op);
+  Attrs attrs = node.attrs;
+  Expected<std::vector<TensorType>> outputs =
+      InferOutputTypes(*schema, node.inputs, attrs, static_cast<int>(node.outputs.size()));
+  if (!outputs.ok() || *outputs != node.outputs) {
+    reason =
+        "the node does not match the op's schema" +
+        (outputs.ok() ? std::string(" (output types differ)") : ": " + outputs.status().message());
+    return false;
+  }
+  return entry->supports(node, device.caps(), reason);
+}
+
+CudaExecutable::Handles::~Handles() {
+  if (graph != nullptr) (void)cudaGraphExecDestroy(graph);
+  if (stream != nullptr) (void)cudaStreamDestroy(stream);
+  if (flags_host != nullptr) (void)cudaFreeHost(flags_host);
+  (void)cudaGetLastError();
+}
+
+CudaExecutable::CudaExecutable(Device& device, const sy_partition& p) : device_(device) {
+  if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
+      (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
+  }
+  for (uint32_t v = 0; v < p.num_values; ++v) {
+    const sy_tensor_type& t = p.values[v];
+    if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed value type");
+    }
+    TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
+    if (!CheckedElementCount(type.shape).ok()) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: bad tensor shape");
+    }
+    values_.push_back(std::move(type));
+  }
+  auto check_value = [&](uint32_t v) {
+    if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
+    return v;
+  };
+  std::vector<bool> is_bound(values_.size(), false);
+  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
+  for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
+  for (uint32_t v : bound_) is_bound[v] = true;
+
+  bytes_.resize(values_.size());
+  data_.assign(values_.size(), nullptr);
+  for (size_t v = 0; v < values_.size(); ++v) {
+    bytes_[v] = static_cast<uint64_t>(ElementCount(values_[v].shape)) * DTypeSize(values_[v].dtype);
+  }
+
+  for (uint32_t n = 0; n < p.num_nodes; ++n) {
+    const sy_node& raw = p.nodes[n];
+    if ((raw.num_inputs && raw.input_values == nullptr) ||
+        (raw.num_outputs && raw.output_values == nullptr)) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed node " + std::to_string(n));
+    }
+    Step step;
+    try {
+      step.node = DecodeNode(raw);
+    } catch (const sy_sdk::Error& e) {
+      Fail(e.code(), "prepare: node " + std::to_string(n) + ": " + e.what());
+    }
+    // The partition's value table is authoritative for the types.
+    step.node.inputs.clear();
+    step.node.outputs.clear();
+    for (uint32_t i = 0; i < raw.num_inputs; ++i) {
+      step.inputs.push_back(check_value(raw.input_values[i]));
+      step.node.inputs.push_back(values_[step.inputs.back()]);
+    }
+    for (uint32_t i = 0; i < raw.num_outputs; ++i) {
+      step.outputs.push_back(check_value(raw.output_values[i]));
+      step.node.outputs.push_back(values_[step.outputs.back()]);
+    }
+    CheckNodeTypes(n, step.node);
+    std::string reason;
+    const CuOpRegistry::Entry* entry = CuOpRegistry::Global().Find(step.node.op);
+    if (entry == nullptr || !entry->supports(step.node, device.caps(), reason)) {
+      Fail(SY_ERROR_UNSUPPORTED, "node " + std::to_string(n) + " (" + step.node.op +
+                                     "): " + (entry == nullptr ? kNotYet : reason));
+    }
+    step.op = entry->create(step.node);
+    step.input_tensors.resize(step.inputs.size());
+    step.output_tensors.resize(step.outputs.size());
+    steps_.push_back(std::move(step));
+  }
+
+  UseDevice(device.ordinal);
+  CheckCuda(cudaStreamCreateWithFlags(&handles_.stream, cudaStreamNonBlocking),
+            "cudaStreamCreateWithFlags");
+  // Prepared after every step exists, so that NodeInfo references stay put.
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    PrepareContext ctx(device, steps_[n].node, error_messages_);
+    ctx.stream_ = handles_.stream;
+    try {
+      steps_[n].op->Prepare(ctx);
+    } catch (const sy_sdk::Error& e) {
+      Fail(e.code(), "prepare: node " + std::to_string(n) + " (" + steps_[n].node.Describe() +
+                         "): " + e.what());
+    }
+    owned_.insert(owned_.end(), ctx.owned_.begin(), ctx.owned_.end());
+  }
+  for (std::string& m : error_messages_) m = "execute: " + m;
+
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (is_bound[v] || bytes_[v] == 0) continue;
+    owned_.push_back(std::make_shared<DeviceBlock>(device, bytes_[v]));
+    data_[v] = owned_.back()->data();
+  }
+  if (!error_messages_.empty()) {
+    const uint64_t flag_bytes = error_messages_.size() * sizeof(int);
+    flags_ = std::make_shared<DeviceBlock>(device, flag_bytes);
+    void* host = nullptr;
+    CheckCuda(cudaMallocHost(&host, flag_bytes), "cudaMallocHost (error flags)");
+    handles_.flags_host = static_cast<int*>(host);
+  }
+  bool capturable = !steps_.empty();
+  for (const Step& step : steps_) capturable = capturable && step.op->Capturable();
+  graphs_ = capturable && EnvEnabled("SWITCHYARD_CUDA_GRAPHS");
+  // Work the ops did at prepare (uploads are synchronous; a warm-up may not be).
+  CheckCuda(cudaStreamSynchronize(handles_.stream), "cudaStreamSynchronize (prepare)");
+}
+
+CudaExecutable::~CudaExecutable() {
+  // Nothing may still run on memory about to return to the pool (an execute that failed
+  // half way may have left work queued).
+  if (cudaSetDevice(device_.ordinal) == cudaSuccess && handles_.stream != nullptr) {
+    (void)cudaStreamSynchronize(handles_.stream);
+  }
+  (void)cudaGetLastError();
+}
+
+void CudaExecutable::EnqueueAll() {
+  cudaStream_t stream = handles_.stream;
+  int* flags = flags_ != nullptr ? static_cast<int*>(flags_->data()) : nullptr;
+  const uint64_t flag_bytes = error_messages_.size() * sizeof(int);
+  if (flags != nullptr) {
+    CheckCuda(cudaMemsetAsync(flags, 0, flag_bytes, stream), "cudaMemsetAsync (error flags)");
+  }
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    Step& step = steps_[n];
+    try {
+      step.op->Enqueue({stream, step.input_tensors, step.output_tensors, flags});
+    } catch (const sy_sdk::Error& e) {
+      Fail(e.code(),
+           "execute: node " + std::to_string(n) + " (" + step.node.Describe() + "): " + e.what());
+    }
+  }
+  if (flags != nullptr) {
+    CheckCuda(
+        cudaMemcpyAsync(handles_.flags_host, flags, flag_bytes, cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (error flags)");
+  }
+}
+
+bool CudaExecutable::Capture() {
+  cudaStream_t stream = handles_.stream;
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    (void)cudaGetLastError();
+    graphs_ = false;
+    return false;
+  }
+  cudaGraph_t graph = nullptr;
+  bool enqueued = true;
+  try {
+    EnqueueAll();
+  } catch (...) {
+    enqueued = false;  // the direct run that follows reports the error, if it is one
+  }
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (!enqueued || ended != cudaSuccess || graph == nullptr) {
+    // An op did something a capture cannot hold (a synchronous call, an allocation:
+    // cudaErrorStreamCaptureInvalidated): run this executable without graphs from now on.
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    graphs_ = false;
+    return false;
+  }
+  struct GraphDeleter {
+    cudaGraph_t g;
+    ~GraphDeleter() { (void)cudaGraphDestroy(g); }
+  } deleter{graph};
+  size_t nodes = 0;
+  CheckCuda(cudaGraphGetNodes(graph, nullptr, &nodes), "cudaGraphGetNodes");
+  graph_empty_ = nodes == 0;
+  if (graph_empty_) return true;
+  if (handles_.graph != nullptr) {
+    cudaGraphExecUpdateResultInfo info{};
+    if (cudaGraphExecUpdate(handles_.graph, graph, &info) == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    (void)cudaGraphExecDestroy(handles_.graph);
+    handles_.graph = nullptr;
+  }
+  CheckCuda(cudaGraphInstantiate(&handles_.graph, graph, 0), "cudaGraphInstantiate");
+  return true;
+}
+
+void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  if (count != bound_.size()) {
+    Fail(SY_ERROR_INVALID_ARGUMENT, "execute: expected " + std::to_string(bound_.size()) +
+                                        " buffers, got " + std::to_string(count));
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t v = bound_[i];
+    auto* buffer = dynamic_cast<CudaBuffer*>(buffers[i]);
+    if (buffer == nullptr || &buffer->device() != &device_) {
+      Fail(SY_ERROR_INVALID_ARGUMENT,
+           "execute: buffer " + std::to_string(i) + " is not memory of this CUDA device");
+    }
+    if (buffer->size() < bytes_[v]) {
+      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " holds " +
+                                          std::to_string(buffer->size()) + " bytes, needs " +
+                                          std::to_string(bytes_[v]));
+    }
+    data_[v] = bytes_[v] != 0 ? buffer->data() : nullptr;
+  }
+  for (Step& step : steps_) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      step.input_tensors[i] = {data_[step.inputs[i]], &values_[step.inputs[i]]};
+    }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      step.output_tensors[i] = {data_[step.outputs[i]], &values_[step.outputs[i]]};
+    }
+  }
+  UseDevice(device_.ordinal);
+  cudaStream_t stream = handles_.stream;
+
+  bool launched = false;
+  if (graphs_) {
+    std::vector<void*> addresses;
+    addresses.reserve(bound_.size());
+    for (uint32_t v : bound_) addresses.push_back(data_[v]);
+    const bool fresh = (handles_.graph == nullptr && !graph_empty_) || addresses != captured_;
+    if (!fresh || Capture()) {
+      if (fresh) captured_ = std::move(addresses);
+      if (!graph_empty_) CheckCuda(cudaGraphLaunch(handles_.graph, stream), "cudaGraphLaunch");
+      last_mode_ = fresh ? Mode::kCaptured : Mode::kReplayed;
+      launched = true;
+    }
+  }
+  if (!launched) {
+    EnqueueAll();
+    last_mode_ = Mode::kDirect;
+  }
+  CheckCuda(cudaStreamSynchronize(stream), "execute: cudaStreamSynchronize");
+  for (size_t s = 0; s < error_messages_.size(); ++s) {
+    if (handles_.flags_host[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+  }
+}
+
+}  // namespace sy::cuda

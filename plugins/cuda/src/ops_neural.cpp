@@ -1,0 +1,609 @@
+// softmax, log_softmax, layer_norm, rms_norm, batch_norm, group_norm, instance_norm,
+// attention, rotary_embedding, resize and grid_sample (float dtypes): kernels/neural.cu.
+// Rows (softmax, the norms) go to a warp or a block each (one thread each when the axis
+// is not innermost); attention is one fused kernel per query row with an online softmax
+// over chunks of keys; resize reads per-axis taps computed here at prepare exactly as the
+// reference computes them (plugins/cpu/src/ref/neural_ref.cpp) and sums in f64.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../kernels/neural.h"
+#include "cu_op.h"
+#include "ops_util.h"
+
+namespace sy::cuda {
+namespace {
+
+// Every input and output of the node of one float dtype (the schemas' rule for these ops;
+// checked again so that a kernel never reads a tensor as the wrong type).
+bool SameFloat(const NodeInfo& node, std::string& reason, size_t inputs_checked = SIZE_MAX) {
+  if (node.inputs.empty() || node.outputs.empty()) {
+    reason = node.op + ": missing inputs or outputs";
+    return false;
+  }
+  const DType dt = node.inputs[0].dtype;
+  if (!IsFloat(dt)) return DeclineDType(node, dt, reason, "float dtypes only");
+  for (size_t i = 0; i < node.inputs.size() && i < inputs_checked; ++i) {
+    if (node.inputs[i].dtype != dt) {
+      reason = node.op + " needs its inputs in one dtype";
+      return false;
+    }
+  }
+  for (const TensorType& t : node.outputs) {
+    if (t.dtype != dt) {
+      reason = node.op + " needs its output in the input's dtype";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SupportsFloat(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  return SameFloat(node, reason);
+}
+
+// ---- softmax, log_softmax -----------------------------------------------------------------
+
+class SoftmaxOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    split_ = SplitAxis(node.inputs[0].shape, node.attrs.GetInt("axis", -1));
+    log_ = node.op == "log_softmax";
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (ctx.outputs[0].count() == 0) return;
+    CheckLaunch(kern::LaunchSoftmax(dtype_, log_, ctx.inputs[0].data, ctx.outputs[0].data,
+                                    split_.outer, split_.n, split_.inner, ctx.stream),
+                "softmax");
+  }
+
+ private:
+  AxisSplit split_;
+  bool log_ = false;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateSoftmax(const NodeInfo&) { return std::make_unique<SoftmaxOp>(); }
+
+// ---- layer_norm, rms_norm -----------------------------------------------------------------
+
+class AxisNormOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    const auto axis = static_cast<size_t>(NormAxis(node.attrs.GetInt("axis", -1), s.size()));
+    const Shape normalized(s.begin() + static_cast<std::ptrdiff_t>(axis), s.end());
+    outer_ = Product(s, 0, axis);
+    n_ = ElementCount(normalized);
+    rms_ = node.op == "rms_norm";
+    has_bias_ = node.inputs.size() > 2;
+    eps_ = node.attrs.GetFloat("epsilon", 1e-5);
+    dtype_ = node.inputs[0].dtype;
+    if (outer_ == 0 || n_ == 0) return;
+    std::vector<Shape> params = {node.inputs[1].shape};
+    params.push_back(has_bias_ ? node.inputs[2].shape : node.inputs[1].shape);
+    std::vector<int64_t> meta;
+    rank_ = CollapseBroadcast(normalized, params, meta);
+    meta_ = ctx.Upload(meta);
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (outer_ == 0 || n_ == 0) return;
+    CheckLaunch(kern::LaunchAxisNorm(dtype_, rms_, ctx.inputs[0].data, ctx.inputs[1].data,
+                                     has_bias_ ? ctx.inputs[2].data : nullptr, ctx.outputs[0].data,
+                                     outer_, n_, rank_, meta_, eps_, ctx.stream),
+                "layer_norm / rms_norm");
+  }
+
+ private:
+  int64_t outer_ = 0, n_ = 0;
+  int rank_ = 1;
+  bool rms_ = false, has_bias_ = false;
+  double eps_ = 1e-5;
+  DType dtype_ = DType::kF32;
+  const int64_t* meta_ = nullptr;
+};
+
+std::unique_ptr<CuOp> CreateAxisNorm(const NodeInfo&) { return std::make_unique<AxisNormOp>(); }
+
+// ---- batch_norm ---------------------------------------------------------------------------
+
+class BatchNormOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    count_ = ElementCount(s);
+    channels_ = s.size() > 1 ? s[1] : 1;
+    spatial_ = Product(s, 2, s.size());
+    eps_ = node.attrs.GetFloat("epsilon", 1e-5);
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (count_ == 0) return;
+    CheckLaunch(
+        kern::LaunchBatchNorm(dtype_, ctx.inputs[0].data, ctx.inputs[1].data, ctx.inputs[2].data,
+                              ctx.inputs[3].data, ctx.inputs[4].data, ctx.outputs[0].data, count_,
+                              channels_, spatial_, eps_, ctx.stream),
+        "batch_norm");
+  }
+
+ private:
+  int64_t count_ = 0, channels_ = 1, spatial_ = 1;
+  double eps_ = 1e-5;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateBatchNorm(const NodeInfo&) { return std::make_unique<BatchNormOp>(); }
+
+// ---- group_norm, instance_norm ------------------------------------------------------------
+
+class GroupNormOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    const int64_t batch = s.empty() ? 1 : s[0];
+    const int64_t channels = s.size() > 1 ? s[1] : 1;
+    spatial_ = Product(s, 2, s.size());
+    groups_ = node.op == "group_norm" ? node.attrs.GetInt("num_groups", 1) : channels;
+    cpg_ = (channels == 0 || groups_ == 0) ? 1 : channels / groups_;
+    rows_ = batch * groups_;
+    eps_ = node.attrs.GetFloat("epsilon", 1e-5);
+    dtype_ = node.inputs[0].dtype;
+    count_ = ElementCount(s);
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (count_ == 0 || rows_ == 0) return;
+    CheckLaunch(kern::LaunchGroupNorm(dtype_, ctx.inputs[0].data, ctx.inputs[1].data,
+                                      ctx.inputs[2].data, ctx.outputs[0].data, rows_, groups_, cpg_,
+                                      spatial_, eps_, ctx.stream),
+                "group_norm / instance_norm");
+  }
+
+ private:
+  int64_t rows_ = 0, groups_ = 1, cpg_ = 1, spatial_ = 1, count_ = 0;
+  double eps_ = 1e-5;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateGroupNorm(const NodeInfo&) { return std::make_unique<GroupNormOp>(); }
+
+bool SupportsGroupNorm(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (!SameFloat(node, reason)) return false;
+  const Shape& s = node.inputs[0].shape;
+  if (s.size() < 2) {
+    reason = node.op + " needs x of rank >= 2";
+    return false;
+  }
+  if (node.op == "group_norm") {
+    const int64_t groups = node.attrs.GetInt("num_groups", 1);
+    if (groups <= 0 || (s[1] != 0 && s[1] % groups != 0)) {
+      reason = "group_norm: num_groups must divide the channels";
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- attention ----------------------------------------------------------------------------
+
+constexpr size_t kMaxAttentionShared = 48 * 1024;  // no opt-in needed below this
+
+class AttentionOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& q = node.inputs[0].shape;
+    const Shape& k = node.inputs[1].shape;
+    const Shape& v = node.inputs[2].shape;
+    dims_.b = q[0];
+    dims_.hq = q[1];
+    dims_.s = q[2];
+    dims_.d = q[3];
+    dims_.hkv = k[1];
+    dims_.t = k[2];
+    dims_.dv = v[3];
+    scale_ = node.attrs.Has("scale") ? node.attrs.GetFloat("scale")
+                                     : 1.0 / std::sqrt(static_cast<double>(dims_.d));
+    causal_ = node.attrs.GetInt("is_causal", 0) != 0;
+    dtype_ = node.inputs[0].dtype;
+    if (node.inputs.size() > 3) {
+      const TensorType& mask = node.inputs[3];
+      mask_kind_ = mask.dtype == DType::kBool ? 2 : 1;
+      const std::vector<int64_t> strides = RowMajorStrides(mask.shape);
+      const size_t lead = 4 - mask.shape.size();
+      for (size_t d = 0; d < mask.shape.size(); ++d) {
+        if (mask.shape[d] != 1) dims_.mask_strides[lead + d] = strides[d];
+      }
+    }
+    count_ = ElementCount(node.outputs[0].shape);
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (count_ == 0) return;
+    CheckLaunch(
+        kern::LaunchAttention(dtype_, mask_kind_, ctx.inputs[0].data, ctx.inputs[1].data,
+                              ctx.inputs[2].data, mask_kind_ != 0 ? ctx.inputs[3].data : nullptr,
+                              ctx.outputs[0].data, dims_, scale_, causal_, ctx.stream),
+        "attention");
+  }
+
+ private:
+  kern::AttentionDims dims_;
+  double scale_ = 1.0;
+  bool causal_ = false;
+  int mask_kind_ = 0;
+  DType dtype_ = DType::kF32;
+  int64_t count_ = 0;
+};
+
+std::unique_ptr<CuOp> CreateAttention(const NodeInfo&) { return std::make_unique<AttentionOp>(); }
+
+bool SupportsAttention(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() < 3 || !SameFloat(node, reason, 3)) {
+    if (reason.empty()) reason = "attention takes q, k, v and an optional mask";
+    return false;
+  }
+  const Shape& q = node.inputs[0].shape;
+  const Shape& k = node.inputs[1].shape;
+  const Shape& v = node.inputs[2].shape;
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4) {
+    reason = "attention on the CUDA plugin takes 4-D q, k and v ([B, H, S, D])";
+    return false;
+  }
+  if (k[1] == 0 ? q[1] != 0 : q[1] % k[1] != 0) {
+    reason = "attention: q's heads must be a multiple of k's";
+    return false;
+  }
+  if (node.inputs.size() > 3) {
+    const TensorType& mask = node.inputs[3];
+    if (mask.dtype != DType::kBool && mask.dtype != node.inputs[0].dtype) {
+      reason = "attention: a float mask must have q's dtype (" +
+               std::string(DTypeName(node.inputs[0].dtype)) + ")";
+      return false;
+    }
+    if (mask.shape.size() > 4) {
+      reason = "attention: the mask has more than 4 dims";
+      return false;
+    }
+  }
+  const size_t shared = kern::AttentionSharedBytes(node.inputs[0].dtype, q[3], v[3]);
+  if (shared > kMaxAttentionShared) {
+    reason = "attention with head dims D = " + std::to_string(q[3]) +
+             ", Dv = " + std::to_string(v[3]) + " needs " + std::to_string(shared) +
+             " bytes of shared memory per block, over the CUDA plugin's 48 KiB";
+    return false;
+  }
+  return true;
+}
+
+// ---- rotary_embedding ---------------------------------------------------------------------
+
+class RotaryOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    rows_ = s[0] * s[1];
+    seq_ = s[2];
+    dim_ = s[3];
+    rotary_ = node.attrs.Has("rotary_dim") ? node.attrs.GetInt("rotary_dim") : dim_;
+    interleaved_ = node.attrs.GetInt("interleaved", 0) != 0;
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (ctx.outputs[0].count() == 0) return;
+    CheckLaunch(kern::LaunchRotary(dtype_, ctx.inputs[0].data, ctx.inputs[1].data,
+                                   ctx.inputs[2].data, ctx.outputs[0].data, rows_, seq_, dim_,
+                                   rotary_, interleaved_, ctx.stream),
+                "rotary_embedding");
+  }
+
+ private:
+  int64_t rows_ = 0, seq_ = 0, dim_ = 0, rotary_ = 0;
+  bool interleaved_ = false;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateRotary(const NodeInfo&) { return std::make_unique<RotaryOp>(); }
+
+bool SupportsRotary(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() != 3 || !SameFloat(node, reason)) {
+    if (reason.empty()) reason = "rotary_embedding takes x, cos and sin";
+    return false;
+  }
+  if (node.inputs[0].shape.size() != 4) {
+    reason = "rotary_embedding on the CUDA plugin takes 4-D x ([B, H, S, D])";
+    return false;
+  }
+  return true;
+}
+
+// ---- resize -------------------------------------------------------------------------------
+// The taps of each output coordinate, per axis, computed as the reference does.
+
+enum class Coord { kHalfPixel, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn };
+enum class Interp { kNearest, kLinear, kCubic };
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+double OriginalCoord(Coord mode, int64_t x, double scale, int64_t in, int64_t out) {
+  const double xd = static_cast<double>(x);
+  switch (mode) {
+    case Coord::kPytorchHalfPixel:
+      return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+    case Coord::kTfHalfPixelForNn:
+      return (xd + 0.5) / scale;
+    case Coord::kAlignCorners: {
+      const double output_width = scale * static_cast<double>(in);
+      if (output_width == 1) return 0.0;
+      return xd * static_cast<double>(in - 1) / (output_width - 1);
+    }
+    case Coord::kAsymmetric:
+      return xd / scale;
+    case Coord::kHalfPixel:
+      break;
+  }
+  return (xd + 0.5) / scale - 0.5;
+}
+
+int64_t ClampIndex(double i, int64_t in) {
+  if (!(i > 0)) return 0;
+  const double last = static_cast<double>(in - 1);
+  return i >= last ? in - 1 : static_cast<int64_t>(i);
+}
+
+std::array<double, 4> CubicCoeffs(double ratio, double a) {
+  const double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+  return {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
+          ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
+          ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
+}
+
+struct AxisMode {
+  Interp interp = Interp::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
+std::vector<std::vector<Tap>> AxisTaps(const AxisMode& m, double scale, int64_t in, int64_t out) {
+  std::vector<std::vector<Tap>> taps(static_cast<size_t>(out));
+  for (int64_t x = 0; x < out; ++x) {
+    const double ori = OriginalCoord(m.coord, x, scale, in, out);
+    const double lo = std::floor(ori);
+    std::vector<Tap>& t = taps[static_cast<size_t>(x)];
+    if (lo == ori) {
+      t.push_back({ClampIndex(ori, in), 1.0});
+      continue;
+    }
+    const double ratio = ori - lo;
+    if (m.interp == Interp::kLinear) {
+      t.push_back({ClampIndex(lo, in), 1.0 - ratio});
+      t.push_back({ClampIndex(lo + 1, in), ratio});
+      continue;
+    }
+    if (m.interp == Interp::kCubic) {
+      const std::array<double, 4> c = CubicCoeffs(ratio, m.cubic_a);
+      double kept = 0;
+      for (int k = 0; k < 4; ++k) {
+        const double i = lo - 1 + k;
+        if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
+        t.push_back({ClampIndex(i, in), c[static_cast<size_t>(k)]});
+        kept += c[static_cast<size_t>(k)];
+      }
+      if (m.exclude_outside && kept != 0) {
+        for (Tap& tap : t) tap.weight /= kept;
+      }
+      if (t.empty()) t.push_back({ClampIndex(ori, in), 1.0});
+      continue;
+    }
+    bool up = false;
+    switch (m.nearest) {
+      case Nearest::kRoundPreferFloor:
+        up = ratio > 0.5;
+        break;
+      case Nearest::kRoundPreferCeil:
+        up = ratio >= 0.5;
+        break;
+      case Nearest::kFloor:
+        up = false;
+        break;
+      case Nearest::kCeil:
+        up = true;
+        break;
+    }
+    t.push_back({ClampIndex(up ? lo + 1 : lo, in), 1.0});
+  }
+  return taps;
+}
+
+constexpr size_t kMaxResizeRank = 8;
+
+class ResizeOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& xs = node.inputs[0].shape;
+    const Shape& ys = node.outputs[0].shape;
+    dtype_ = node.inputs[0].dtype;
+    count_ = ElementCount(ys);
+    if (count_ == 0) return;
+    rank_ = static_cast<int>(xs.size());
+    AxisMode m;
+    const std::string mode = node.attrs.GetString("mode", "nearest");
+    m.interp = mode == "linear"  ? Interp::kLinear
+               : mode == "cubic" ? Interp::kCubic
+                                 : Interp::kNearest;
+    const std::string coord = node.attrs.GetString("coordinate_transformation_mode");
+    m.coord = coord == "asymmetric"             ? Coord::kAsymmetric
+              : coord == "align_corners"        ? Coord::kAlignCorners
+              : coord == "pytorch_half_pixel"   ? Coord::kPytorchHalfPixel
+              : coord == "tf_half_pixel_for_nn" ? Coord::kTfHalfPixelForNn
+                                                : Coord::kHalfPixel;
+    const std::string nearest = node.attrs.GetString("nearest_mode");
+    m.nearest = nearest == "round_prefer_ceil" ? Nearest::kRoundPreferCeil
+                : nearest == "floor"           ? Nearest::kFloor
+                : nearest == "ceil"            ? Nearest::kCeil
+                                               : Nearest::kRoundPreferFloor;
+    m.cubic_a = node.attrs.GetFloat("cubic_coeff_a", -0.75);
+    m.exclude_outside = node.attrs.GetInt("exclude_outside", 0) != 0;
+    const bool has_scales = node.attrs.Has("scales");
+    const std::vector<double> scales =
+        has_scales ? node.attrs.GetFloats("scales") : std::vector<double>{};
+    // meta: out dims, x strides, first table entry per axis, then the table.
+    std::vector<int64_t> meta(ys.begin(), ys.end());
+    const std::vector<int64_t> strides = RowMajorStrides(xs);
+    meta.insert(meta.end(), strides.begin(), strides.end());
+    std::vector<int64_t> table;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      const int64_t in = xs[d];
+      const int64_t out = ys[d];
+      const double scale =
+          has_scales ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
+      std::vector<std::vector<Tap>> taps;
+      if (out == in && std::fabs(scale - 1.0) <= 1e-9 * std::max(1.0, std::fabs(scale))) {
+        for (int64_t i = 0; i < out; ++i) taps.push_back({Tap{i, 1.0}});
+      } else {
+        taps = AxisTaps(m, scale, in, out);
+      }
+      meta.push_back(static_cast<int64_t>(table.size() / 9));
+      for (const std::vector<Tap>& t : taps) {
+        if (t.empty() || t.size() > 4) {
+          throw sy_sdk::Error(SY_ERROR_INTERNAL, node.Describe() + ": resize tap count " +
+                                                     std::to_string(t.size()) + " out of range");
+        }
+        int64_t entry[9] = {static_cast<int64_t>(t.size()), 0, 0, 0, 0, 0, 0, 0, 0};
+        for (size_t k = 0; k < t.size(); ++k) {
+          entry[1 + k] = t[k].index;
+          entry[5 + k] = DoubleBits(t[k].weight);
+        }
+        table.insert(table.end(), entry, entry + 9);
+      }
+    }
+    meta.insert(meta.end(), table.begin(), table.end());
+    if (meta.empty()) meta.push_back(0);  // rank 0: one element, no taps
+    meta_ = ctx.Upload(meta);
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (count_ == 0) return;
+    CheckLaunch(kern::LaunchResize(dtype_, ctx.inputs[0].data, ctx.outputs[0].data, count_, rank_,
+                                   meta_, ctx.stream),
+                "resize");
+  }
+
+ private:
+  DType dtype_ = DType::kF32;
+  int64_t count_ = 0;
+  int rank_ = 0;
+  const int64_t* meta_ = nullptr;
+};
+
+std::unique_ptr<CuOp> CreateResize(const NodeInfo&) { return std::make_unique<ResizeOp>(); }
+
+bool SupportsResize(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() != 1 || !SameFloat(node, reason)) {
+    if (reason.empty()) reason = "resize takes one input";
+    return false;
+  }
+  if (node.inputs[0].shape.size() > kMaxResizeRank) {
+    reason = "resize on the CUDA plugin takes rank <= 8";
+    return false;
+  }
+  return true;
+}
+
+// ---- grid_sample --------------------------------------------------------------------------
+
+class GridSampleOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& y = node.outputs[0].shape;
+    n_ = x[0];
+    c_ = x[1];
+    h_ = x[2];
+    w_ = x[3];
+    ho_ = y[2];
+    wo_ = y[3];
+    const std::string mode = node.attrs.GetString("mode", "bilinear");
+    interp_ = mode == "nearest" ? 0 : mode == "bicubic" ? 2 : 1;
+    const std::string padding = node.attrs.GetString("padding_mode", "zeros");
+    padding_ = padding == "border" ? 1 : padding == "reflection" ? 2 : 0;
+    align_ = node.attrs.GetInt("align_corners", 0) != 0;
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (ctx.outputs[0].count() == 0) return;
+    CheckLaunch(
+        kern::LaunchGridSample(dtype_, ctx.inputs[0].data, ctx.inputs[1].data, ctx.outputs[0].data,
+                               n_, c_, h_, w_, ho_, wo_, interp_, padding_, align_, ctx.stream),
+        "grid_sample");
+  }
+
+ private:
+  int64_t n_ = 0, c_ = 0, h_ = 0, w_ = 0, ho_ = 0, wo_ = 0;
+  int interp_ = 1, padding_ = 0;
+  bool align_ = false;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateGridSample(const NodeInfo&) { return std::make_unique<GridSampleOp>(); }
+
+bool SupportsGridSample(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() != 2 || !SameFloat(node, reason)) {
+    if (reason.empty()) reason = "grid_sample takes x and grid";
+    return false;
+  }
+  if (node.inputs[0].shape.size() != 4 || node.inputs[1].shape.size() != 4 ||
+      node.outputs[0].shape.size() != 4) {
+    reason = "grid_sample on the CUDA plugin takes 4-D x and grid";
+    return false;
+  }
+  return true;
+}
+
+bool SupportsAxisNorm(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() < 2 || !SameFloat(node, reason)) {
+    if (reason.empty()) reason = node.op + " takes x, scale and an optional bias";
+    return false;
+  }
+  return true;
+}
+
+bool SupportsBatchNorm(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() != 5 || !SameFloat(node, reason)) {
+    if (reason.empty()) reason = "batch_norm takes x, scale, bias, mean and var";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void RegisterNeuralOps(CuOpRegistry& registry) {
+  registry.Add("softmax", SupportsFloat, CreateSoftmax);
+  registry.Add("log_softmax", SupportsFloat, CreateSoftmax);
+  registry.Add("layer_norm", SupportsAxisNorm, CreateAxisNorm);
+  registry.Add("rms_norm", SupportsAxisNorm, CreateAxisNorm);
+  registry.Add("batch_norm", SupportsBatchNorm, CreateBatchNorm);
+  registry.Add("group_norm", SupportsGroupNorm, CreateGroupNorm);
+  registry.Add("instance_norm", SupportsGroupNorm, CreateGroupNorm);
+  registry.Add("attention", SupportsAttention, CreateAttention);
+  registry.Add("rotary_embedding", SupportsRotary, CreateRotary);
+  registry.Add("resize", SupportsResize, CreateResize);
+  registry.Add("grid_sample", SupportsGridSample, CreateGridSample);
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The CUDA plugin's check on a machine with an NVIDIA GPU (issue 8, "Verification";
+# docs/cuda.md). One short script: build, then every check that needs the GPU, each with
+# its own time limit, all within about 8 minutes on a 16-core machine.
+#
+#   1. the GPU and driver (nvidia-smi)
+#   2. configure and build the release tree with the CUDA plugin (only the targets used)
+#   3. the plugin's unit tests, GPU tests included (sy_cuda_tests)
+#   4. every bundled example with --device cuda and --device cuda,cpu, against NumPy
+#   5. the conformance suite on the cuda plugin (JUnit and the console report)
+#   6. the ONNX backend node tests on cuda:0 (when libonnx-testdata is installed)
+#   7. benchmarks: `switchyard bench` of the examples on cuda and cpu
+#      TODO: benchmarks/cuda_benchmark.cpp (matmul 4096^3 f32 and f16 against a direct
+#      cuBLAS call, the dispatch-overhead chain with CUDA-graph replay per node), run here
+#      and recorded in docs/performance.md.
+#
+# Everything goes to $OUT (default: out/cuda-check): one log per step and summary.txt with
+# one line per step (PASS, FAIL, SKIP, TIMEOUT). Exit status: 0 when no step failed.
+# Environment: BUILD (build directory, default build/cuda-check), JOBS (default: all
+# cores), CUDA_ARCHS (default 90, the H100/H200; "80;90" for the release default),
+# BUDGET (seconds for the whole run, default 470).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+SRC=$(pwd)
+OUT=${OUT:-$SRC/out/cuda-check}
+BUILD=${BUILD:-$SRC/build/cuda-check}
+JOBS=${JOBS:-$(nproc)}
+CUDA_ARCHS=${CUDA_ARCHS:-90}
+BUDGET=${BUDGET:-470}
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+START=$(date +%s)
+FAILED=0
+
+# step NAME LIMIT COMMAND...: runs COMMAND with its output in $OUT/NAME.log, at most LIMIT
+# seconds and never past the overall budget; records the outcome in summary.txt.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((BUDGET - ($(date +%s) - START)))
+  if [ "$left" -lt 10 ]; then
+    echo "SKIP     $name (the ${BUDGET}s budget is spent)" | tee -a "$SUMMARY"
+    return 0
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  local t0 rc
+  t0=$(date +%s)
+  echo "== $name (limit ${limit}s)"
+  timeout --kill-after=10 "$limit" "$@" >"$OUT/$name.log" 2>&1
+  rc=$?
+  local took=$(($(date +%s) - t0))
+  local verdict=PASS
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    verdict=TIMEOUT
+    FAILED=1
+  elif [ "$rc" = 77 ]; then
+    verdict=SKIP
+  elif [ "$rc" != 0 ]; then
+    verdict="FAIL(exit $rc)"
+    FAILED=1
+  fi
+  echo "$(printf '%-8s' "$verdict") $name (${took}s)" | tee -a "$SUMMARY"
+  tail -n 3 "$OUT/$name.log" | sed 's/^/    /'
+  return 0
+}
+
+SY=$BUILD/bin/switchyard
+
+# 1. The machine (informational; step "devices" decides whether the plugin sees the GPU).
+step gpu 20 bash -c 'nvidia-smi; nvidia-smi -q | head -60; PATH=$PATH:/usr/local/cuda/bin nvcc --version; true'
+
+# 2. Configure (the tests too when GTest is installed) and build only what the checks use.
+configure() {
+  cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSY_BUILD_BENCHMARKS=OFF \
+    -DSY_BUILD_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" "$@"
+}
+build() {
+  { configure || configure -DSY_BUILD_TESTS=OFF; } || return 1
+  local targets=(switchyard switchyard_cpu switchyard_cuda)
+  for t in sy_cuda_tests onnx_node_tests; do
+    ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
+  done
+  echo "targets: ${targets[*]}"
+  cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"
+}
+# The steps run under timeout(1), in a child bash: they see these functions and variables.
+export SRC OUT BUILD JOBS CUDA_ARCHS SY
+export -f configure build
+
+step build 300 bash -c build
+if [ ! -x "$SY" ] || [ ! -f "$BUILD/lib/switchyard/plugins/libswitchyard_cuda.so" ]; then
+  echo "the build failed: nothing else can run (see $OUT/build.log)" | tee -a "$SUMMARY"
+  exit 1
+fi
+
+# The plugin must see the GPU; say why not otherwise and stop.
+step devices 30 bash -c "'$SY' plugins && '$SY' devices && '$SY' devices | grep -q '^cuda:0'"
+if ! grep -q "^cuda:0" "$OUT/devices.log"; then
+  echo "the cuda plugin has no device here (see $OUT/devices.log): nothing else can run" |
+    tee -a "$SUMMARY"
+  exit 1
+fi
+
+# 3. Unit tests, the GPU ones included.
+if [ -x "$BUILD/bin/sy_cuda_tests" ]; then
+  step unit_tests 60 "$BUILD/bin/sy_cuda_tests" --gtest_output="xml:$OUT/sy_cuda_tests.xml"
+else
+  echo "SKIP     unit_tests (GTest not installed)" | tee -a "$SUMMARY"
+fi
+
+# 4. The bundled examples against NumPy, on the GPU (the plan shows what it declines) and
+#    with the CPU named as the fallback.
+examples() {
+  local rc=0
+  for model in mlp cnn transformer; do
+    for device in cuda cuda,cpu; do
+      echo "-- $model --device $device"
+      [ "$device" = cuda ] && "$SY" plan "$SRC/examples/$model" --device cuda | tail -n 40
+      "$SY" run "$SRC/examples/$model" --device "$device" \
+        --compare "$SRC/examples/$model/expected" || rc=1
+    done
+  done
+  return $rc
+}
+export -f examples
+step examples 60 bash -c examples
+
+# 5. The conformance suite, every case (mandatory and the rest).
+conformance() {
+  local expect=()
+  [ -f "$SRC/plugins/cuda/conformance-expectations.txt" ] &&
+    expect=(--expectations "$SRC/plugins/cuda/conformance-expectations.txt")
+  "$SY" conformance --plugin cuda --scope all --timeout 60 --list-unsupported \
+    --junit "$OUT/conformance-cuda.xml" "${expect[@]}"
+}
+export -f conformance
+step conformance 200 bash -c conformance
+
+# 6. The ONNX backend node tests on the GPU (77: no test data installed).
+if [ -x "$BUILD/bin/onnx_node_tests" ]; then
+  step onnx_node_tests 120 "$BUILD/bin/onnx_node_tests" --device cuda:0 \
+    --expectations "$SRC/tests/onnx/expectations.txt" --report "$OUT/onnx-node-tests-cuda.md"
+else
+  echo "SKIP     onnx_node_tests (not built: ONNX or GTest missing)" | tee -a "$SUMMARY"
+fi
+
+# 7. Benchmarks. TODO: benchmarks/cuda_benchmark.cpp (see the header of this script).
+bench() {
+  for model in mlp cnn transformer; do
+    for device in cuda cpu; do
+      echo "-- $model on $device"
+      "$SY" bench "$SRC/examples/$model" --device "$device" --repeat 50 --json || return 1
+    done
+  done
+  echo "-- transformer on cuda without CUDA graphs"
+  SWITCHYARD_CUDA_GRAPHS=0 "$SY" bench "$SRC/examples/transformer" --device cuda --repeat 50 --json
+}
+export -f bench
+step bench 60 bash -c bench
+
+echo "== summary ($(($(date +%s) - START))s; logs in $OUT)"
+cat "$SUMMARY"
+exit $FAILED
