@@ -9,10 +9,11 @@
 #   4. every bundled example with --device cuda and --device cuda,cpu, against NumPy
 #   5. the conformance suite on the cuda plugin (JUnit and the console report)
 #   6. the ONNX backend node tests on cuda:0 (when libonnx-testdata is installed)
-#   7. benchmarks: `switchyard bench` of the examples on cuda and cpu
-#      TODO: benchmarks/cuda_benchmark.cpp (matmul 4096^3 f32 and f16 against a direct
-#      cuBLAS call, the dispatch-overhead chain with CUDA-graph replay per node), run here
-#      and recorded in docs/performance.md.
+#   7. benchmarks: sy_cuda_benchmark (benchmarks/cuda_benchmark.cpp: matmul 4096^3 f32 and
+#      f16 through the plugin against a direct cuBLAS call, the dispatch-overhead chain
+#      with and without CUDA-graph replay, per node; JSON in $OUT/cuda_benchmark.json, the
+#      figures go to docs/performance.md), then `switchyard bench` of the examples on cuda
+#      and cpu
 #
 # Everything goes to $OUT (default: out/cuda-check): one log per step and summary.txt with
 # one line per step (PASS, FAIL, SKIP, TIMEOUT). Exit status: 0 when no step failed.
@@ -70,15 +71,19 @@ SY=$BUILD/bin/switchyard
 # 1. The machine (informational; step "devices" decides whether the plugin sees the GPU).
 step gpu 20 bash -c 'nvidia-smi; nvidia-smi -q | head -60; PATH=$PATH:/usr/local/cuda/bin nvcc --version; true'
 
-# 2. Configure (the tests too when GTest is installed) and build only what the checks use.
+# 2. Configure (the tests and the benchmarks too when GTest and Google Benchmark are
+#    installed) and build only what the checks use.
 configure() {
-  cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSY_BUILD_BENCHMARKS=OFF \
+  cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DSY_BUILD_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS" "$@"
 }
 build() {
-  { configure || configure -DSY_BUILD_TESTS=OFF; } || return 1
+  { configure -DSY_BUILD_TESTS=ON -DSY_BUILD_BENCHMARKS=ON ||
+    configure -DSY_BUILD_TESTS=ON -DSY_BUILD_BENCHMARKS=OFF ||
+    configure -DSY_BUILD_TESTS=OFF -DSY_BUILD_BENCHMARKS=ON ||
+    configure -DSY_BUILD_TESTS=OFF -DSY_BUILD_BENCHMARKS=OFF; } || return 1
   local targets=(switchyard switchyard_cpu switchyard_cuda)
-  for t in sy_cuda_tests onnx_node_tests; do
+  for t in sy_cuda_tests onnx_node_tests sy_cuda_benchmark; do
     ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
   done
   echo "targets: ${targets[*]}"
@@ -145,7 +150,21 @@ else
   echo "SKIP     onnx_node_tests (not built: ONNX or GTest missing)" | tee -a "$SUMMARY"
 fi
 
-# 7. Benchmarks. TODO: benchmarks/cuda_benchmark.cpp (see the header of this script).
+# 7. Benchmarks. First sy_cuda_benchmark: matmul 4096^3 f32/f16 through a session and
+#    through the plugin's execute against direct cuBLAS (target: execute >= 80%), and the
+#    add chain at N = 10, 100, 1000 with CUDA graphs on and off (per node: the slope).
+#    Estimated under a minute with min_time 0.2 s (not yet timed on a GPU); exit 1 when a
+#    benchmark failed or computed a wrong result.
+if [ -x "$BUILD/bin/sy_cuda_benchmark" ]; then
+  step cuda_benchmark 120 "$BUILD/bin/sy_cuda_benchmark" --benchmark_min_time=0.2 \
+    --benchmark_format=console --benchmark_out="$OUT/cuda_benchmark.json" \
+    --benchmark_out_format=json
+  sed -n '/^summary:/,$p' "$OUT/cuda_benchmark.log"
+else
+  echo "SKIP     cuda_benchmark (not built: Google Benchmark missing)" | tee -a "$SUMMARY"
+fi
+
+# Then the bundled examples, on the GPU and on the CPU.
 bench() {
   for model in mlp cnn transformer; do
     for device in cuda cpu; do
