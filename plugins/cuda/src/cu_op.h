@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include "plugin_node.h"
 #include "switchyard/attrs.h"
 #include "switchyard/plugin_cpp.h"
 #include "switchyard/shape.h"
@@ -30,21 +31,11 @@ namespace sy::cuda {
 struct Device;      // cuda_runtime.h (the plugin's, next to this file)
 class DeviceBlock;  // cuda_runtime.h
 
-// A node decoded from the ABI: op, label, input and output types, attributes (normalised
-// by the host: every defaulted attribute is present).
-struct NodeInfo {
-  std::string op;
-  std::string name;
-  std::vector<TensorType> inputs;
-  std::vector<TensorType> outputs;
-  Attrs attrs;
-
-  // "node 3 (add) \"h\"" style prefix for messages.
-  std::string Describe() const;
-};
-
-// Throws sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) on a malformed node.
-NodeInfo DecodeNode(const sy_node& node);
+// NodeInfo, DecodeNode and CollapseBroadcast are shared with the other GPU plugin
+// (plugins/common/plugin_node.h).
+using plugin::CollapseBroadcast;
+using plugin::DecodeNode;
+using plugin::NodeInfo;
 
 // A bound tensor at execute time: a device pointer to its first element (null when empty).
 struct CuTensor {
@@ -151,12 +142,5 @@ void RegisterNeuralOps(CuOpRegistry& registry);       // softmax, norms, attenti
 // Throws sy_sdk::Error naming `what` and the CUDA error when err != cudaSuccess
 // (cudaErrorMemoryAllocation becomes SY_ERROR_RESOURCE_EXHAUSTED, the rest INTERNAL).
 void CheckCuda(cudaError_t err, std::string_view what);
-
-// NumPy broadcasting of several inputs to `out`: the output dims and each input's element
-// strides (0 along broadcast dims), with dims of size 1 dropped and adjacent dims merged
-// where every input allows. Returns rank r >= 1 and fills meta = dims[r], then each
-// input's strides[r].
-int CollapseBroadcast(std::span<const int64_t> out, std::span<const Shape> inputs,
-                      std::vector<int64_t>& meta);
 
 }  // namespace sy::cuda
