@@ -10,9 +10,13 @@
 
 #include "../kernels/elementwise.h"
 #include "cu_op.h"
+#include "element_bits.h"
 
 namespace sy::cuda {
 namespace {
+
+using plugin::IntRange;
+using plugin::SaturateToInt;
 
 using kern::BinaryOp;
 using kern::UnaryOp;
@@ -93,29 +97,6 @@ const UnaryDef* FindUnary(std::string_view op) {
     if (d.op == op) return &d;
   }
   return nullptr;
-}
-
-// The range of an integer dtype (bool: 0..1).
-std::pair<int64_t, int64_t> IntRange(DType dtype) {
-  switch (dtype) {
-    case DType::kI8:
-      return {-128, 127};
-    case DType::kU8:
-      return {0, 255};
-    case DType::kI32:
-      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    case DType::kBool:
-      return {0, 1};
-    default:
-      return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-  }
-}
-
-// `v` (an integer value or +-inf, never NaN) saturated to [lo, hi].
-int64_t SaturateToInt(double v, int64_t lo, int64_t hi) {
-  if (v <= static_cast<double>(lo)) return lo;
-  if (v >= static_cast<double>(hi)) return hi;
-  return static_cast<int64_t>(v);
 }
 
 class UnaryKernelOp : public CuOp {

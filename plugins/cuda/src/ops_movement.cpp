@@ -14,11 +14,17 @@
 
 #include "../kernels/movement.h"
 #include "cu_op.h"
+#include "element_bits.h"
 #include "ops_util.h"
 #include "switchyard/half.h"
 
 namespace sy::cuda {
 namespace {
+
+using plugin::FloatBits;
+using plugin::IntBits;
+using plugin::SaturatingToInt;
+using plugin::ValueBits;
 
 int ElemBytes(DType dtype) { return static_cast<int>(DTypeSize(dtype)); }
 
@@ -171,70 +177,6 @@ class BlockCopyOp : public CuOp {
 std::unique_ptr<CuOp> CreateBlockCopy(const NodeInfo&) { return std::make_unique<BlockCopyOp>(); }
 
 // ---- slice, pad, tile, depth_to_space, space_to_depth (index map) ---------------------------
-
-// double -> float rounding to odd, so that a further rounding to f16 / bf16 is exact
-// (as the reference's StoreFloat does).
-float DoubleToFloatOdd(double d) {
-  float f = static_cast<float>(d);
-  if (f - f == 0.0f && static_cast<double>(f) != d) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --bits;
-    bits |= 1u;
-    std::memcpy(&f, &bits, 4);
-  }
-  return f;
-}
-
-int64_t SaturatingToInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9223372036854775808.0) return INT64_MAX;
-  if (v < -9223372036854775808.0) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
-
-// The bits of one element of a float dtype holding `value` (rounded once).
-uint64_t FloatBitsOf(DType dtype, double value) {
-  switch (dtype) {
-    case DType::kF32: {
-      const float f = static_cast<float>(value);
-      uint32_t u;
-      std::memcpy(&u, &f, 4);
-      return u;
-    }
-    case DType::kF64: {
-      uint64_t bits;
-      std::memcpy(&bits, &value, 8);
-      return bits;
-    }
-    case DType::kF16:
-      return FloatToHalf(DoubleToFloatOdd(value));
-    case DType::kBF16:
-      return FloatToBFloat16(DoubleToFloatOdd(value));
-    default:
-      return 0;
-  }
-}
-
-// The bits of one element of an integer dtype (bool: 0/1) holding `value`, wrapped.
-uint64_t IntBitsOf(DType dtype, int64_t value) {
-  const auto u = static_cast<uint64_t>(value);
-  switch (DTypeSize(dtype)) {
-    case 1:
-      return dtype == DType::kBool ? (value != 0 ? 1 : 0) : (u & 0xffu);
-    case 4:
-      return u & 0xffffffffu;
-    default:
-      return u;
-  }
-}
-
-// A float attribute stored into any dtype like a cast (pad's value).
-uint64_t ValueBits(DType dtype, double value) {
-  if (IsFloat(dtype)) return FloatBitsOf(dtype, value);
-  if (dtype == DType::kBool) return value != 0.0 ? 1 : 0;
-  return IntBitsOf(dtype, SaturatingToInt(value));
-}
 
 struct MapDims {
   std::vector<int64_t> ydims, xdims, strides, steps, subs;
@@ -426,8 +368,8 @@ class RangeOp : public CuOp {
     const auto d = static_cast<uint64_t>(SaturatingToInt(delta));
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t bits =
-          IsFloat(dt) ? FloatBitsOf(dt, start + static_cast<double>(i) * delta)
-                      : IntBitsOf(dt, static_cast<int64_t>(s + static_cast<uint64_t>(i) * d));
+          IsFloat(dt) ? FloatBits(dt, start + static_cast<double>(i) * delta)
+                      : IntBits(dt, static_cast<int64_t>(s + static_cast<uint64_t>(i) * d));
       std::memcpy(data + static_cast<size_t>(i) * es, &bits, es);  // little-endian host
     }
     values_ = ctx.Upload(words);

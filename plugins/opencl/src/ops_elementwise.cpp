@@ -8,10 +8,14 @@
 #include <string>
 
 #include "cl_op.h"
+#include "element_bits.h"
 #include "kernel_sources.h"
 
 namespace sy::opencl {
 namespace {
+
+using plugin::IntRange;
+using plugin::SaturateToInt;
 
 bool AnyF64(std::span<const TensorType> types) {
   for (const TensorType& t : types) {
@@ -78,27 +82,6 @@ const UnaryDef* FindUnary(std::string_view op) {
     if (d.op == op) return &d;
   }
   return nullptr;
-}
-
-std::pair<int64_t, int64_t> IntRange(DType dtype) {
-  switch (dtype) {
-    case DType::kI8:
-      return {-128, 127};
-    case DType::kU8:
-      return {0, 255};
-    case DType::kI32:
-      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    case DType::kBool:
-      return {0, 1};
-    default:
-      return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-  }
-}
-
-int64_t SaturateToInt(double v, int64_t lo, int64_t hi) {
-  if (v <= static_cast<double>(lo)) return lo;
-  if (v >= static_cast<double>(hi)) return hi;
-  return static_cast<int64_t>(v);
 }
 
 class UnaryOp : public ClOp {

@@ -15,11 +15,17 @@
 #include <vector>
 
 #include "cl_op.h"
+#include "element_bits.h"
 #include "kernel_sources.h"
 #include "switchyard/half.h"
 
 namespace sy::opencl {
 namespace {
+
+using plugin::FloatBits;
+using plugin::IntBits;
+using plugin::SaturatingToInt;
+using plugin::ValueBits;
 
 std::string RawDefine(DType dtype) {
   switch (DTypeSize(dtype)) {
@@ -48,67 +54,6 @@ int64_t Product(const Shape& s, size_t begin, size_t end) {
 
 int64_t NormAxis(int64_t axis, size_t rank) {
   return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
-}
-
-// double -> float rounding to odd (as the reference's StoreFloat does before f16/bf16).
-float DoubleToFloatOdd(double d) {
-  float f = static_cast<float>(d);
-  if (f - f == 0.0f && static_cast<double>(f) != d) {
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --bits;
-    bits |= 1u;
-    std::memcpy(&f, &bits, 4);
-  }
-  return f;
-}
-
-int64_t SaturatingToInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9223372036854775808.0) return INT64_MAX;
-  if (v < -9223372036854775808.0) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
-
-// The bits of one element of `dtype` holding a float value (stored like a cast).
-uint64_t FloatBits(DType dtype, double value) {
-  uint64_t bits = 0;
-  switch (dtype) {
-    case DType::kF32: {
-      const float f = static_cast<float>(value);
-      uint32_t u;
-      std::memcpy(&u, &f, 4);
-      return u;
-    }
-    case DType::kF64:
-      std::memcpy(&bits, &value, 8);
-      return bits;
-    case DType::kF16:
-      return FloatToHalf(DoubleToFloatOdd(value));
-    case DType::kBF16:
-      return FloatToBFloat16(DoubleToFloatOdd(value));
-    default:
-      return 0;
-  }
-}
-
-// The bits of one element of an integer dtype (bool: 0/1) holding `value`, wrapped.
-uint64_t IntBits(DType dtype, int64_t value) {
-  const auto u = static_cast<uint64_t>(value);
-  switch (DTypeSize(dtype)) {
-    case 1:
-      return dtype == DType::kBool ? (value != 0 ? 1 : 0) : (u & 0xffu);
-    case 4:
-      return u & 0xffffffffu;
-    default:
-      return u;
-  }
-}
-
-uint64_t ValueBits(DType dtype, double value) {
-  if (IsFloat(dtype)) return FloatBits(dtype, value);
-  if (dtype == DType::kBool) return value != 0.0 ? 1 : 0;
-  return IntBits(dtype, SaturatingToInt(value));
 }
 
 bool SupportsAny(const NodeInfo&, const DeviceCaps&, std::string&) { return true; }

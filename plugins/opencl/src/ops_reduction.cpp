@@ -4,10 +4,13 @@
 #include <string>
 
 #include "cl_op.h"
+#include "element_bits.h"
 #include "kernel_sources.h"
 
 namespace sy::opencl {
 namespace {
+
+using plugin::IntRange;
 
 int ReduceCode(std::string_view op) {
   if (op == "reduce_mean" || op == "global_avg_pool") return 1;
@@ -15,19 +18,6 @@ int ReduceCode(std::string_view op) {
   if (op == "reduce_min") return 3;
   if (op == "reduce_prod") return 4;
   return 0;
-}
-
-std::pair<int64_t, int64_t> IntRange(DType dtype) {
-  switch (dtype) {
-    case DType::kI8:
-      return {-128, 127};
-    case DType::kU8:
-      return {0, 255};
-    case DType::kI32:
-      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    default:
-      return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
-  }
 }
 
 class ReduceOp : public ClOp {
