@@ -5,9 +5,17 @@
 //   BM_MatmulSession   1024^3 f32 matmul through a session on `cpu`
 //   BM_MatmulDirect    the same product with one direct cblas_sgemm call (target: the
 //                      session reaches >= 95% of its throughput)
+//   BM_MatmulSessionConstB  the same with b a constant of the model (weights: the cpu
+//                      device prepacks it once at prepare)
+//   BM_MatmulDirectOneDnn  dnnl_sgemm, and BM_MatmulDirectOneDnnPacked a oneDNN matmul
+//                      primitive on prepacked weights (where oneDNN is built): the best
+//                      sgemm on this CPU is the largest of the direct rows
 // Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
 // The summary line printed last states the ratios.
 #include <cblas.h>
+#if SY_BENCH_HAS_ONEDNN
+#include <dnnl.hpp>
+#endif
 
 #include <cstdio>
 #include <random>
@@ -147,6 +155,68 @@ void BM_MatmulDirect(benchmark::State& state) {
   SetFlops(state);
 }
 BENCHMARK(BM_MatmulDirect)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MatmulSessionConstB(benchmark::State& state) {
+  sy::Graph g;
+  g.values = {{"a", {sy::DType::kF32, {kN, kN}}},
+              {"b", {sy::DType::kF32, {kN, kN}}},
+              {"c", {sy::DType::kF32, {kN, kN}}}};
+  g.inputs = {0};
+  g.outputs = {2};
+  g.constants.push_back({1, "", RandomMatrix(2)});
+  g.nodes.push_back({"matmul", {0, 1}, {2}, {}, "", ""});
+  if (!sy::ValidateGraphTypes(g).ok()) std::exit(1);
+  auto session = sy::Session::Create(g, Cpu());
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs{{"a", RandomMatrix(1)}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+  }
+  SetFlops(state);
+}
+BENCHMARK(BM_MatmulSessionConstB)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+#if SY_BENCH_HAS_ONEDNN
+void BM_MatmulDirectOneDnn(benchmark::State& state) {
+  const sy::Tensor a = RandomMatrix(1), b = RandomMatrix(2);
+  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {kN, kN});
+  for (auto _ : state) {
+    dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.values<float>().data(), kN, b.values<float>().data(),
+               kN, 0.0f, c.mutable_values<float>().data(), kN);
+    benchmark::DoNotOptimize(c.mutable_data());
+  }
+  SetFlops(state);
+}
+BENCHMARK(BM_MatmulDirectOneDnn)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MatmulDirectOneDnnPacked(benchmark::State& state) {
+  using dnnl::memory;
+  const sy::Tensor a = RandomMatrix(1), b = RandomMatrix(2);
+  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {kN, kN});
+  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(eng);
+  const memory::desc plain({kN, kN}, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc any({kN, kN}, memory::data_type::f32, memory::format_tag::any);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(plain, any, plain), eng);
+  const dnnl::matmul matmul(pd);
+  memory ma(plain, eng, const_cast<float*>(a.values<float>().data()));
+  memory mb(plain, eng, const_cast<float*>(b.values<float>().data()));
+  memory mc(plain, eng, c.mutable_values<float>().data());
+  memory packed(pd.weights_desc(), eng);
+  dnnl::reorder(mb, packed).execute(stream, mb, packed);
+  stream.wait();
+  for (auto _ : state) {
+    matmul.execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, mc}});
+    stream.wait();
+  }
+  SetFlops(state);
+}
+BENCHMARK(BM_MatmulDirectOneDnnPacked)->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
 
 }  // namespace
 

@@ -7,7 +7,7 @@ apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format \
   libboost1.81-dev libboost-json1.81-dev libboost-program-options1.81-dev \
   libboost-filesystem1.81-dev \
-  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
   libonnx-dev libprotobuf-dev libonnx-testdata python3-torch \
   python3 ca-certificates >/dev/null

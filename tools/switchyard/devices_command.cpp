@@ -41,7 +41,8 @@ int RunDevices(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard devices [--plugin PATH]... [--json]\n\n"
       "Lists every device of every loaded plugin: its spec (plugin:index) for --device,\n"
-      "name, kind, memory, and how many catalogue ops it supports.\n\n"
+      "name, kind, memory, how many catalogue ops it supports, and what the plugin says of\n"
+      "how the device computes (its kernels and the instruction set they use).\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("json", "print JSON");
   AddPluginOptions(visible);
@@ -66,11 +67,13 @@ int RunDevices(const std::vector<std::string>& args) {
                      {"memory_bytes", d->memory_bytes},
                      {"reference", d->reference()},
                      {"ops_supported", ops},
-                     {"ops_in_catalogue", catalogue}});
+                     {"ops_in_catalogue", catalogue},
+                     {"details", d->details}});
     } else {
       std::cout << d->Spec() << "  " << d->name << "  kind " << DeviceKindName(d->kind)
                 << "  memory " << (d->memory_bytes >> 20) << " MiB  ops " << ops << "/" << catalogue
                 << (d->reference() ? "  (reference: used only when asked for)" : "") << "\n";
+      if (!d->details.empty()) std::cout << "    " << d->details << "\n";
     }
   }
   if (vm.count("json")) {

@@ -44,8 +44,10 @@ class NodeDescriptors {
 
 // The sy_partition of some nodes: a local value table holding `bound_inputs` (values
 // produced elsewhere, constants included), then `bound_outputs`, then any value the
-// nodes produce that is in neither list (intermediates the plugin keeps). Borrows
-// `descriptors`, which must outlive this object.
+// nodes produce that is in neither list (intermediates the plugin keeps). Bound inputs
+// that are constants of `graph` carry their bytes (sy_partition.constant_data), so a
+// plugin can reorder weights once at prepare. Borrows `descriptors` and `graph`, which
+// must outlive this object.
 class PartitionDescriptor {
  public:
   PartitionDescriptor(const NodeDescriptors& descriptors, const Graph& graph,
@@ -61,6 +63,7 @@ class PartitionDescriptor {
   std::vector<std::vector<uint32_t>> input_ids_, output_ids_;  // per node, local indices
   std::vector<sy_node> nodes_;
   std::vector<uint32_t> inputs_, outputs_;
+  std::vector<const void*> constant_data_;  // per bound input; borrowed from the graph
   sy_partition partition_{};
 };
 

@@ -40,6 +40,7 @@ struct Device {
   DeviceKind kind = DeviceKind::kCpu;
   uint32_t flags = 0;  // SY_DEVICE_FLAG_*
   uint64_t memory_bytes = 0;
+  std::string details;  // how the device computes, free form ("" when the plugin says nothing)
 
   bool host_memory() const { return flags & 0x1u; }
   bool reference() const { return flags & 0x2u; }

@@ -94,7 +94,13 @@ PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, con
     if (inserted) values_.push_back(descriptors.value_types()[id]);
     return it->second;
   };
-  for (ValueId id : bound_inputs) inputs_.push_back(add(id));
+  std::unordered_map<ValueId, const void*> constant_bytes;
+  for (const Constant& c : graph.constants) constant_bytes[c.value] = c.data.data();
+  for (ValueId id : bound_inputs) {
+    inputs_.push_back(add(id));
+    const auto it = constant_bytes.find(id);
+    constant_data_.push_back(it != constant_bytes.end() ? it->second : nullptr);
+  }
   for (ValueId id : bound_outputs) outputs_.push_back(add(id));
   input_ids_.resize(nodes.size());
   output_ids_.resize(nodes.size());
@@ -118,6 +124,7 @@ PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, con
   partition_.inputs = inputs_.data();
   partition_.num_outputs = static_cast<uint32_t>(outputs_.size());
   partition_.outputs = outputs_.data();
+  partition_.constant_data = constant_data_.data();
 }
 
 Expected<AttrValue> AttrFromC(const sy_attr& a) {

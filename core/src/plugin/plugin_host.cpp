@@ -175,6 +175,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     device.kind = info.kind <= 3 ? static_cast<DeviceKind>(info.kind) : DeviceKind::kAccelerator;
     device.flags = info.flags;
     device.memory_bytes = info.memory_bytes;
+    device.details = SafeString(info.details);
     plugin->devices_.push_back(std::move(device));
   }
   if (plugin->devices_.empty()) {

@@ -1,8 +1,10 @@
 #include "cpu_executable.h"
 
+#include <cstddef>
 #include <string>
 
 #include "node_types.h"
+#include "thread_pool.h"
 
 namespace sy::cpu {
 namespace {
@@ -43,7 +45,16 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     return v;
   };
   std::vector<bool> is_bound(values_.size(), false);
-  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
+  // Constant bytes per value, where the host passed them (a host of this ABI version or
+  // later does; valid during this constructor only).
+  std::vector<const std::byte*> constant(values_.size(), nullptr);
+  const bool has_constants =
+      p.struct_size >= offsetof(sy_partition, constant_data) + sizeof(p.constant_data) &&
+      p.constant_data != nullptr;
+  for (uint32_t i = 0; i < p.num_inputs; ++i) {
+    bound_.push_back(check_value(p.inputs[i]));
+    if (has_constants) constant[p.inputs[i]] = static_cast<const std::byte*>(p.constant_data[i]);
+  }
   for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
   for (uint32_t v : bound_) is_bound[v] = true;
 
@@ -56,8 +67,9 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     }
     Step step;
     step.op = node.op;
-    step.kernel = table.Find(step.op);
-    if (step.kernel == nullptr) Fail(SY_ERROR_UNSUPPORTED, "no kernel for op " + step.op);
+    const KernelTable::Entry* entry = table.FindEntry(step.op);
+    if (entry == nullptr) Fail(SY_ERROR_UNSUPPORTED, "no kernel for op " + step.op);
+    step.kernel = entry->fn;
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
       Expected<AttrValue> value = AttrFromC(node.attrs[a]);
       if (!value.ok() || node.attrs[a].name == nullptr) {
@@ -75,6 +87,17 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
       step.output_views.push_back({values_[step.outputs.back()], nullptr});
     }
     CheckTypes(n, step);
+    if (entry->prepare != nullptr) {
+      std::vector<TensorType> in_types, out_types;
+      std::vector<const std::byte*> in_constants;
+      for (uint32_t v : step.inputs) {
+        in_types.push_back(values_[v]);
+        in_constants.push_back(constant[v]);
+      }
+      for (uint32_t v : step.outputs) out_types.push_back(values_[v]);
+      step.prepared = entry->prepare({step.op, in_types, out_types, step.attrs, in_constants,
+                                      pool_ != nullptr ? pool_->num_threads() : 1});
+    }
     steps_.push_back(std::move(step));
   }
 
@@ -109,10 +132,20 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
       step.input_views[i].data = data_[step.inputs[i]];
     for (size_t i = 0; i < step.outputs.size(); ++i)
       step.output_views[i].data = data_[step.outputs[i]];
-    const Status status =
-        step.kernel({step.op, step.input_views, step.output_views, step.attrs, pool_});
+    const KernelContext ctx{step.op, step.input_views, step.output_views, step.attrs, pool_};
+    const Status status = step.prepared ? step.prepared->Run(ctx) : step.kernel(ctx);
     if (!status.ok()) Fail(KernelErrorCode(status.code()), status.message());
   }
+}
+
+}  // namespace sy::cpu
+
+namespace sy::cpu {
+
+size_t CpuExecutable::prepared_step_count() const {
+  size_t count = 0;
+  for (const Step& step : steps_) count += step.prepared != nullptr ? 1 : 0;
+  return count;
 }
 
 }  // namespace sy::cpu

@@ -19,10 +19,15 @@ class CpuExecutable : public sy_executable {
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
 
+  // How many steps run a kernel prepared at prepare time (a library primitive), for
+  // tests.
+  size_t prepared_step_count() const;
+
  private:
   struct Step {
     std::string op;
     KernelFn kernel = nullptr;
+    std::unique_ptr<PreparedKernel> prepared;  // runs instead of `kernel` when set
     Attrs attrs;
     std::vector<uint32_t> inputs;   // value indices
     std::vector<uint32_t> outputs;  // value indices

@@ -25,12 +25,13 @@
 namespace sy::cpu {
 namespace {
 
-constexpr sy_plugin_info kInfo = {sizeof(sy_plugin_info),
-                                  SY_PLUGIN_ABI_VERSION,
-                                  "cpu",
-                                  "0.1.0",
-                                  "Switchyard",
-                                  "host CPU: fast kernels (OpenBLAS) and reference kernels"};
+constexpr sy_plugin_info kInfo = {
+    sizeof(sy_plugin_info),
+    SY_PLUGIN_ABI_VERSION,
+    "cpu",
+    "0.1.0",
+    "Switchyard",
+    "host CPU: fast kernels (oneDNN, OpenBLAS) and reference kernels"};
 
 uint64_t PhysicalMemoryBytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -48,7 +49,20 @@ int ThreadCount(const sy_init_options& options) {
 class CpuContext : public sy_context {
  public:
   explicit CpuContext(const sy_init_options& options) : pool_(ThreadCount(options)) {
+    const Status choice = CheckGemmChoice();
+    if (!choice.ok()) throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, choice.message());
+    const std::string onednn = OneDnnDescription();
+    if (onednn.empty() && OneDnnRequested()) {
+      throw sy_sdk::Error(SY_ERROR_UNSUPPORTED,
+                          "SWITCHYARD_CPU_GEMM=onednn: this build of the cpu plugin has no oneDNN");
+    }
     if (options.num_threads > 0) SetBlasThreadCount(ThreadCount(options));
+    const std::string threads = std::to_string(pool_.num_threads()) + " threads";
+    const std::string blas = BlasDescription();
+    details_fast_ = (onednn.empty() ? "matmul/gemm/conv f32: " + blas
+                                    : "matmul/gemm/conv f32: " + onednn + "; f64: " + blas) +
+                    "; elementwise, reductions, norms: vectorised C++, " + threads;
+    details_ref_ = "reference kernels (double accumulation), 1 thread";
   }
 
   uint32_t device_count() const override { return 2; }
@@ -60,6 +74,7 @@ class CpuContext : public sy_context {
     info.flags = SY_DEVICE_FLAG_HOST_MEMORY | SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64 |
                  (device == 1 ? SY_DEVICE_FLAG_REFERENCE : 0u);
     info.memory_bytes = PhysicalMemoryBytes();
+    info.details = device == 0 ? details_fast_.c_str() : details_ref_.c_str();
   }
 
   bool Supports(uint32_t device, const sy_node& node, std::string& reason) const override {
@@ -89,6 +104,7 @@ class CpuContext : public sy_context {
   // callers); destroyed, its workers joined, after them (the host releases executables
   // before shutdown).
   ThreadPool pool_;
+  std::string details_fast_, details_ref_;  // device_info.details; live as long as the context
 };
 
 std::unique_ptr<sy_context> CreateContext(const sy_init_options& options) {

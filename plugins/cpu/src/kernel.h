@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -59,20 +60,60 @@ struct KernelContext {
 
 using KernelFn = Status (*)(const KernelContext& ctx);
 
+// A kernel that does its expensive set-up once, when the partition is prepared: a
+// library primitive built (and JIT-compiled) for these shapes, weights reordered into the
+// layout the primitive reads fastest. Owned by the executable's step; lives as long as
+// the executable. Run() sees the same types as the prepare did.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  virtual Status Run(const KernelContext& ctx) = 0;
+};
+
+// What a kernel may look at when a partition is prepared.
+struct PrepareContext {
+  std::string_view op;
+  std::span<const TensorType> inputs;  // optional inputs that were omitted are absent
+  std::span<const TensorType> outputs;
+  const Attrs& attrs;
+  // Per input: the bytes of that input when it is a constant of the model (its weights),
+  // else nullptr. Valid during the prepare call only: a kernel that keeps them (reordered,
+  // say) copies them. At execute the same bytes are bound for that input.
+  std::span<const std::byte* const> constant_inputs;
+  int num_threads = 1;  // threads the kernel may use (the context's pool size)
+};
+
+// Returns a prepared kernel for the case described, or nullptr when the case is not one
+// it handles (the plain KernelFn of the same table entry then runs it). Never throws.
+using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const PrepareContext& ctx);
+
 // Op name -> kernel. Built once, read-only afterwards (safe to share between threads).
 class KernelTable {
  public:
-  void Add(std::string_view op, KernelFn fn) { entries_.push_back({op, fn}); }
-  KernelFn Find(std::string_view op) const {
-    for (const auto& e : entries_) {
-      if (e.op == op) return e.fn;
+  void Add(std::string_view op, KernelFn fn, PrepareFn prepare = nullptr) {
+    entries_.push_back({op, fn, prepare});
+  }
+  // Gives the entry of `op` (which must exist) a prepare step; its kernel stays.
+  void SetPrepare(std::string_view op, PrepareFn prepare) {
+    for (auto& e : entries_) {
+      if (e.op == op) e.prepare = prepare;
     }
-    return nullptr;
+  }
+  KernelFn Find(std::string_view op) const {
+    const Entry* e = FindEntry(op);
+    return e != nullptr ? e->fn : nullptr;
   }
   struct Entry {
     std::string_view op;
     KernelFn fn;
+    PrepareFn prepare;  // may be nullptr
   };
+  const Entry* FindEntry(std::string_view op) const {
+    for (const auto& e : entries_) {
+      if (e.op == op) return &e;
+    }
+    return nullptr;
+  }
   std::span<const Entry> entries() const { return entries_; }
 
  private:

@@ -130,6 +130,11 @@ typedef struct sy_device_info {
   uint32_t kind;         /* sy_device_kind */
   uint32_t flags;        /* SY_DEVICE_FLAG_* */
   uint64_t memory_bytes; /* memory the device offers for buffers; 0 = unknown */
+  /* Appended after the first release (read only when struct_size covers it): how the
+   * device computes, free form, for people: the kernels or libraries chosen and the
+   * instruction set they were chosen for ("matmul/conv: oneDNN 2.6 (avx512_core_amx)").
+   * NULL or "" when the plugin says nothing. Lives as long as the context. */
+  const char* details;
 } sy_device_info;
 
 /* A tensor's type: dtype, rank and dims (row-major, contiguous). */
@@ -188,7 +193,17 @@ typedef struct sy_partition {
   uint32_t num_outputs;
   const uint32_t* inputs;
   const uint32_t* outputs;
+  /* Appended after the first release (read only when struct_size covers it, and may be
+   * NULL): num_inputs entries, one per entry of `inputs`: the host bytes of that value when
+   * it is a constant of the model (weights), else NULL. Valid during prepare only; a
+   * plugin that wants them later (reordered into a kernel's layout, say) copies them. At
+   * execute the buffer bound for that input holds the same bytes, so a plugin may also
+   * ignore this. */
+  const void* const* constant_data;
 } sy_partition;
+
+/* The size of the first release's sy_partition: what a plugin must accept. */
+#define SY_PARTITION_V1_SIZE offsetof(sy_partition, constant_data)
 
 /* What the host tells a plugin at initialisation. */
 typedef struct sy_init_options {
@@ -301,13 +316,15 @@ typedef const sy_plugin_api* (*sy_plugin_query_fn)(uint32_t host_max_abi);
 #if UINTPTR_MAX == 0xffffffffffffffffu
 SY_STATIC_ASSERT(offsetof(sy_plugin_info, name) == 8, "sy_plugin_info layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_info, description) == 32, "sy_plugin_info layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_device_info) == 40, "sy_device_info v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_device_info, details) == 40, "sy_device_info v1 layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_device_info) == 48, "sy_device_info layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_device_info, memory_bytes) == 32, "sy_device_info layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_tensor_type) == 16, "sy_tensor_type is frozen (no size field)");
 SY_STATIC_ASSERT(sizeof(sy_attr) == 64, "sy_attr is frozen (no size field)");
 SY_STATIC_ASSERT(sizeof(sy_node) == 80, "sy_node v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_node, output_values) == 72, "sy_node layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_partition) == 56, "sy_partition v1 layout is frozen");
+SY_STATIC_ASSERT(SY_PARTITION_V1_SIZE == 56, "sy_partition v1 layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_partition) == 64, "sy_partition layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");

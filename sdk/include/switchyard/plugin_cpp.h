@@ -303,7 +303,7 @@ struct Trampolines {
     *out = nullptr;
     if (device >= c->device_count())
       return MakeError(SY_ERROR_NOT_FOUND, "prepare: no such device");
-    if (p->struct_size < sizeof(sy_partition))
+    if (p->struct_size < SY_PARTITION_V1_SIZE)
       return Invalid("prepare: partition.struct_size too small");
     return Guard([&] { *out = c->Prepare(device, *p).release(); });
   }

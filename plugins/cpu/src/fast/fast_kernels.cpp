@@ -15,8 +15,9 @@ const KernelTable& FastKernels() {
     AddNormalizationFastKernels(t);
     AddMatmulBlasKernels(t);
     AddConvBlasKernels(t);
+    AttachOneDnnKernels(t);
     for (const KernelTable::Entry& e : RefKernels().entries()) {
-      if (t.Find(e.op) == nullptr) t.Add(e.op, e.fn);
+      if (t.Find(e.op) == nullptr) t.Add(e.op, e.fn, e.prepare);
     }
     return t;
   }();

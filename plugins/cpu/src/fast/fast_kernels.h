@@ -4,6 +4,8 @@
 // tuned kernel is tested against its reference kernel.
 #pragma once
 
+#include <string>
+
 #include "kernel.h"
 
 namespace sy::cpu {
@@ -21,6 +23,25 @@ void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax la
 // cases it is tuned for and calls the reference kernel (RefKernels()) for the rest.
 void AddMatmulBlasKernels(KernelTable& table);  // matmul gemm: f32 f64 via cblas_?gemm
 void AddConvBlasKernels(KernelTable& table);    // conv: f32 2-D via im2col + cblas_sgemm
+
+// oneDNN primitives built at prepare (fast/onednn/), attached to the entries above: f32
+// matmul and gemm (weights prepacked when constant), f32 conv with 1 to 3 spatial dims
+// (depthwise included). Each declines the cases it does not take; the entry's plain kernel
+// runs those. A no-op when the plugin is built without oneDNN.
+void AttachOneDnnKernels(KernelTable& table);
+
+// "oneDNN 2.6.3, isa avx512_core_amx" when the oneDNN kernels are built and selected,
+// else "".
+std::string OneDnnDescription();
+
+// OpenBLAS's build and the kernel it chose for this CPU ("OpenBLAS 0.3.21, core
+// SkylakeX").
+std::string BlasDescription();
+
+// Checks SWITCHYARD_CPU_GEMM (unset, "onednn" or "openblas": which library runs f32
+// matmul, gemm and conv); any other value is an error naming the choices.
+Status CheckGemmChoice();
+bool OneDnnRequested();  // SWITCHYARD_CPU_GEMM=onednn, said explicitly
 
 // openblas_set_num_threads: process-wide, for every BLAS call of every context.
 void SetBlasThreadCount(int num_threads);

@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -193,6 +196,28 @@ Status Gemm(const KernelContext& ctx) {
 }  // namespace
 
 void SetBlasThreadCount(int num_threads) { openblas_set_num_threads(num_threads); }
+
+std::string BlasDescription() {
+  // openblas_get_config() reads "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64".
+  std::string config = openblas_get_config();
+  const size_t space = config.find(' ', config.find(' ') + 1);
+  return config.substr(0, space) + ", core " + openblas_get_corename();
+}
+
+Status CheckGemmChoice() {
+  const char* choice = std::getenv("SWITCHYARD_CPU_GEMM");
+  if (choice == nullptr || *choice == '\0' || std::string_view(choice) == "openblas" ||
+      std::string_view(choice) == "onednn") {
+    return Status::Ok();
+  }
+  return InvalidArgument(std::string("SWITCHYARD_CPU_GEMM=") + choice +
+                         ": expected onednn (the default where built) or openblas");
+}
+
+bool OneDnnRequested() {
+  const char* choice = std::getenv("SWITCHYARD_CPU_GEMM");
+  return choice != nullptr && std::string_view(choice) == "onednn";
+}
 
 void AddMatmulBlasKernels(KernelTable& table) {
   table.Add("matmul", MatMul);

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "ref/ref_kernels.h"
 #include "switchyard/npy.h"
 #include "switchyard/op_schema.h"
+#include "thread_pool.h"
 
 namespace sy::cpu::test {
 
@@ -38,10 +41,18 @@ std::vector<double> Values(const Tensor& tensor) {
 Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
                                   const std::vector<Tensor>& inputs, Attrs attrs, int num_outputs,
                                   ThreadPool* pool) {
+  return RunPrepared(table, op, inputs, {}, std::move(attrs), num_outputs, pool);
+}
+
+Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_view op,
+                                          const std::vector<Tensor>& inputs,
+                                          const std::vector<bool>& constant, Attrs attrs,
+                                          int num_outputs, ThreadPool* pool, bool* prepared) {
   const OpSchema* schema = OpRegistry::Global().Find(op);
   if (schema == nullptr) return NotFound("no schema for op " + std::string(op));
-  KernelFn kernel = table.Find(op);
-  if (kernel == nullptr) return NotFound("no kernel for op " + std::string(op));
+  const KernelTable::Entry* entry = table.FindEntry(op);
+  if (entry == nullptr) return NotFound("no kernel for op " + std::string(op));
+  if (prepared != nullptr) *prepared = false;
   std::vector<TensorType> input_types;
   std::vector<ConstTensorView> input_views;
   for (const Tensor& t : inputs) {
@@ -58,7 +69,21 @@ Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
   }
   for (Tensor& t : outputs) output_views.push_back({t.type(), t.mutable_data()});
   KernelContext ctx{op, input_views, output_views, attrs, pool};
-  SY_RETURN_IF_ERROR(kernel(ctx));
+  if (entry->prepare != nullptr) {
+    // As the executable does: the prepare sees the bytes of the inputs marked constant.
+    std::vector<const std::byte*> constants;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      constants.push_back(i < constant.size() && constant[i] ? inputs[i].data() : nullptr);
+    }
+    std::unique_ptr<PreparedKernel> kernel = entry->prepare(
+        {op, input_types, output_types, attrs, constants, pool ? pool->num_threads() : 1});
+    if (kernel != nullptr) {
+      if (prepared != nullptr) *prepared = true;
+      SY_RETURN_IF_ERROR(kernel->Run(ctx));
+      return outputs;
+    }
+  }
+  SY_RETURN_IF_ERROR(entry->fn(ctx));
   return outputs;
 }
 

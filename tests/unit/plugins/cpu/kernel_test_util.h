@@ -26,6 +26,15 @@ Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
                                   const std::vector<Tensor>& inputs, Attrs attrs = {},
                                   int num_outputs = 1, ThreadPool* pool = nullptr);
 
+// Run, saying which inputs are constants of the model (their bytes reach the kernel's
+// prepare step, as weights do in a session); *prepared (when given) says whether a
+// prepared kernel (a library primitive) ran rather than the plain kernel.
+Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_view op,
+                                          const std::vector<Tensor>& inputs,
+                                          const std::vector<bool>& constant, Attrs attrs = {},
+                                          int num_outputs = 1, ThreadPool* pool = nullptr,
+                                          bool* prepared = nullptr);
+
 // Run with the reference kernels (RefKernels()).
 Expected<std::vector<Tensor>> RunRef(std::string_view op, const std::vector<Tensor>& inputs,
                                      Attrs attrs = {}, int num_outputs = 1);

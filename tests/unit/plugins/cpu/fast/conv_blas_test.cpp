@@ -17,6 +17,7 @@
 #include "fast/fast_kernels.h"
 #include "kernel_test_util.h"
 #include "ref/ref_kernels.h"
+#include "thread_pool.h"
 
 namespace sy::cpu::test {
 namespace {
@@ -59,21 +60,39 @@ void CheckConv(DType dtype, const ConvCase& c, std::mt19937& rng) {
   if (!c.pads.empty()) attrs.Set("pads", c.pads);
   if (!c.dilations.empty()) attrs.Set("dilations", c.dilations);
   attrs.Set("group", c.group);
-  Expected<std::vector<Tensor>> fast = Run(FastKernels(), "conv", inputs, attrs);
   Expected<std::vector<Tensor>> ref = RunRef("conv", inputs, attrs);
-  ASSERT_TRUE(fast.ok()) << fast.status().ToString();
   ASSERT_TRUE(ref.ok()) << ref.status().ToString();
-  ASSERT_EQ((*fast)[0].shape(), (*ref)[0].shape());
-  const std::vector<double> got = Values((*fast)[0]);
   const std::vector<double> want = Values((*ref)[0]);
   const int64_t depth = ElementCount(std::span<const int64_t>(w_shape).subspan(1));
   const double per = dtype == DType::kF32 ? 1e-4 : 0.0;  // others are the reference itself
   const double tol = per * std::sqrt(static_cast<double>(std::max<int64_t>(depth, 1)) + 1.0);
-  double max_diff = 0.0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    max_diff = std::max(max_diff, std::fabs(got[i] - want[i]));
+  // The weights as a graph input, and as a constant of the model (the oneDNN kernel then
+  // reorders them once at prepare); on one thread and on two.
+  ThreadPool pool(2);
+  for (const bool constant : {false, true}) {
+    for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+      SCOPED_TRACE(std::string(constant ? "constant" : "input") + " weights, " +
+                   (threads ? "2 threads" : "1 thread"));
+      bool prepared = false;
+      Expected<std::vector<Tensor>> fast = RunPrepared(
+          FastKernels(), "conv", inputs, {false, constant}, attrs, 1, threads, &prepared);
+      ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+      ASSERT_EQ((*fast)[0].shape(), (*ref)[0].shape());
+#if SY_CPU_HAS_ONEDNN
+      // Every non-empty f32 case runs on oneDNN (nothing is declined silently).
+      if (dtype == DType::kF32 && (*fast)[0].element_count() > 0 && depth > 0 &&
+          inputs[0].element_count() > 0) {
+        EXPECT_TRUE(prepared) << "the oneDNN kernel declined the case";
+      }
+#endif
+      const std::vector<double> got = Values((*fast)[0]);
+      double max_diff = 0.0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        max_diff = std::max(max_diff, std::fabs(got[i] - want[i]));
+      }
+      EXPECT_LE(max_diff, tol);
+    }
   }
-  EXPECT_LE(max_diff, tol);
 }
 
 TEST(ConvBlasTest, FastTableHasTunedConv) {

@@ -19,6 +19,7 @@
 #include "fast/fast_kernels.h"
 #include "kernel_test_util.h"
 #include "ref/ref_kernels.h"
+#include "thread_pool.h"
 
 namespace sy::cpu::test {
 namespace {
@@ -48,13 +49,24 @@ double Tolerance(DType dtype, int64_t k, double scale) {
 }
 
 // Runs `op` on the fast and the reference kernels and compares shapes and values (NaN
-// matches NaN, infinities match exactly, finite values within `tol`).
-void ExpectMatchesRef(const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
-                      double tol) {
-  Expected<std::vector<Tensor>> fast = Run(FastKernels(), op, inputs, attrs);
+// matches NaN, infinities match exactly, finite values within `tol`). f32 cases without
+// empty dims must run on the oneDNN kernel where the plugin has it.
+void ExpectMatchesRefOnce(const std::string& op, const std::vector<Tensor>& inputs,
+                          const Attrs& attrs, double tol, const std::vector<bool>& constant) {
+  bool prepared = false;
+  Expected<std::vector<Tensor>> fast =
+      RunPrepared(FastKernels(), op, inputs, constant, attrs, 1, nullptr, &prepared);
   Expected<std::vector<Tensor>> ref = RunRef(op, inputs, attrs);
   ASSERT_TRUE(fast.ok()) << fast.status().ToString();
   ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+#if SY_CPU_HAS_ONEDNN
+  bool empty = false;
+  for (const Tensor& t : inputs) empty = empty || t.element_count() == 0;
+  const bool zero_alpha = attrs.Has("alpha") && attrs.GetFloat("alpha") == 0.0;
+  if (inputs[0].dtype() == DType::kF32 && !empty && !zero_alpha) {
+    EXPECT_TRUE(prepared) << "the oneDNN kernel declined the case";
+  }
+#endif
   const Tensor& got = (*fast)[0];
   const Tensor& want = (*ref)[0];
   ASSERT_EQ(got.dtype(), want.dtype());
@@ -75,6 +87,16 @@ void ExpectMatchesRef(const std::string& op, const std::vector<Tensor>& inputs, 
   }
   EXPECT_LE(max_diff, tol) << op << " on " << ShapeToString(inputs[0].shape()) << " x "
                            << ShapeToString(inputs[1].shape());
+}
+
+// Twice: with b as a graph input, and as a constant of the model (the oneDNN kernel then
+// prepacks it at prepare).
+void ExpectMatchesRef(const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                      double tol) {
+  for (const bool constant : {false, true}) {
+    SCOPED_TRACE(constant ? "b constant" : "b an input");
+    ExpectMatchesRefOnce(op, inputs, attrs, tol, {false, constant});
+  }
 }
 
 TEST(MatmulBlasTest, FastTableHasTunedMatmulAndGemm) {

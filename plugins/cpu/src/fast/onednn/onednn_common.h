@@ -1,0 +1,42 @@
+// What the oneDNN kernels of the `cpu` device share: the engine, the thread count
+// handed to oneDNN's OpenMP runtime, memory descriptors for the catalogue's row-major
+// tensors, and the instruction set oneDNN chose for this CPU.
+//
+// Why oneDNN (docs/cpu-kernels.md has the measurements): its kernels are JIT-compiled
+// for the instruction set the CPU reports (AVX2, AVX-512, AMX) when a primitive is
+// created, so a CPU newer than the library still gets its best code path; Debian's
+// OpenBLAS 0.3.21 picks its kernel from a table of CPU models and falls back to its
+// oldest one on CPUs it does not know.
+//
+// Lifetime: the engine is a process-wide static (oneDNN's CPU engine holds no device
+// state); primitives and memory objects belong to the prepared kernels that create them.
+#pragma once
+
+#include <dnnl.hpp>
+#include <string>
+
+#include "kernel.h"
+
+namespace sy::cpu::onednn {
+
+// The CPU engine, created on first use.
+const dnnl::engine& Engine();
+
+// Sets the thread count of the OpenMP team oneDNN's next primitive on this thread uses.
+void UseThreads(int num_threads);
+
+// oneDNN's version and the instruction set its kernels are generated for
+// ("oneDNN 2.6.3, isa avx512_core_amx").
+std::string Description();
+
+// f32 row-major dims of a shape (as oneDNN's int64 dims).
+dnnl::memory::dims Dims(const Shape& shape);
+
+// A plain (row-major) f32 descriptor of `dims`.
+dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims);
+
+// True when every kernel of this file may run: oneDNN is selected (SWITCHYARD_CPU_GEMM is
+// unset or "onednn"; "openblas" keeps matmul, gemm and conv on OpenBLAS).
+bool Selected();
+
+}  // namespace sy::cpu::onednn

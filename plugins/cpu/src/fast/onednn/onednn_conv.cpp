@@ -1,0 +1,182 @@
+// f32 conv (1, 2 or 3 spatial dims, any group count, depthwise included) through oneDNN's
+// convolution primitive, built once when the partition is prepared.
+//
+// Layout: the catalogue's tensors are NC + spatial (NCHW). oneDNN's fast convolution
+// kernels read channels-last (NHWC) or blocked layouts; its NCHW path is a GEMM that is
+// about as fast for 1x1 kernels but 2x slower for 3x3 ones and some 40x slower for
+// depthwise ones (docs/cpu-kernels.md). So a conv whose kernel is larger than 1x1, or
+// that has groups, reorders x into NHWC, runs the channels-last kernel and reorders y
+// back; a 1x1 conv without groups runs on NCHW as it is. Weights that are constants of
+// the model are reordered once, at prepare, into the layout the kernel chose; others are
+// reordered on every run. Bias is the primitive's.
+//
+// Declined (the OpenBLAS im2col kernel or the reference runs them): other dtypes, empty
+// tensors, and whatever oneDNN has no implementation for. Buffers not aligned for f32 at
+// execute go to the same kernel.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "fast/fast_kernels.h"
+#include "fast/onednn/onednn_common.h"
+
+namespace sy::cpu {
+namespace {
+
+using dnnl::memory;
+
+bool AlignedForFloat(const void* p) { return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0; }
+
+std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size, int64_t fill) {
+  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
+  std::vector<int64_t> values = attrs.GetInts(name);
+  values.resize(size, fill);
+  return values;
+}
+
+memory::format_tag ChannelsLast(size_t rank) {
+  return rank == 3   ? memory::format_tag::nwc
+         : rank == 4 ? memory::format_tag::nhwc
+                     : memory::format_tag::ndhwc;
+}
+
+class OneDnnConv final : public PreparedKernel {
+ public:
+  OneDnnConv(const PrepareContext& ctx, bool channels_last) : num_threads_(ctx.num_threads) {
+    const dnnl::engine& eng = onednn::Engine();
+    const Shape& sx = ctx.inputs[0].shape;
+    const Shape& sw = ctx.inputs[1].shape;
+    const Shape& sy = ctx.outputs[0].shape;
+    const size_t spatial = sx.size() - 2;
+    const int64_t group = ctx.attrs.GetInt("group", 1);
+    const std::vector<int64_t> strides = IntsOr(ctx.attrs, "strides", spatial, 1);
+    const std::vector<int64_t> pads = IntsOr(ctx.attrs, "pads", 2 * spatial, 0);
+    std::vector<int64_t> dilations = IntsOr(ctx.attrs, "dilations", spatial, 1);
+    for (int64_t& d : dilations) d -= 1;  // oneDNN counts the gaps between taps
+    const memory::dims pad_l(pads.begin(), pads.begin() + static_cast<int64_t>(spatial));
+    const memory::dims pad_r(pads.begin() + static_cast<int64_t>(spatial), pads.end());
+
+    x_plain_ = onednn::PlainF32(onednn::Dims(sx));
+    y_plain_ = onednn::PlainF32(onednn::Dims(sy));
+    // ONNX weights [M, C/g, k...] are oneDNN's [g, M/g, C/g, k...] with the same bytes.
+    memory::dims wdims = onednn::Dims(sw);
+    if (group > 1) {
+      wdims[0] /= group;
+      wdims.insert(wdims.begin(), group);
+    }
+    w_plain_ = onednn::PlainF32(wdims);
+    const memory::desc x_md = channels_last ? memory::desc(onednn::Dims(sx), memory::data_type::f32,
+                                                           ChannelsLast(sx.size()))
+                                            : x_plain_;
+    const memory::desc y_md = channels_last ? memory::desc(onednn::Dims(sy), memory::data_type::f32,
+                                                           ChannelsLast(sy.size()))
+                                            : y_plain_;
+    const memory::desc w_any(wdims, memory::data_type::f32, memory::format_tag::any);
+    has_bias_ = ctx.inputs.size() > 2;
+    const memory::desc b_md = has_bias_ ? onednn::PlainF32({sw[0]}) : memory::desc();
+    const dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any, b_md,
+        y_md, memory::dims(strides.begin(), strides.end()),
+        memory::dims(dilations.begin(), dilations.end()), pad_l, pad_r);
+    const dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    primitive_ = dnnl::convolution_forward(pd);
+    stream_ = dnnl::stream(eng);
+    x_user_ = memory(x_plain_, eng, DNNL_MEMORY_NONE);
+    y_user_ = memory(y_plain_, eng, DNNL_MEMORY_NONE);
+    if (channels_last) {
+      x_ = memory(x_md, eng);
+      y_ = memory(y_md, eng);
+      to_channels_last_ = dnnl::reorder(x_user_, x_);
+      from_channels_last_ = dnnl::reorder(y_, y_user_);
+    }
+    if (has_bias_) bias_ = memory(b_md, eng, DNNL_MEMORY_NONE);
+    weights_ = memory(pd.weights_desc(), eng);
+    w_user_ = memory(w_plain_, eng, DNNL_MEMORY_NONE);
+    weights_reorder_ = dnnl::reorder(w_user_, weights_);
+    weights_constant_ = ctx.constant_inputs[1] != nullptr;
+    channels_last_ = channels_last;
+    if (weights_constant_) {
+      w_user_.set_data_handle(const_cast<std::byte*>(ctx.constant_inputs[1]));
+      onednn::UseThreads(num_threads_);
+      weights_reorder_.execute(stream_, w_user_, weights_);
+      stream_.wait();
+    }
+  }
+
+  Status Run(const KernelContext& ctx) override {
+    const std::byte* x = ctx.inputs[0].data;
+    const std::byte* w = ctx.inputs[1].data;
+    const std::byte* b = has_bias_ ? ctx.inputs[2].data : nullptr;
+    std::byte* y = ctx.outputs[0].data;
+    if (!AlignedForFloat(x) || !AlignedForFloat(w) || !AlignedForFloat(y) ||
+        (b != nullptr && !AlignedForFloat(b))) {
+      return FastKernels().Find("conv")(ctx);
+    }
+    try {
+      onednn::UseThreads(num_threads_);
+      x_user_.set_data_handle(const_cast<std::byte*>(x));
+      y_user_.set_data_handle(y);
+      if (!weights_constant_) {
+        w_user_.set_data_handle(const_cast<std::byte*>(w));
+        weights_reorder_.execute(stream_, w_user_, weights_);
+      }
+      if (channels_last_) to_channels_last_.execute(stream_, x_user_, x_);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, channels_last_ ? x_ : x_user_},
+                                           {DNNL_ARG_WEIGHTS, weights_},
+                                           {DNNL_ARG_DST, channels_last_ ? y_ : y_user_}};
+      if (has_bias_) {
+        bias_.set_data_handle(const_cast<std::byte*>(b));
+        args.emplace(DNNL_ARG_BIAS, bias_);
+      }
+      primitive_.execute(stream_, args);
+      if (channels_last_) from_channels_last_.execute(stream_, y_, y_user_);
+      stream_.wait();
+    } catch (const dnnl::error& e) {
+      return Internal(std::string("conv: oneDNN convolution failed: ") + e.what());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int num_threads_;
+  bool has_bias_ = false, weights_constant_ = false, channels_last_ = false;
+  memory::desc x_plain_, y_plain_, w_plain_;
+  dnnl::convolution_forward primitive_;
+  dnnl::reorder to_channels_last_, from_channels_last_, weights_reorder_;
+  dnnl::stream stream_;
+  memory x_user_, y_user_, w_user_, x_, y_, weights_, bias_;
+};
+
+std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() < 2 || ctx.outputs.size() != 1) return nullptr;
+  for (const TensorType& t : ctx.inputs) {
+    if (t.dtype != DType::kF32) return nullptr;
+  }
+  const Shape& sx = ctx.inputs[0].shape;
+  const Shape& sw = ctx.inputs[1].shape;
+  const Shape& sy = ctx.outputs[0].shape;
+  if (sx.size() < 3 || sx.size() > 5 || sw.size() != sx.size() ||
+      ctx.outputs[0].dtype != DType::kF32 || ElementCount(sx) == 0 || ElementCount(sw) == 0 ||
+      ElementCount(sy) == 0) {
+    return nullptr;
+  }
+  const int64_t group = ctx.attrs.GetInt("group", 1);
+  bool pointwise = true;
+  for (size_t i = 2; i < sw.size(); ++i) pointwise = pointwise && sw[i] == 1;
+  const bool channels_last = !pointwise || group > 1;
+  try {
+    return std::make_unique<OneDnnConv>(ctx, channels_last);
+  } catch (const dnnl::error&) {
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+void AttachOneDnnConvKernels(KernelTable& table) { table.SetPrepare("conv", PrepareConv); }
+
+}  // namespace sy::cpu
