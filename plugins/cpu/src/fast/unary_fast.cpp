@@ -155,6 +155,28 @@ Status Gelu(const KernelContext& ctx) {
   return Unary(ctx, GeluErf(), fast::kCostlyGrain);
 }
 
+// clip on f32 (every other dtype goes to the reference): compared and clamped in double
+// against the attribute bounds as the reference does, so a clamped element is the bound
+// rounded once to f32 (f16 and bf16 would round it twice here, hence the reference for
+// them); NaN compares false and passes through; an absent or NaN bound does not clamp.
+Status Clip(const KernelContext& ctx) {
+  if (ctx.inputs[0].dtype() != DType::kF32) return Reference(ctx);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double min_attr = ctx.attrs.Has("min") ? ctx.attrs.GetFloat("min") : -kInf;
+  const double max_attr = ctx.attrs.Has("max") ? ctx.attrs.GetFloat("max") : kInf;
+  const double lo = std::isnan(min_attr) ? -kInf : min_attr;
+  const double hi = std::isnan(max_attr) ? kInf : max_attr;
+  return Unary(
+      ctx,
+      [lo, hi](float x) {
+        double v = x;
+        if (v < lo) v = lo;
+        if (v > hi) v = hi;
+        return static_cast<float>(v);
+      },
+      fast::kCheapGrain);
+}
+
 }  // namespace
 
 void AddUnaryFastKernels(KernelTable& table) {
@@ -179,6 +201,7 @@ void AddUnaryFastKernels(KernelTable& table) {
   table.Add("acosh", Kernel<Acosh, kCostlyGrain>);
   table.Add("atanh", Kernel<Atanh, kCostlyGrain>);
   table.Add("gelu", Gelu);
+  table.Add("clip", Clip);
 }
 
 }  // namespace sy::cpu

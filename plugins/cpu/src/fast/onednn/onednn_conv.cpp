@@ -3,10 +3,11 @@
 //
 // Layout: the catalogue's tensors are NC + spatial (NCHW). oneDNN's fast convolution
 // kernels read channels-last (NHWC) or blocked layouts; its NCHW path is a GEMM that is
-// about as fast for 1x1 kernels but 2x slower for 3x3 ones and some 40x slower for
-// depthwise ones (docs/cpu-kernels.md). So a conv whose kernel is larger than 1x1, or
-// that has groups, reorders x into NHWC, runs the channels-last kernel and reorders y
-// back; a 1x1 conv without groups runs on NCHW as it is. Weights that are constants of
+// 2x slower for 3x3 kernels, some 40x slower for depthwise ones and, in MobileNetV2, 2x
+// slower for its 1x1 ones too (docs/cpu-kernels.md). So every conv reorders x into NHWC,
+// runs the channels-last kernel and reorders y back (OneDnnConv keeps the channels_last
+// switch for the NCHW path, which a layout pass that keeps chains of convs channels-last
+// will not need either). Weights that are constants of
 // the model are reordered once, at prepare, into the layout the kernel chose; others are
 // reordered on every run. Bias is the primitive's.
 //
@@ -162,12 +163,8 @@ std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
       ElementCount(sy) == 0) {
     return nullptr;
   }
-  const int64_t group = ctx.attrs.GetInt("group", 1);
-  bool pointwise = true;
-  for (size_t i = 2; i < sw.size(); ++i) pointwise = pointwise && sw[i] == 1;
-  const bool channels_last = !pointwise || group > 1;
   try {
-    return std::make_unique<OneDnnConv>(ctx, channels_last);
+    return std::make_unique<OneDnnConv>(ctx, /*channels_last=*/true);
   } catch (const dnnl::error&) {
     return nullptr;
   } catch (const std::bad_alloc&) {

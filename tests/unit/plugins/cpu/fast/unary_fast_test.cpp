@@ -2,7 +2,9 @@
 // and bf16 over each function's interesting range (overflow, subnormal results,
 // saturation), NaN, +-inf and +-0, sizes below and above the parallel threshold, odd
 // sizes, with 1, 2 and 4 threads. Other dtypes go to the reference kernel.
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fast_test_util.h"
@@ -58,6 +60,30 @@ TEST(UnaryFast, GeluTanhApproximation) {
   // Cubes beyond the f32 range still give the limits (x, -0).
   ExpectMatchesReference("gelu", {Make(DType::kF32, {4}, {1e20, -1e20, 3e38, -3e38})}, {1e-6, 0},
                          attrs);
+}
+
+// clip: exact against the reference (a clamped element is the bound rounded once), with
+// both bounds, one, none, NaN bounds (no clamping), bounds that are not f32 values, and
+// NaN, infinities and -0 in x; f16, bf16 and the integers go to the reference kernel.
+TEST(UnaryFast, ClipMatchesReferenceExactly) {
+  const double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<std::pair<std::string, double>>> bounds = {
+      {{"min", 0.0}, {"max", 6.0}},
+      {{"min", -0.1}, {"max", 0.3}},
+      {{"min", 1.0}},
+      {{"max", -2.5}},
+      {},
+      {{"min", kNaN}, {"max", 1.0}}};
+  for (const auto& b : bounds) {
+    Attrs attrs;
+    for (const auto& [name, value] : b) attrs.Set(name, value);
+    for (int64_t n : kSizes) {
+      const std::vector<double> v =
+          WithSpecials(Uniform(static_cast<size_t>(n), -10, 10, static_cast<uint32_t>(n)));
+      ExpectMatchesReference("clip", {Make(DType::kF32, {n}, v)}, {0, 0}, attrs);
+      ExpectMatchesReference("clip", {Make(DType::kF16, {n}, v)}, {0, 0}, attrs);
+    }
+  }
 }
 
 TEST(UnaryFast, F32ExpAcrossTheWholeRange) {
