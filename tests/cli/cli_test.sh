@@ -57,6 +57,15 @@ expect "plugins --json" 0 '"name":"cpu"' -- "$SY" plugins --json
 expect "plugins explicit bad path" 1 "plugin $TMP/nope.so: no such file" -- "$SY" plugins --plugin "$TMP/nope.so"
 expect "devices" 0 "cpu:1  cpu-ref  kind cpu" -- "$SY" devices
 expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":99' -- "$SY" devices --json
+# The cpu device says which libraries and instruction set its kernels use.
+expect "devices: cpu details" 0 '"name":"cpu".*"details":"matmul/gemm/conv f32: [^"]+(isa|core) ' \
+  -- "$SY" devices --json
+expect "SWITCHYARD_CPU_GEMM=openblas" 0 'matmul/gemm/conv f32: OpenBLAS' \
+  -- env SWITCHYARD_CPU_GEMM=openblas "$SY" devices
+expect "SWITCHYARD_CPU_GEMM unknown value" 1 'SWITCHYARD_CPU_GEMM=bogus: expected onednn .* or openblas' \
+  -- env SWITCHYARD_CPU_GEMM=bogus "$SY" run "$SRC/examples/mlp" --device cpu
+expect "run with SWITCHYARD_CPU_GEMM=openblas" 0 "match" \
+  -- env SWITCHYARD_CPU_GEMM=openblas "$SY" run "$SRC/examples/cnn" --compare "$SRC/examples/cnn/expected"
 for model in "$SRC"/examples/*/; do
   name=$(basename "$model")
   for device in cpu cpu-ref; do
@@ -75,7 +84,7 @@ expect "run wrong input shape" 1 'input "x" is f32 \[2, 3\] but the model expect
 expect "run unknown device" 1 'no device "tpu"' -- "$SY" run "$SRC/examples/mlp" --device tpu
 expect "run random input" 0 "ran on cpu:0" -- "$SY" run "$SRC/examples/mlp" --input x=random
 expect "bench" 0 "median [0-9.]+ us, min" -- "$SY" bench "$SRC/examples/mlp" --repeat 5
-expect "bench --json" 0 '"median_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
+expect "bench --json" 0 '"median_us":.*"median_cpu_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
 expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repeat 0
 
 # Scheduling across devices (switchyard plan, run and bench with device options). The

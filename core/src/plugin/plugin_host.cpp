@@ -293,14 +293,16 @@ Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
       if (d->name == name) return d;
     }
   }
-  // A plugin of that name that loaded but found no device (the CUDA plugin without a
-  // GPU) was rejected by the scan, nameless: find it by file name to say why.
+  // A plugin of that name that the scan rejected (one that loaded but found no device, as
+  // a GPU plugin on a machine without the GPU, or one whose initialisation failed) has no
+  // name on record: find it by file name to say why.
   const std::string file = "libswitchyard_" + std::string(name) + ".so";
   for (const PluginCandidate& c : candidates_) {
-    if (!c.loaded && c.path.filename() == file && c.reason.rfind("no devices", 0) == 0) {
-      return NotFound("no device \"" + std::string(spec) + "\": plugin " + std::string(name) +
-                      " has " + c.reason + " (available: " + available + ")");
-    }
+    if (c.loaded || c.path.filename() != file) continue;
+    const std::string why = c.reason.rfind("no devices", 0) == 0 ? " has " + c.reason
+                                                                 : " was not loaded: " + c.reason;
+    return NotFound("no device \"" + std::string(spec) + "\": plugin " + std::string(name) + why +
+                    " (available: " + available + ")");
   }
   return NotFound("no device \"" + std::string(spec) + "\" (available: " + available + ")");
 }
