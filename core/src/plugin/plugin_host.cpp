@@ -299,8 +299,8 @@ Expected<const Device*> PluginHost::FindDevice(std::string_view spec) const {
   const std::string file = "libswitchyard_" + std::string(name) + ".so";
   for (const PluginCandidate& c : candidates_) {
     if (c.loaded || c.path.filename() != file) continue;
-    const std::string why = c.reason.rfind("no devices", 0) == 0 ? " has " + c.reason
-                                                                 : " was not loaded: " + c.reason;
+    const std::string why =
+        c.reason.rfind("no devices", 0) == 0 ? " has " + c.reason : " was not loaded: " + c.reason;
     return NotFound("no device \"" + std::string(spec) + "\": plugin " + std::string(name) + why +
                     " (available: " + available + ")");
   }
