@@ -117,12 +117,15 @@ void SetFlops(benchmark::State& state) {
       benchmark::Counter(2.0 * kN * kN * kN * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_MatmulSession(benchmark::State& state) {
+// a [kN, kN] x b [kN, kN] through a session on `cpu`; b is a graph input or, with
+// `b_constant`, a constant of the model (weights: prepacked at prepare).
+void RunMatmulSession(benchmark::State& state, bool b_constant) {
   sy::Graph g;
   g.values = {{"a", {sy::DType::kF32, {kN, kN}}},
               {"b", {sy::DType::kF32, {kN, kN}}},
               {"c", {sy::DType::kF32, {kN, kN}}}};
-  g.inputs = {0, 1};
+  g.inputs = b_constant ? std::vector<sy::ValueId>{0} : std::vector<sy::ValueId>{0, 1};
+  if (b_constant) g.constants.push_back({1, "", RandomMatrix(2)});
   g.outputs = {2};
   g.nodes.push_back({"matmul", {0, 1}, {2}, {}, "", ""});
   if (!sy::ValidateGraphTypes(g).ok()) std::exit(1);
@@ -131,16 +134,19 @@ void BM_MatmulSession(benchmark::State& state) {
     state.SkipWithError(session.status().message().c_str());
     return;
   }
-  std::map<std::string, sy::Tensor> inputs{{"a", RandomMatrix(1)}, {"b", RandomMatrix(2)}};
+  std::map<std::string, sy::Tensor> inputs{{"a", RandomMatrix(1)}};
+  if (!b_constant) inputs["b"] = RandomMatrix(2);
   for (auto _ : state) {
     auto out = (*session)->Run(inputs);
     benchmark::DoNotOptimize(out);
   }
   SetFlops(state);
-  // Inputs passed in place per run (2 when the CPU plugin wraps them: no input copies).
+  // Inputs passed in place per run (all of them when the CPU plugin wraps them: no copies).
   state.counters["inputs_in_place"] = static_cast<double>((*session)->stats().inputs_in_place) /
                                       static_cast<double>(state.iterations());
 }
+
+void BM_MatmulSession(benchmark::State& state) { RunMatmulSession(state, false); }
 BENCHMARK(BM_MatmulSession)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MatmulDirect(benchmark::State& state) {
@@ -156,28 +162,7 @@ void BM_MatmulDirect(benchmark::State& state) {
 }
 BENCHMARK(BM_MatmulDirect)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_MatmulSessionConstB(benchmark::State& state) {
-  sy::Graph g;
-  g.values = {{"a", {sy::DType::kF32, {kN, kN}}},
-              {"b", {sy::DType::kF32, {kN, kN}}},
-              {"c", {sy::DType::kF32, {kN, kN}}}};
-  g.inputs = {0};
-  g.outputs = {2};
-  g.constants.push_back({1, "", RandomMatrix(2)});
-  g.nodes.push_back({"matmul", {0, 1}, {2}, {}, "", ""});
-  if (!sy::ValidateGraphTypes(g).ok()) std::exit(1);
-  auto session = sy::Session::Create(g, Cpu());
-  if (!session.ok()) {
-    state.SkipWithError(session.status().message().c_str());
-    return;
-  }
-  std::map<std::string, sy::Tensor> inputs{{"a", RandomMatrix(1)}};
-  for (auto _ : state) {
-    auto out = (*session)->Run(inputs);
-    benchmark::DoNotOptimize(out);
-  }
-  SetFlops(state);
-}
+void BM_MatmulSessionConstB(benchmark::State& state) { RunMatmulSession(state, true); }
 BENCHMARK(BM_MatmulSessionConstB)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 #if SY_BENCH_HAS_ONEDNN

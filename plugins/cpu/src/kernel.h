@@ -235,6 +235,16 @@ inline void StoreInt(DType dtype, std::byte* data, int64_t i, int64_t value) {
   }
 }
 
+// An ints attribute resized to `size` (missing entries `fill`), or `size` copies of
+// `fill` when the attribute is absent: conv's strides, pads and dilations.
+inline std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size,
+                                   int64_t fill) {
+  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
+  std::vector<int64_t> values = attrs.GetInts(name);
+  values.resize(size, fill);
+  return values;
+}
+
 // Row-major strides (in elements) of a shape.
 inline std::vector<int64_t> Strides(std::span<const int64_t> shape) {
   std::vector<int64_t> strides(shape.size(), 1);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fast/fast_kernels.h"
+#include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
 
 namespace sy::cpu {
@@ -32,15 +33,6 @@ Status RunReference(const KernelContext& ctx) {
 }
 
 bool FitsBlasInt(int64_t v) { return v >= 0 && v <= std::numeric_limits<blasint>::max(); }
-
-bool AlignedForFloat(const void* p) { return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0; }
-
-std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size, int64_t fill) {
-  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
-  std::vector<int64_t> values = attrs.GetInts(name);
-  values.resize(size, fill);
-  return values;
-}
 
 // Smallest integer >= a / b, for b > 0.
 int64_t CeilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
@@ -111,8 +103,8 @@ Status Conv2dF32(const KernelContext& ctx) {
   const int64_t in_count = p.height * p.width;
   const int64_t out_count = p.out_h * p.out_w;
   const int64_t depth = p.channels_per_group * p.kh * p.kw;  // the contracted dim
-  if (!AlignedForFloat(x.data) || !AlignedForFloat(w.data) || !AlignedForFloat(y.data) ||
-      (bias != nullptr && !AlignedForFloat(bias->data)) || !FitsBlasInt(depth) ||
+  if (!fast::IsF32Aligned(x.data) || !fast::IsF32Aligned(w.data) || !fast::IsF32Aligned(y.data) ||
+      (bias != nullptr && !fast::IsF32Aligned(bias->data)) || !FitsBlasInt(depth) ||
       !FitsBlasInt(out_count) || !FitsBlasInt(outs_per_group) || !FitsBlasInt(in_count)) {
     return RunReference(ctx);
   }

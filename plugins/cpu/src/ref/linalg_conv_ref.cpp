@@ -22,15 +22,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// An optional ints attribute (strides, pads, dilations, output_padding) with `fill` in
-// every entry when it is absent. Validation has checked the length; resizing keeps an
-// unvalidated caller from reading past the end.
-std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size, int64_t fill) {
-  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
-  std::vector<int64_t> values = attrs.GetInts(name);
-  values.resize(size, fill);
-  return values;
-}
+// IntsOr (kernel.h) reads strides, pads, dilations and output_padding; validation has
+// checked their lengths, and its resizing keeps an unvalidated caller from reading past
+// the end.
 
 // Every multi-index of `shape` in row-major order, flattened: entry i * rank + d is dim
 // d of the i-th index. Used for kernel taps and output positions (small shapes).

@@ -22,20 +22,12 @@
 
 #include "fast/fast_kernels.h"
 #include "fast/onednn/onednn_common.h"
+#include "fast/vec_math.h"
 
 namespace sy::cpu {
 namespace {
 
 using dnnl::memory;
-
-bool AlignedForFloat(const void* p) { return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0; }
-
-std::vector<int64_t> IntsOr(const Attrs& attrs, std::string_view name, size_t size, int64_t fill) {
-  if (!attrs.Has(name)) return std::vector<int64_t>(size, fill);
-  std::vector<int64_t> values = attrs.GetInts(name);
-  values.resize(size, fill);
-  return values;
-}
 
 memory::format_tag ChannelsLast(size_t rank) {
   return rank == 3   ? memory::format_tag::nwc
@@ -111,8 +103,8 @@ class OneDnnConv final : public PreparedKernel {
     const std::byte* w = ctx.inputs[1].data;
     const std::byte* b = has_bias_ ? ctx.inputs[2].data : nullptr;
     std::byte* y = ctx.outputs[0].data;
-    if (!AlignedForFloat(x) || !AlignedForFloat(w) || !AlignedForFloat(y) ||
-        (b != nullptr && !AlignedForFloat(b))) {
+    if (!fast::IsF32Aligned(x) || !fast::IsF32Aligned(w) || !fast::IsF32Aligned(y) ||
+        (b != nullptr && !fast::IsF32Aligned(b))) {
       return FastKernels().Find("conv")(ctx);
     }
     try {

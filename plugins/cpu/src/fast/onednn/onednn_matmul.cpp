@@ -22,13 +22,12 @@
 
 #include "fast/fast_kernels.h"
 #include "fast/onednn/onednn_common.h"
+#include "fast/vec_math.h"
 
 namespace sy::cpu {
 namespace {
 
 using dnnl::memory;
-
-bool AlignedForFloat(const void* p) { return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0; }
 
 class OneDnnMatMul final : public PreparedKernel {
  public:
@@ -80,8 +79,8 @@ class OneDnnMatMul final : public PreparedKernel {
     const std::byte* b = ctx.inputs[1].data;
     const std::byte* c = ctx.inputs.size() > 2 ? ctx.inputs[2].data : nullptr;
     std::byte* y = ctx.outputs[0].data;
-    if (!AlignedForFloat(a) || !AlignedForFloat(b) || !AlignedForFloat(y) ||
-        (c != nullptr && !AlignedForFloat(c))) {
+    if (!fast::IsF32Aligned(a) || !fast::IsF32Aligned(b) || !fast::IsF32Aligned(y) ||
+        (c != nullptr && !fast::IsF32Aligned(c))) {
       return s_.fallback(ctx);
     }
     float* out = reinterpret_cast<float*>(y);
