@@ -49,10 +49,10 @@ int ThreadCount(const sy_init_options& options) {
 class CpuContext : public sy_context {
  public:
   explicit CpuContext(const sy_init_options& options) : pool_(ThreadCount(options)) {
-    const Status choice = CheckGemmChoice();
-    if (!choice.ok()) throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, choice.message());
+    const Expected<GemmLibrary> choice = GemmChoice();
+    if (!choice.ok()) throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, choice.status().message());
     const std::string onednn = OneDnnDescription();
-    if (onednn.empty() && OneDnnRequested()) {
+    if (onednn.empty() && *choice == GemmLibrary::kOneDnn) {
       throw sy_sdk::Error(SY_ERROR_UNSUPPORTED,
                           "SWITCHYARD_CPU_GEMM=onednn: this build of the cpu plugin has no oneDNN");
     }

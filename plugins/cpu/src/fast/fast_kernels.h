@@ -38,10 +38,11 @@ std::string OneDnnDescription();
 // SkylakeX").
 std::string BlasDescription();
 
-// Checks SWITCHYARD_CPU_GEMM (unset, "onednn" or "openblas": which library runs f32
-// matmul, gemm and conv); any other value is an error naming the choices.
-Status CheckGemmChoice();
-bool OneDnnRequested();  // SWITCHYARD_CPU_GEMM=onednn, said explicitly
+// SWITCHYARD_CPU_GEMM: which library runs f32 matmul, gemm and conv. Unset or empty is
+// kDefault (oneDNN where built); any value but "onednn" or "openblas" is an error naming
+// the choices. Read here only.
+enum class GemmLibrary { kDefault, kOneDnn, kOpenBlas };
+Expected<GemmLibrary> GemmChoice();
 
 // openblas_set_num_threads: process-wide, for every BLAS call of every context.
 void SetBlasThreadCount(int num_threads);

@@ -204,19 +204,13 @@ std::string BlasDescription() {
   return config.substr(0, space) + ", core " + openblas_get_corename();
 }
 
-Status CheckGemmChoice() {
+Expected<GemmLibrary> GemmChoice() {
   const char* choice = std::getenv("SWITCHYARD_CPU_GEMM");
-  if (choice == nullptr || *choice == '\0' || std::string_view(choice) == "openblas" ||
-      std::string_view(choice) == "onednn") {
-    return Status::Ok();
-  }
+  if (choice == nullptr || *choice == '\0') return GemmLibrary::kDefault;
+  if (std::string_view(choice) == "onednn") return GemmLibrary::kOneDnn;
+  if (std::string_view(choice) == "openblas") return GemmLibrary::kOpenBlas;
   return InvalidArgument(std::string("SWITCHYARD_CPU_GEMM=") + choice +
                          ": expected onednn (the default where built) or openblas");
-}
-
-bool OneDnnRequested() {
-  const char* choice = std::getenv("SWITCHYARD_CPU_GEMM");
-  return choice != nullptr && std::string_view(choice) == "onednn";
 }
 
 void AddMatmulBlasKernels(KernelTable& table) {

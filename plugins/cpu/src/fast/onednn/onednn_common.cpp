@@ -3,8 +3,7 @@
 #include <dlfcn.h>
 #include <omp.h>
 
-#include <cstdlib>
-#include <cstring>
+#include "fast/fast_kernels.h"
 
 namespace sy::cpu::onednn {
 namespace {
@@ -71,9 +70,10 @@ dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims) {
 }
 
 bool Selected() {
+  // An invalid value never gets here: the context refuses to initialise with one.
   static const bool selected = [] {
-    const char* choice = std::getenv("SWITCHYARD_CPU_GEMM");
-    return choice == nullptr || *choice == '\0' || std::strcmp(choice, "onednn") == 0;
+    const Expected<GemmLibrary> choice = GemmChoice();
+    return choice.ok() && *choice != GemmLibrary::kOpenBlas;
   }();
   return selected;
 }

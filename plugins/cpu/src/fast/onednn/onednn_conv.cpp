@@ -5,9 +5,7 @@
 // kernels read channels-last (NHWC) or blocked layouts; its NCHW path is a GEMM that is
 // 2x slower for 3x3 kernels, some 40x slower for depthwise ones and, in MobileNetV2, 2x
 // slower for its 1x1 ones too (docs/cpu-kernels.md). So every conv reorders x into NHWC,
-// runs the channels-last kernel and reorders y back (OneDnnConv keeps the channels_last
-// switch for the NCHW path, which a layout pass that keeps chains of convs channels-last
-// will not need either). Weights that are constants of
+// runs the channels-last kernel and reorders y back. Weights that are constants of
 // the model are reordered once, at prepare, into the layout the kernel chose; others are
 // reordered on every run. Bias is the primitive's.
 //
@@ -37,7 +35,7 @@ memory::format_tag ChannelsLast(size_t rank) {
 
 class OneDnnConv final : public PreparedKernel {
  public:
-  OneDnnConv(const PrepareContext& ctx, bool channels_last) : num_threads_(ctx.num_threads) {
+  explicit OneDnnConv(const PrepareContext& ctx) : num_threads_(ctx.num_threads) {
     const dnnl::engine& eng = onednn::Engine();
     const Shape& sx = ctx.inputs[0].shape;
     const Shape& sw = ctx.inputs[1].shape;
@@ -60,12 +58,8 @@ class OneDnnConv final : public PreparedKernel {
       wdims.insert(wdims.begin(), group);
     }
     w_plain_ = onednn::PlainF32(wdims);
-    const memory::desc x_md = channels_last ? memory::desc(onednn::Dims(sx), memory::data_type::f32,
-                                                           ChannelsLast(sx.size()))
-                                            : x_plain_;
-    const memory::desc y_md = channels_last ? memory::desc(onednn::Dims(sy), memory::data_type::f32,
-                                                           ChannelsLast(sy.size()))
-                                            : y_plain_;
+    const memory::desc x_md(onednn::Dims(sx), memory::data_type::f32, ChannelsLast(sx.size()));
+    const memory::desc y_md(onednn::Dims(sy), memory::data_type::f32, ChannelsLast(sy.size()));
     const memory::desc w_any(wdims, memory::data_type::f32, memory::format_tag::any);
     has_bias_ = ctx.inputs.size() > 2;
     const memory::desc b_md = has_bias_ ? onednn::PlainF32({sw[0]}) : memory::desc();
@@ -78,24 +72,24 @@ class OneDnnConv final : public PreparedKernel {
     stream_ = dnnl::stream(eng);
     x_user_ = memory(x_plain_, eng, DNNL_MEMORY_NONE);
     y_user_ = memory(y_plain_, eng, DNNL_MEMORY_NONE);
-    if (channels_last) {
-      x_ = memory(x_md, eng);
-      y_ = memory(y_md, eng);
-      to_channels_last_ = dnnl::reorder(x_user_, x_);
-      from_channels_last_ = dnnl::reorder(y_, y_user_);
-    }
+    x_ = memory(x_md, eng);
+    y_ = memory(y_md, eng);
+    to_channels_last_ = dnnl::reorder(x_user_, x_);
+    from_channels_last_ = dnnl::reorder(y_, y_user_);
     if (has_bias_) bias_ = memory(b_md, eng, DNNL_MEMORY_NONE);
     weights_ = memory(pd.weights_desc(), eng);
     w_user_ = memory(w_plain_, eng, DNNL_MEMORY_NONE);
     weights_reorder_ = dnnl::reorder(w_user_, weights_);
     weights_constant_ = ctx.constant_inputs[1] != nullptr;
-    channels_last_ = channels_last;
     if (weights_constant_) {
       w_user_.set_data_handle(const_cast<std::byte*>(ctx.constant_inputs[1]));
       onednn::UseThreads(num_threads_);
       weights_reorder_.execute(stream_, w_user_, weights_);
       stream_.wait();
     }
+    // The memory objects are fixed; Run only points the user-layout ones at its buffers.
+    args_ = {{DNNL_ARG_SRC, x_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, y_}};
+    if (has_bias_) args_.emplace(DNNL_ARG_BIAS, bias_);
   }
 
   Status Run(const KernelContext& ctx) override {
@@ -115,16 +109,10 @@ class OneDnnConv final : public PreparedKernel {
         w_user_.set_data_handle(const_cast<std::byte*>(w));
         weights_reorder_.execute(stream_, w_user_, weights_);
       }
-      if (channels_last_) to_channels_last_.execute(stream_, x_user_, x_);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, channels_last_ ? x_ : x_user_},
-                                           {DNNL_ARG_WEIGHTS, weights_},
-                                           {DNNL_ARG_DST, channels_last_ ? y_ : y_user_}};
-      if (has_bias_) {
-        bias_.set_data_handle(const_cast<std::byte*>(b));
-        args.emplace(DNNL_ARG_BIAS, bias_);
-      }
-      primitive_.execute(stream_, args);
-      if (channels_last_) from_channels_last_.execute(stream_, y_, y_user_);
+      to_channels_last_.execute(stream_, x_user_, x_);
+      if (has_bias_) bias_.set_data_handle(const_cast<std::byte*>(b));
+      primitive_.execute(stream_, args_);
+      from_channels_last_.execute(stream_, y_, y_user_);
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Internal(std::string("conv: oneDNN convolution failed: ") + e.what());
@@ -134,12 +122,13 @@ class OneDnnConv final : public PreparedKernel {
 
  private:
   int num_threads_;
-  bool has_bias_ = false, weights_constant_ = false, channels_last_ = false;
+  bool has_bias_ = false, weights_constant_ = false;
   memory::desc x_plain_, y_plain_, w_plain_;
   dnnl::convolution_forward primitive_;
   dnnl::reorder to_channels_last_, from_channels_last_, weights_reorder_;
   dnnl::stream stream_;
   memory x_user_, y_user_, w_user_, x_, y_, weights_, bias_;
+  std::unordered_map<int, memory> args_;  // the primitive's arguments, built once
 };
 
 std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
@@ -156,7 +145,7 @@ std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
     return nullptr;
   }
   try {
-    return std::make_unique<OneDnnConv>(ctx, /*channels_last=*/true);
+    return std::make_unique<OneDnnConv>(ctx);
   } catch (const dnnl::error&) {
     return nullptr;
   } catch (const std::bad_alloc&) {

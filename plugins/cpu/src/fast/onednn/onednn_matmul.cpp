@@ -72,6 +72,9 @@ class OneDnnMatMul final : public PreparedKernel {
       weights_ = memory(s_.weights, eng, DNNL_MEMORY_NONE);
     }
     s_.weights_bytes = nullptr;
+    // The memory objects are fixed; Run only points them at this run's buffers.
+    args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
+    if (!s_.bias.is_zero()) args_.emplace(DNNL_ARG_BIAS, bias_);
   }
 
   Status Run(const KernelContext& ctx) override {
@@ -94,14 +97,9 @@ class OneDnnMatMul final : public PreparedKernel {
       src_.set_data_handle(const_cast<std::byte*>(a));
       dst_.set_data_handle(y);
       if (!s_.weights_constant) weights_.set_data_handle(const_cast<std::byte*>(b));
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
-      if (!s_.bias.is_zero()) {
-        bias_.set_data_handle(const_cast<std::byte*>(c));
-        args.emplace(DNNL_ARG_BIAS, bias_);
-      }
+      if (!s_.bias.is_zero()) bias_.set_data_handle(const_cast<std::byte*>(c));
       onednn::UseThreads(s_.num_threads);
-      primitive_.execute(stream_, args);
+      primitive_.execute(stream_, args_);
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Internal(std::string(ctx.op) + ": oneDNN matmul failed: " + e.what());
@@ -120,6 +118,7 @@ class OneDnnMatMul final : public PreparedKernel {
   dnnl::matmul primitive_;
   dnnl::stream stream_;
   memory src_, weights_, dst_, bias_;
+  std::unordered_map<int, memory> args_;  // the primitive's arguments, built once
 };
 
 bool AnyZero(const Shape& s) {
