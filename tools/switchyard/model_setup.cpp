@@ -9,6 +9,7 @@
 #include "switchyard/half.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
+#include "switchyard/optimize.h"
 
 namespace sy::cli {
 namespace {
@@ -103,7 +104,10 @@ void AddDeviceOptions(po::options_description& options) {
       "strict", "fail instead of falling back or ignoring a backend hint")(
       "memory-limit", po::value<std::vector<std::string>>()->composing(),
       "DEVICE=BYTES, e.g. cpu=64MiB: fail before running when the plan needs more "
-      "(repeatable)")("no-island-pass", "keep every node where placement put it");
+      "(repeatable)")("no-island-pass", "keep every node where placement put it")(
+      "optimize", po::value<int>()->default_value(1),
+      "graph optimization level: 0 none, 1 folding and fusions the devices support "
+      "(default), 2 also those that differ in corner cases (docs/optimization.md)");
 }
 
 void AddModelOptions(po::options_description& options) {
@@ -129,6 +133,11 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
   }
   options.strict = vm.count("strict") > 0;
   options.merge_islands = vm.count("no-island-pass") == 0;
+  options.optimize_level = vm["optimize"].as<int>();
+  if (options.optimize_level < 0 || options.optimize_level > kMaxOptimizeLevel) {
+    return InvalidArgument("--optimize " + std::to_string(options.optimize_level) +
+                           ": expected 0 (none), 1 (default) or 2");
+  }
   if (vm.count("memory-limit")) {
     for (const std::string& item : vm["memory-limit"].as<std::vector<std::string>>()) {
       const size_t eq = item.find('=');

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "model_setup.h"
 #include "switchyard/model_io.h"
+#include "switchyard/optimize.h"
 #include "switchyard/plan.h"
 
 namespace sy::cli {
@@ -58,19 +59,39 @@ boost::json::object PlanToJson(const Graph& graph, const Plan& plan) {
       {"copy_count", plan.copies.size()},    {"copy_bytes", plan.CopyBytes()}};
 }
 
+boost::json::object OptimizationToJson(const OptimizeReport& report) {
+  boost::json::array rewrites;
+  for (const RewriteRecord& r : report.records) {
+    boost::json::array replaced;
+    for (const std::string& node : r.replaced) replaced.push_back(boost::json::string(node));
+    rewrites.push_back(boost::json::object{{"rule", r.rule},
+                                           {"applied", r.applied},
+                                           {"device", r.device},
+                                           {"replaced", std::move(replaced)},
+                                           {"result", r.result},
+                                           {"reason", r.reason}});
+  }
+  return boost::json::object{{"level", report.level},
+                             {"nodes_before", report.nodes_before},
+                             {"nodes_after", report.nodes_after},
+                             {"applied", report.Applied()},
+                             {"rewrites", std::move(rewrites)}};
+}
+
 }  // namespace
 
 int RunPlan(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
       "usage: switchyard plan MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
-      "                       [--no-island-pass] [--json]\n\n"
+      "                       [--no-island-pass] [--optimize 0|1|2] [--json]\n\n"
       "Plans MODEL as 'switchyard run' would and explains it, without running: every node\n"
       "with its device and the reason (hint honoured, device order, fallback because a\n"
       "device declined and why, moved by the island pass), the partitions, the copies\n"
       "between devices (count and bytes) and the peak memory per device. Fails, as run\n"
       "would, when a node has no device, when --strict meets a fallback, or when a device\n"
-      "cannot hold the memory plan.\n\n"
+      "cannot hold the memory plan. First, what the optimization pass folded and fused\n"
+      "(and what it left alone and why); the plan is of the optimized graph.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("json", "print JSON");
   AddPluginOptions(visible);
@@ -98,19 +119,27 @@ int RunPlan(const std::vector<std::string>& args) {
     PrintError("plan", options.status().message());
     return kExitUsage;
   }
-  Expected<Plan> plan = Plan::Build(*graph, host->get(), *options);
+  Expected<OptimizedGraph> optimized =
+      OptimizeGraph(*graph, host->get(), *options, options->optimize_level);
+  if (!optimized.ok()) {
+    PrintError("plan", optimized.status().message());
+    return kExitFailure;
+  }
+  const Graph& planned = optimized->graph;
+  Expected<Plan> plan = Plan::Build(planned, host->get(), *options);
   if (!plan.ok()) {
     PrintError("plan", plan.status().message());
     return kExitFailure;
   }
   if (vm.count("json")) {
-    boost::json::object json = PlanToJson(*graph, *plan);
+    boost::json::object json = PlanToJson(planned, *plan);
     json["model"] = ResolveModelPaths(model).json.string();
+    json["optimization"] = OptimizationToJson(optimized->report);
     std::cout << boost::json::serialize(json) << "\n";
   } else {
-    std::cout << ResolveModelPaths(model).json.string() << ": " << graph->nodes.size()
+    std::cout << ResolveModelPaths(model).json.string() << ": " << planned.nodes.size()
               << " nodes on " << DevicesUsed(*plan) << "\n"
-              << plan->Explain(*graph);
+              << optimized->report.Explain() << plan->Explain(planned);
   }
   return kExitOk;
 }

@@ -42,6 +42,9 @@ struct PlanOptions {
   // Honour `backend` hints and fall back to the CPU plugin. Off pins every node to the
   // order's devices (Session::Create(graph, device) uses this).
   bool use_hints_and_fallback = true;
+  // The graph optimization pass's level (switchyard/optimize.h), for Session::Create,
+  // which optimizes before planning; Plan::Build plans the graph it is given.
+  int optimize_level = 1;
 };
 
 enum class PlacementReason : uint8_t {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "switchyard/graph.h"
+#include "switchyard/optimize.h"
 #include "switchyard/plan.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/tensor.h"
@@ -33,8 +34,9 @@ class Session {
   static Expected<std::unique_ptr<Session>> Create(const Graph& graph, const PluginHost& host,
                                                    const PlanOptions& options);
   // The whole graph on one device: no hints, no fallback (an error names a node the
-  // device declines and the plugin's reason).
-  static Expected<std::unique_ptr<Session>> Create(const Graph& graph, const Device& device);
+  // device declines and the plugin's reason), optimized at `optimize_level`.
+  static Expected<std::unique_ptr<Session>> Create(const Graph& graph, const Device& device,
+                                                   int optimize_level = 1);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -44,7 +46,12 @@ class Session {
   // leave the session usable.
   Expected<std::map<std::string, Tensor>> Run(const std::map<std::string, Tensor>& inputs);
 
+  // The plan of graph(): the graph as the optimization pass left it (PlanOptions::
+  // optimize_level), whose node indices the plan's refer to.
   const Plan& plan() const { return plan_; }
+  const Graph& graph() const { return graph_; }
+  // What the optimization pass did (level 0: nothing).
+  const OptimizeReport& optimize_report() const { return optimize_report_; }
   // The device of the first partition (the only one for single-device plans).
   const Device& device() const;
   const std::vector<TensorType>& input_types() const { return input_types_; }
@@ -76,6 +83,8 @@ class Session {
                                 std::string_view what);
   Status Copy(const Transfer& transfer);
 
+  Graph graph_;  // as planned; shares constant storage with the caller's graph
+  OptimizeReport optimize_report_;
   Plan plan_;
   Stats stats_;
   // Every device buffer (arenas, views, weights), freed in reverse order of creation so

@@ -113,8 +113,10 @@ Status Session::Copy(const Transfer& t) {
   return Internal("unknown copy path");
 }
 
-Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Device& device) {
+Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Device& device,
+                                                   int optimize_level) {
   PlanOptions options;
+  options.optimize_level = optimize_level;
   options.devices = {&device};
   options.use_hints_and_fallback = false;
   options.merge_islands = false;
@@ -126,10 +128,17 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Plu
   return Build(graph, &host, options);
 }
 
-Expected<std::unique_ptr<Session>> Session::Build(const Graph& graph, const PluginHost* host,
+Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, const PluginHost* host,
                                                   const PlanOptions& options) {
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
+  // The optimization pass (switchyard/optimize.h) rewrites for the devices the plan will
+  // use; the session plans and runs the graph it returns.
+  SY_ASSIGN_OR_RETURN(OptimizedGraph optimized,
+                      OptimizeGraph(input_graph, host, options, options.optimize_level));
+  s.graph_ = std::move(optimized.graph);
+  s.optimize_report_ = std::move(optimized.report);
+  const Graph& graph = s.graph_;
   // One description of the nodes serves the plan's support queries and the prepares.
   const NodeDescriptors descriptors(graph);
   SY_ASSIGN_OR_RETURN(s.plan_, Plan::Build(graph, descriptors, host, options));

@@ -160,6 +160,8 @@ Status CheckConvOperands(const InferContext& ctx, int64_t w_in_dim, int64_t grou
   return Status::Ok();
 }
 
+}  // namespace
+
 Expected<std::vector<TensorType>> InferConv(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   SY_RETURN_IF_ERROR(RequireConvInput(x));
@@ -177,6 +179,8 @@ Expected<std::vector<TensorType>> InferConv(const InferContext& ctx) {
   }
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
 }
+
+namespace {
 
 Expected<std::vector<TensorType>> InferConvTranspose(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);

@@ -29,6 +29,8 @@ std::string Dim(int64_t index, int64_t size) {
 
 // NumPy matmul: a [..., M, K] x b [..., K, N] -> [broadcast(...), M, N]. A 1-D a is
 // promoted to [1, K] and a 1-D b to [K, 1]; the promoted dim is removed from the output.
+}  // namespace
+
 Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx) {
   const TensorType& a = ctx.input(0);
   const TensorType& b = ctx.input(1);
@@ -70,6 +72,8 @@ Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx) {
   if (rb >= 2) shape.push_back(b.shape[rb - 1]);  // N (absent for a promoted 1-D b)
   return std::vector<TensorType>{{a.dtype, std::move(shape)}};
 }
+
+namespace {
 
 // Gemm: Y = alpha * op(a) * op(b) + beta * c, op(a) [M, K], op(b) [K, N], c broadcast to
 // [M, N].

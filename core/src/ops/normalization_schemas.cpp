@@ -48,6 +48,8 @@ Expected<std::vector<TensorType>> InferSoftmax(const InferContext& ctx) {
 
 // layer_norm (x, scale[, bias]) and rms_norm (x, scale): the parameters broadcast
 // unidirectionally to the normalized dims x.shape[axis:].
+}  // namespace
+
 Expected<std::vector<TensorType>> InferAxisNorm(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const int64_t raw_axis = ctx.attrs.GetInt("axis");
@@ -66,6 +68,8 @@ Expected<std::vector<TensorType>> InferAxisNorm(const InferContext& ctx) {
   SY_RETURN_IF_ERROR(RequireEpsilon(ctx.attrs));
   return std::vector<TensorType>{x};
 }
+
+namespace {
 
 Expected<std::vector<TensorType>> InferBatchNorm(const InferContext& ctx) {
   SY_RETURN_IF_ERROR(RequireMinRank(ctx.input(0), "x", 2));

@@ -15,5 +15,11 @@ void AddReductionSchemas(std::vector<OpSchema>& out);      // reduction_schemas.
 void AddNormalizationSchemas(std::vector<OpSchema>& out);  // normalization_schemas.cpp
 void AddConvPoolSchemas(std::vector<OpSchema>& out);       // conv_pool_schemas.cpp
 void AddNeuralSchemas(std::vector<OpSchema>& out);         // neural_schemas.cpp
+void AddFusedSchemas(std::vector<OpSchema>& out);          // fused_schemas.cpp
+
+// Shape rules the fused ops build on (a fused op produces what its first op would).
+Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx);    // linalg_schemas.cpp
+Expected<std::vector<TensorType>> InferConv(const InferContext& ctx);      // conv_pool_schemas.cpp
+Expected<std::vector<TensorType>> InferAxisNorm(const InferContext& ctx);  // normalization_schemas.cpp
 
 }  // namespace sy::ops

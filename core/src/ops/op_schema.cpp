@@ -38,6 +38,7 @@ OpRegistry::OpRegistry() {
   ops::AddNormalizationSchemas(schemas_);
   ops::AddConvPoolSchemas(schemas_);
   ops::AddNeuralSchemas(schemas_);
+  ops::AddFusedSchemas(schemas_);
   std::sort(schemas_.begin(), schemas_.end(),
             [](const OpSchema& a, const OpSchema& b) { return a.name < b.name; });
 }
