@@ -1,0 +1,99 @@
+// gelu written out as arithmetic becomes the catalogue's gelu.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "optimize_fixture.h"
+
+namespace sy::test {
+namespace {
+
+using ActivationRules = OptimizeTest;
+
+enum class Order { kXThenHalf, kHalfXThenT, kTHalfThenX };
+
+// x * 0.5 * (1 + erf(x / sqrt 2)) in one of the association orders exporters write.
+Graph ErfGelu(Order order, float root = static_cast<float>(std::numbers::sqrt2),
+              bool expose_erf = false) {
+  GraphBuilder b;
+  const ValueId x = b.Input("x", DType::kF32, {4, 16});
+  const ValueId scaled = b.Binary("div", x, b.Const("root", Scalar(root)), "scaled");
+  const ValueId erf = b.Unary("erf", scaled, "erf");
+  const ValueId t = b.Binary("add", erf, b.Const("one", Scalar(1)), "t");
+  const ValueId half = b.Const("half", Scalar(0.5f));
+  ValueId y = -1;
+  switch (order) {
+    case Order::kXThenHalf:
+      y = b.Binary("mul", b.Binary("mul", x, t, "xt"), half, "y");
+      break;
+    case Order::kHalfXThenT:
+      y = b.Binary("mul", b.Binary("mul", x, half, "xh"), t, "y");
+      break;
+    case Order::kTHalfThenX:
+      y = b.Binary("mul", b.Binary("mul", t, half, "th"), x, "y");
+      break;
+  }
+  b.Output(y);
+  if (expose_erf) b.Output(erf);
+  return b.Build();
+}
+
+TEST_F(ActivationRules, ErfGeluInEveryOrderBecomesGelu) {
+  for (Order order : {Order::kXThenHalf, Order::kHalfXThenT, Order::kTHalfThenX}) {
+    const Graph graph = ErfGelu(order);
+    const OptimizedGraph out = Optimize(graph);
+    ASSERT_EQ(Ops(out.graph), std::vector<std::string>{"gelu"}) << static_cast<int>(order);
+    EXPECT_EQ(out.graph.nodes[0].attrs.GetString("approximate"), "none");
+    EXPECT_EQ(out.graph.values[out.graph.outputs[0]].name, "y");  // the output keeps its name
+    ExpectSameOutputs(graph, RandomInputs(graph, 4.0));
+  }
+}
+
+TEST_F(ActivationRules, OtherConstantsOrSharedIntermediatesAreNotGelu) {
+  EXPECT_EQ(Ops(Optimize(ErfGelu(Order::kXThenHalf, 1.5f)).graph).size(), 5u);
+  // A constant off by 1e-4 relative is gelu at level 2 only.
+  const Graph near = ErfGelu(Order::kXThenHalf, static_cast<float>(std::numbers::sqrt2 * 1.0001));
+  EXPECT_EQ(Ops(Optimize(near, "cpu", 1).graph).size(), 5u);
+  EXPECT_EQ(Ops(Optimize(near, "cpu", 2).graph), std::vector<std::string>{"gelu"});
+  // erf's output is also a graph output: nothing may be removed.
+  EXPECT_EQ(Ops(Optimize(ErfGelu(Order::kXThenHalf, 1.41421356f, true)).graph).size(), 5u);
+}
+
+TEST_F(ActivationRules, TanhGeluBecomesGeluTanh) {
+  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as GPT-2 exports it.
+  GraphBuilder b;
+  const ValueId x = b.Input("x", DType::kF32, {3, 8});
+  const ValueId half_x = b.Binary("mul", x, b.Const("half", Scalar(0.5f)), "half_x");
+  const ValueId cube = b.Binary("pow", x, b.Const("three", Scalar(3)), "cube");
+  const ValueId scaled_cube = b.Binary("mul", cube, b.Const("c", Scalar(0.044715f)), "sc");
+  const ValueId inner = b.Binary("add", x, scaled_cube, "inner");
+  const ValueId arg =
+      b.Binary("mul", inner,
+               b.Const("k", Scalar(static_cast<float>(std::sqrt(2 / std::numbers::pi)))), "arg");
+  const ValueId t = b.Binary("add", b.Unary("tanh", arg, "tanh"), b.Const("one", Scalar(1)), "t");
+  b.Output(b.Binary("mul", half_x, t, "y"));
+  const Graph graph = b.Build();
+  const OptimizedGraph out = Optimize(graph);
+  ASSERT_EQ(Ops(out.graph), std::vector<std::string>{"gelu"});
+  EXPECT_EQ(out.graph.nodes[0].attrs.GetString("approximate"), "tanh");
+  ExpectSameOutputs(graph, RandomInputs(graph, 5.0));
+}
+
+TEST_F(ActivationRules, ADeviceWithoutGeluKeepsTheArithmetic) {
+  // partial-accel runs add, mul, relu, sigmoid, matmul and softmax: not erf, so the graph
+  // falls back to the CPU for erf: the matched nodes run on two devices.
+  const Graph graph = ErfGelu(Order::kXThenHalf);
+  PlanOptions options;
+  options.devices = {&DeviceNamed("partial-accel")};
+  options.merge_islands = false;  // else the island pass moves the small nodes to the CPU
+  Expected<OptimizedGraph> out = OptimizeGraph(graph, host_, options, 1);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->graph.nodes.size(), 5u);
+  ASSERT_EQ(out->report.records.size(), 1u);
+  EXPECT_NE(out->report.records[0].reason.find("different devices"), std::string::npos)
+      << out->report.records[0].reason;
+}
+
+}  // namespace
+}  // namespace sy::test
