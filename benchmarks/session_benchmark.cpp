@@ -1,7 +1,8 @@
 // Session-level benchmarks of the CPU plugin (issue 3's targets):
 //   BM_AddChain/N      run a chain of N `add` nodes on f32 [1, 8]: the per-node dispatch
 //                      cost is the slope between N=10 and N=1000 (target < 100 ns/node)
-//   BM_PrepareChain/N  Session::Create for the same chain (target < 2 us/node)
+//   BM_PrepareChain/N/L  Session::Create for the same chain with the graph optimization pass
+//                      at level L (0: off; target < 2 us/node, plus the pass at L = 1)
 //   BM_MatmulSession   1024^3 f32 matmul through a session on `cpu`
 //   BM_MatmulDirect    the same product with one direct cblas_sgemm call (target: the
 //                      session reaches >= 95% of its throughput)
@@ -93,14 +94,14 @@ BENCHMARK(BM_AddChain)->Arg(10)->Arg(1000);
 void BM_PrepareChain(benchmark::State& state) {
   const sy::Graph g = AddChain(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    auto session = sy::Session::Create(g, Cpu());
+    auto session = sy::Session::Create(g, Cpu(), static_cast<int>(state.range(1)));
     benchmark::DoNotOptimize(session);
   }
   state.counters["per_node"] = benchmark::Counter(
       static_cast<double>(state.range(0)),
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_PrepareChain)->Arg(1000);
+BENCHMARK(BM_PrepareChain)->Args({1000, 0})->Args({1000, 1});
 
 constexpr int kN = 1024;
 

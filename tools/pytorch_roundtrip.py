@@ -460,7 +460,8 @@ def roundtrip(name, args, devices):
         out_dir = os.path.join(work, "out-" + device.replace(":", "_"))
         shutil.rmtree(out_dir, ignore_errors=True)
         try:
-            out = run_tool([args.switchyard, "run", stem_out, "--device", device] + input_files
+            out = run_tool([args.switchyard, "run", stem_out, "--device", device,
+                            "--optimize", str(args.optimize)] + input_files
                            + ["--out", out_dir], "switchyard run on " + device)
         except Failure as e:
             print("  FAILED: %s" % e)
@@ -510,6 +511,8 @@ def main():
                         help="stop after checking the modules and exporting (no switchyard)")
     parser.add_argument("--rtol", type=float, default=1e-3, help="default 1e-3")
     parser.add_argument("--atol", type=float, default=1e-5, help="default 1e-5")
+    parser.add_argument("--optimize", type=int, default=1, choices=(0, 1, 2),
+                        help="the graph optimization level for switchyard run (default 1)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
 

@@ -43,7 +43,7 @@ expect "check several, one bad" 1 "mlp.json: ok" -- "$SY" check "$SRC/examples/m
 printf 'not safetensors' >"$TMP/bad_shape.safetensors"
 expect "check corrupt safetensors" 1 "bad_shape.safetensors" -- "$SY" check "$TMP/bad_shape.json"
 
-expect "ops lists the catalogue" 0 "^99 ops$" -- "$SY" ops
+expect "ops lists the catalogue" 0 "^102 ops$" -- "$SY" ops
 expect "ops one op" 0 "attrs:   approximate \(string, default \"none\", one of none tanh\)" -- "$SY" ops gelu
 expect "ops --json" 0 '^\[\{"name":"abs","onnx":"Abs"' -- "$SY" ops --json
 expect "ops --markdown" 0 '^\| op \| ONNX \|' -- "$SY" ops --markdown
@@ -56,7 +56,7 @@ expect "plugins" 0 "loaded   cpu [0-9.]+ \(ABI 1\)" -- "$SY" plugins
 expect "plugins --json" 0 '"name":"cpu"' -- "$SY" plugins --json
 expect "plugins explicit bad path" 1 "plugin $TMP/nope.so: no such file" -- "$SY" plugins --plugin "$TMP/nope.so"
 expect "devices" 0 "cpu:1  cpu-ref  kind cpu" -- "$SY" devices
-expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":99' -- "$SY" devices --json
+expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":102' -- "$SY" devices --json
 # The cpu device says which libraries and instruction set its kernels use.
 expect "devices: cpu details" 0 '"name":"cpu".*"details":"matmul/gemm/conv f32: [^"]+(isa|core) ' \
   -- "$SY" devices --json
@@ -72,6 +72,24 @@ for model in "$SRC"/examples/*/; do
     expect "run $name on $device" 0 "matches" -- "$SY" run "$model" --device "$device" --compare "$model/expected"
   done
 done
+# The optimization pass off and at its highest level: every example still matches NumPy.
+for model in "$SRC"/examples/*/; do
+  name=$(basename "$model")
+  for level in 0 2; do
+    expect "run $name --optimize $level" 0 "matches" \
+      -- "$SY" run "$model" --optimize "$level" --compare "$model/expected"
+  done
+done
+expect "plan --optimize out of range" 2 "--optimize -1: expected 0" \
+  -- "$SY" plan "$SRC/examples/mlp" --optimize -1
+expect "run --optimize out of range" 2 "--optimize 3: expected 0 \(none\), 1 \(default\) or 2" \
+  -- "$SY" run "$SRC/examples/mlp" --optimize 3
+expect "plan shows what was fused" 0 "fused   fused_matmul on cpu:0: .*\"mlp.fc1\".*-> fused_matmul" \
+  -- "$SY" plan "$SRC/examples/transformer" --device cpu
+expect "plan --optimize 0 fuses nothing" 0 "optimization level 0: 28 -> 28 nodes, 0 rewrites" \
+  -- "$SY" plan "$SRC/examples/transformer" --optimize 0
+expect "plan --json optimization" 0 '"optimization":\{"level":1,.*"rule":"add_layer_norm","applied":true' \
+  -- "$SY" plan "$SRC/examples/transformer" --device cpu --json
 expect "run --json" 0 '"device":"cpu:0".*"matches":true' -- "$SY" run "$SRC/examples/mlp" --json --compare "$SRC/examples/mlp/expected"
 expect "run --out" 0 "y: f32 \[2, 4\]" -- "$SY" run "$SRC/examples/mlp" --out "$TMP/out"
 [ -f "$TMP/out/y.npy" ] && passes=$((passes + 1)) || { echo "FAIL run --out wrote no y.npy"; failures=$((failures + 1)); }
@@ -101,9 +119,12 @@ expect "plan --json copies" 0 '"copy_count":[1-9][0-9]*,"copy_bytes":[1-9]' \
 expect "plan explains a fallback" 0 '"embed" -> cpu:0  \[fallback\] partial:0 declined: op "gather" is not in' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial
 expect "plan default order prefers GPUs" 0 "9 nodes on remote:0 \(remote-gpu0\)" \
-  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/cnn"
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/cnn" --optimize 0
 expect "plan --strict" 1 '"embed" would fall back to cpu:0 .*strict mode forbids falling back' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial --strict
+expect "plan says why a device keeps the plain nodes" 0 \
+  "kept    fused_matmul on partial:0: .*partial:0 does not run fused_matmul" \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/mlp" --device partial --no-island-pass
 expect "plan --memory-limit" 1 \
   'cpu:0 \(cpu\) cannot hold the plan: it needs .* but the memory limit set for it is 1.0 KiB' \
   -- "$SY" plan "$SRC/examples/cnn" --memory-limit cpu=1KiB

@@ -51,6 +51,11 @@ want_n=$((3 + 3 * $(tr , '\n' <<<"$DEVICES" | wc -l)))
 [ "$n" = "$want_n" ] && passes=$((passes + 1)) || {
   echo "FAIL round trip compared $n outputs, expected $want_n"; failures=$((failures + 1)); }
 
+# The same exports with the graph optimization pass off (the run above has it on): the
+# written-out attention, gelu and bias adds match PyTorch too.
+expect "round trip --optimize 0" 0 "^3 of 3 examples match \(round trip on cpu\)$" \
+  -- "${ROUNDTRIP[@]}" --optimize 0 --work "$TMP/unoptimized"
+
 # A dynamic batch axis in the .onnx (Shape/Gather/Concat computations in the
 # transformer), made static by `switchyard import --input-shape` at another batch size
 # than the one traced, and run on new inputs of that size.

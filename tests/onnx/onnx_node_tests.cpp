@@ -40,6 +40,7 @@ struct Options {
   fs::path expectations;
   fs::path report;  // a Markdown summary (docs/onnx-conformance.md quotes it)
   bool verbose = false;
+  int optimize_level = 1;  // the graph optimization pass (switchyard/optimize.h)
   double rtol = 1e-3, atol = 1e-7;
 };
 
@@ -164,7 +165,8 @@ std::string Label(const Device& d) {
 int Usage(const char* msg) {
   std::cerr << "onnx_node_tests: " << msg
             << "\nusage: onnx_node_tests [--data DIR] [--device NAME]... [--filter REGEX]\n"
-               "                       [--expectations FILE] [--report FILE.md] [--verbose]\n";
+               "                       [--expectations FILE] [--report FILE.md] [--optimize 0|1|2]\n"
+               "                       [--verbose]\n";
   return 2;
 }
 
@@ -176,7 +178,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "--data" || arg == "--device" || arg == "--filter" || arg == "--expectations" ||
-        arg == "--report") {
+        arg == "--report" || arg == "--optimize") {
       const char* v = next();
       if (v == nullptr) return Usage(("missing value after " + arg).c_str());
       if (arg == "--data")
@@ -187,6 +189,11 @@ int main(int argc, char** argv) {
         o.filter = v;
       else if (arg == "--report")
         o.report = v;
+      else if (arg == "--optimize") {
+        const std::string level = v;
+        if (level != "0" && level != "1" && level != "2") return Usage("--optimize takes 0, 1 or 2");
+        o.optimize_level = level[0] - '0';
+      }
       else
         o.expectations = v;
     } else if (arg == "--verbose" || arg == "-v") {
@@ -274,7 +281,7 @@ int main(int argc, char** argv) {
           continue;
         }
         const Graph& graph = imported->graph;
-        Expected<std::unique_ptr<Session>> session = Session::Create(graph, *device);
+        Expected<std::unique_ptr<Session>> session = Session::Create(graph, *device, o.optimize_level);
         if (!session.ok()) {
           verdict = (session.status().code() == StatusCode::kUnsupported && !device->reference() &&
                      Label(*device) != "cpu")

@@ -105,7 +105,12 @@ void AddDeviceOptions(po::options_description& options) {
       "memory-limit", po::value<std::vector<std::string>>()->composing(),
       "DEVICE=BYTES, e.g. cpu=64MiB: fail before running when the plan needs more "
       "(repeatable)")("no-island-pass", "keep every node where placement put it")(
-      "optimize", po::value<int>()->default_value(1),
+      "optimize", po::value<int>()->default_value(1)->notifier([](int level) {
+        if (level < 0 || level > kMaxOptimizeLevel) {
+          throw po::error("--optimize " + std::to_string(level) +
+                          ": expected 0 (none), 1 (default) or 2");
+        }
+      }),
       "graph optimization level: 0 none, 1 folding and fusions the devices support "
       "(default), 2 also those that differ in corner cases (docs/optimization.md)");
 }

@@ -104,7 +104,17 @@ Expected<std::vector<TensorType>> InferAddLayerNorm(const InferContext& ctx) {
   std::vector<TensorType> norm_inputs = {a};
   for (size_t i = 2; i < ctx.num_inputs(); ++i) norm_inputs.push_back(ctx.input(i));
   const InferContext norm{norm_inputs, ctx.attrs, 1};
-  SY_ASSIGN_OR_RETURN(std::vector<TensorType> out, InferAxisNorm(norm));
+  Expected<std::vector<TensorType>> normalized = InferAxisNorm(norm);
+  if (!normalized.ok()) {
+    // layer_norm's messages call the normalized input x; here it is a (+ b).
+    std::string message = normalized.status().message();
+    for (size_t at = message.find("input x"); at != std::string::npos;
+         at = message.find("input x", at)) {
+      message.replace(at, 7, "input a");
+    }
+    return Status(normalized.status().code(), message);
+  }
+  std::vector<TensorType> out = std::move(*normalized);
   if (ctx.num_outputs == 2) out.push_back(a);  // the sum a + b
   return out;
 }

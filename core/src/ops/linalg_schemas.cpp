@@ -27,10 +27,10 @@ std::string Dim(int64_t index, int64_t size) {
   return "dimension " + std::to_string(index) + " (" + std::to_string(size) + ")";
 }
 
-// NumPy matmul: a [..., M, K] x b [..., K, N] -> [broadcast(...), M, N]. A 1-D a is
-// promoted to [1, K] and a 1-D b to [K, 1]; the promoted dim is removed from the output.
 }  // namespace
 
+// NumPy matmul: a [..., M, K] x b [..., K, N] -> [broadcast(...), M, N]. A 1-D a is
+// promoted to [1, K] and a 1-D b to [K, 1]; the promoted dim is removed from the output.
 Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx) {
   const TensorType& a = ctx.input(0);
   const TensorType& b = ctx.input(1);

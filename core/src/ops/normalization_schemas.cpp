@@ -46,10 +46,10 @@ Expected<std::vector<TensorType>> InferSoftmax(const InferContext& ctx) {
   return std::vector<TensorType>{x};
 }
 
-// layer_norm (x, scale[, bias]) and rms_norm (x, scale): the parameters broadcast
-// unidirectionally to the normalized dims x.shape[axis:].
 }  // namespace
 
+// layer_norm (x, scale[, bias]) and rms_norm (x, scale): the parameters broadcast
+// unidirectionally to the normalized dims x.shape[axis:].
 Expected<std::vector<TensorType>> InferAxisNorm(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const int64_t raw_axis = ctx.attrs.GetInt("axis");

@@ -348,6 +348,40 @@ TEST(OpCases, SuiteSizeIsBounded) {
               total, static_cast<long long>(elements), static_cast<long long>(small_elements));
 }
 
+// The fused ops' cases take every activation their schema allows in every dtype, with
+// bias and residual each present and absent; add_layer_norm's ask for one output and two.
+TEST(OpCases, FusedOpsCoverEveryActivationAndOptionalInput) {
+  for (std::string_view op : {"fused_matmul", "fused_conv"}) {
+    const OpSchema& schema = *OpRegistry::Global().Find(op);
+    std::vector<std::string_view> activations;
+    for (const AttrSpec& spec : schema.attrs) {
+      if (spec.name == "activation") activations = spec.allowed;
+    }
+    ASSERT_GE(activations.size(), 9u) << op;
+    std::map<DType, std::set<std::string>> seen;
+    std::set<size_t> arities;
+    for (const OpCase& c : AllCases().at(std::string(op))) {
+      seen[c.inputs[0].type.dtype].insert(c.attrs.GetString("activation", "none"));
+      arities.insert(c.inputs.size());
+    }
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+      for (std::string_view act : activations) {
+        EXPECT_EQ(seen[dtype].count(std::string(act)), 1u)
+            << op << " " << DTypeName(dtype) << " " << act;
+      }
+    }
+    EXPECT_EQ(arities, (std::set<size_t>{2, 3, 4})) << op;
+  }
+  std::set<int> outputs;
+  std::set<size_t> arities;
+  for (const OpCase& c : AllCases().at("add_layer_norm")) {
+    outputs.insert(c.num_outputs);
+    arities.insert(c.inputs.size());
+  }
+  EXPECT_EQ(outputs, (std::set<int>{1, 2}));
+  EXPECT_EQ(arities, (std::set<size_t>{3, 4}));
+}
+
 TEST(Tolerance, ExactForIntegerAndBoolResults) {
   for (const OpSchema& schema : OpRegistry::Global().schemas()) {
     for (DType dtype : {DType::kI8, DType::kU8, DType::kI32, DType::kI64, DType::kBool}) {
@@ -374,7 +408,8 @@ TEST(Tolerance, PerOpClasses) {
   EXPECT_EQ(ToleranceFor("add", DType::kF32).max_ulp, 1);
   EXPECT_GE(ToleranceFor("exp", DType::kF32).max_ulp, 2);
   EXPECT_LE(ToleranceFor("exp", DType::kF32).max_ulp, 8);
-  for (std::string_view op : {"matmul", "conv", "reduce_sum", "layer_norm", "softmax"}) {
+  for (std::string_view op : {"matmul", "conv", "reduce_sum", "layer_norm", "softmax",
+                              "fused_matmul", "fused_conv", "add_layer_norm"}) {
     for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
       const Tolerance t = ToleranceFor(op, dtype);
       EXPECT_FALSE(t.exact) << op;

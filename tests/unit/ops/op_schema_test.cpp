@@ -18,7 +18,10 @@ using test::T;
 
 // Every op of spec/ops.md v1, by name, and the extensions of docs/ops.md ("Extensions to
 // spec v1"). The registry must hold exactly these.
-const std::set<std::string> kCatalogue = {"neg",
+const std::set<std::string> kCatalogue = {"fused_matmul",
+                                          "fused_conv",
+                                          "add_layer_norm",
+                                          "neg",
                                           "abs",
                                           "sign",
                                           "exp",

@@ -78,7 +78,7 @@ std::vector<OpCase> CasesFor(std::string_view op) {
   static constexpr Family kFamilies[] = {
       detail::UnaryCases,         detail::BinaryCases,    detail::MovementCases,
       detail::IndexingCases,      detail::ReductionCases, detail::LinalgConvCases,
-      detail::NormalizationCases, detail::NeuralCases,
+      detail::NormalizationCases, detail::NeuralCases,    detail::FusedCases,
   };
   if (OpRegistry::Global().Find(op) == nullptr) return {};
   for (Family family : kFamilies) {

@@ -85,5 +85,6 @@ std::vector<OpCase> ReductionCases(std::string_view op);      // op_cases_reduct
 std::vector<OpCase> LinalgConvCases(std::string_view op);     // op_cases_linalg_conv.cpp
 std::vector<OpCase> NormalizationCases(std::string_view op);  // op_cases_normalization.cpp
 std::vector<OpCase> NeuralCases(std::string_view op);         // op_cases_neural.cpp
+std::vector<OpCase> FusedCases(std::string_view op);          // op_cases_fused.cpp
 
 }  // namespace sy::conformance::detail

@@ -177,6 +177,13 @@ constexpr OpTier kTiers[] = {
     {"batch_norm", Tier::kNormalize},
     {"group_norm", Tier::kNormalize},
     {"instance_norm", Tier::kNormalize},
+    // Fused ops: a sum of products then an activation (whose slope is at most about 1.13,
+    // gelu's, so it carries the sum's error through without growing it); add_layer_norm
+    // a normalization. Its second output, a + b, is held to the same bound (one table
+    // entry per op), though a plugin's sum is correctly rounded like cpu-ref's.
+    {"fused_matmul", Tier::kSum},
+    {"fused_conv", Tier::kSum},
+    {"add_layer_norm", Tier::kNormalize},
     // Interpolation.
     {"resize", Tier::kInterpolate},
     {"rotary_embedding", Tier::kInterpolate},

@@ -13,6 +13,7 @@ const KernelTable& FastKernels() {
     AddUnaryFastKernels(t);
     AddReductionFastKernels(t);
     AddNormalizationFastKernels(t);
+    AddAttentionFastKernels(t);
     AddMatmulBlasKernels(t);
     AddConvBlasKernels(t);
     AttachOneDnnKernels(t);

@@ -17,7 +17,16 @@ const KernelTable& FastKernels();
 void AddElementwiseFastKernels(KernelTable& table);    // add sub mul div: f32
 void AddUnaryFastKernels(KernelTable& table);          // relu exp tanh gelu ...: f32 f16 bf16
 void AddReductionFastKernels(KernelTable& table);      // reduce_sum/mean/max, trailing axes: f32
-void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax layer_norm rms_norm
+void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_norm add_layer_norm
+void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
+// For tests: whether the fused attention kernel computes `ctx` itself rather than passing
+// it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
+bool AttentionFastTakes(const KernelContext& ctx);
+// What computes the fused attention kernel's block products (q k^T and P v): kAuto (the
+// default) is OpenBLAS where it runs an AVX2 or AVX-512 kernel on this CPU, else portable
+// vectorised loops. Process-wide; for tests and benchmarks, which set it between runs.
+enum class AttentionProducts { kAuto, kBlas, kLoops };
+void SetAttentionProducts(AttentionProducts choice);
 
 // Per family, one file each (fast/<family>_blas.cpp). Each kernel handles the dtypes and
 // cases it is tuned for and calls the reference kernel (RefKernels()) for the rest.
@@ -26,8 +35,10 @@ void AddConvBlasKernels(KernelTable& table);    // conv: f32 2-D via im2col + cb
 
 // oneDNN primitives built at prepare (fast/onednn/), attached to the entries above: f32
 // matmul and gemm (weights prepacked when constant), f32 conv with 1 to 3 spatial dims
-// (depthwise included). Each declines the cases it does not take; the entry's plain kernel
-// runs those. A no-op when the plugin is built without oneDNN.
+// (depthwise included); and fused_matmul and fused_conv (bias, residual and activation as
+// post-ops), whose entries it adds with the reference kernel as their plain kernel. Each
+// declines the cases it does not take; the entry's plain kernel runs those. A no-op when
+// the plugin is built without oneDNN.
 void AttachOneDnnKernels(KernelTable& table);
 
 // "oneDNN 2.6.3, isa avx512_core_amx" when the oneDNN kernels are built and selected,

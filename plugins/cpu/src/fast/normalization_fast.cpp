@@ -1,5 +1,6 @@
-// Fast softmax and log_softmax (f32, any axis) and layer_norm and rms_norm (f32, scale
-// and bias either of the normalised shape or a single element), split over the
+// Fast softmax and log_softmax (f32, any axis), layer_norm and rms_norm (f32, scale and
+// bias either of the normalised shape or a single element) and add_layer_norm (the same,
+// with b of a's shape, of the normalised shape or a single element), split over the
 // context's threads by rows. Everything else goes to the reference kernel.
 //
 // Semantics are the reference kernels' (ref/normalization_ref.cpp): the row maximum is
@@ -140,19 +141,21 @@ Status Softmax(const KernelContext& ctx) {
 
 // ---- layer_norm, rms_norm ------------------------------------------------------------
 
-template <bool kRms>
-void NormRow(const float* x, float* y, int64_t n, const float* scale, bool scale_scalar,
-             const float* bias, bool bias_scalar, double eps) {
-  double mean = 0;
-  if constexpr (!kRms) {
-    double acc[4] = {0, 0, 0, 0};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-      for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
-    }
-    for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
-    mean = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+// The mean of a row, summed in double over four interleaved partial sums (vectorisable).
+double RowMean(const float* x, int64_t n) {
+  double acc[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
   }
+  for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+}
+
+// y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over one row, given its
+// mean (0 for rms_norm). y may be x itself (add_layer_norm normalises its sum in place).
+void NormalizeRow(const float* x, float* y, int64_t n, double mean, const float* scale,
+                  bool scale_scalar, const float* bias, bool bias_scalar, double eps) {
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -176,6 +179,13 @@ void NormRow(const float* x, float* y, int64_t n, const float* scale, bool scale
     const float b = bias == nullptr ? 0.0f : (bias_scalar ? b0 : bias[k]);
     y[k] = static_cast<float>((static_cast<double>(x[k]) - mean) * inv * s + b);
   }
+}
+
+template <bool kRms>
+void NormRow(const float* x, float* y, int64_t n, const float* scale, bool scale_scalar,
+             const float* bias, bool bias_scalar, double eps) {
+  const double mean = kRms ? 0.0 : RowMean(x, n);
+  NormalizeRow(x, y, n, mean, scale, scale_scalar, bias, bias_scalar, eps);
 }
 
 template <bool kRms>
@@ -212,6 +222,95 @@ Status AxisNorm(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- add_layer_norm ------------------------------------------------------------------
+
+// How b reaches a's elements in the cases taken here: b has a's shape; b is one row that
+// every row adds (its shape is the normalised dims, with leading 1s at most); b is a
+// single element. Any other broadcast goes to the reference.
+enum class Addend { kFull, kRow, kScalar, kOther };
+
+Addend AddendOf(const Shape& a, const Shape& b, int64_t axis) {
+  if (b == a) return Addend::kFull;
+  if (ElementCount(b) == 1) return Addend::kScalar;
+  if (b.size() > a.size()) return Addend::kOther;  // never after validation
+  const size_t lead = a.size() - b.size();
+  for (size_t d = 0; d < a.size(); ++d) {
+    const int64_t bd = d < lead ? 1 : b[d - lead];
+    if (static_cast<int64_t>(d) < axis ? bd != 1 : bd != a[d]) return Addend::kOther;
+  }
+  return Addend::kRow;
+}
+
+// s = a + b over one row (b[0] for every element when kScalarB), rounded to f32 as the
+// add op would, and the mean of s in double; one pass over memory. s may be the y row.
+template <bool kScalarB>
+double AddRow(const float* a, const float* b, float* s, int64_t n) {
+  const float b0 = b[0];
+  double acc[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int j = 0; j < 4; ++j) {
+      const float v = a[i + j] + (kScalarB ? b0 : b[i + j]);
+      s[i + j] = v;
+      acc[j] += static_cast<double>(v);
+    }
+  }
+  for (; i < n; ++i) {
+    const float v = a[i] + (kScalarB ? b0 : b[i]);
+    s[i] = v;
+    acc[0] += static_cast<double>(v);
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+}
+
+// add_layer_norm (f32): per row, the sum a + b is written (to the second output when the
+// node has one, else into the y row, which is then normalised in place) while its mean
+// accumulates; then the variance and the normalisation as layer_norm's. y is layer_norm
+// of the f32 sum, exactly as the reference defines it.
+Status AddLayerNorm(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const ConstTensorView& scale = ctx.inputs[2];
+  const ConstTensorView* bias = ctx.inputs.size() > 3 ? &ctx.inputs[3] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const TensorView* sum = ctx.outputs.size() > 1 ? &ctx.outputs[1] : nullptr;
+  if (a.dtype() != DType::kF32) return AddLayerNormRef(ctx);
+  const int64_t axis = Axis(ctx, a.rank());
+  const int64_t outer = Product(a.shape(), 0, axis);
+  const int64_t n = Product(a.shape(), axis, a.rank());
+  const Addend addend = AddendOf(a.shape(), b.shape(), axis);
+  auto fits = [n](const ConstTensorView* p) {
+    return p == nullptr || ((p->count() == n || p->count() == 1) && fast::IsF32Aligned(p->data));
+  };
+  if (n == 0 || addend == Addend::kOther || !fits(&scale) || !fits(bias) ||
+      !fast::IsF32Aligned(a.data) || !fast::IsF32Aligned(b.data) || !fast::IsF32Aligned(y.data) ||
+      (sum != nullptr && !fast::IsF32Aligned(sum->data))) {
+    return AddLayerNormRef(ctx);
+  }
+  const float* in_a = reinterpret_cast<const float*>(a.data);
+  const float* in_b = reinterpret_cast<const float*>(b.data);
+  float* out_y = reinterpret_cast<float*>(y.data);
+  float* out_sum = sum != nullptr ? reinterpret_cast<float*>(sum->data) : nullptr;
+  const float* s = reinterpret_cast<const float*>(scale.data);
+  const bool s_scalar = scale.count() == 1;
+  const float* bb = bias != nullptr ? reinterpret_cast<const float*>(bias->data) : nullptr;
+  const bool bb_scalar = bias != nullptr && bias->count() == 1;
+  const double eps = ctx.attrs.GetFloat("epsilon", 1e-5);
+  ParallelFor(ctx.pool, outer, fast::RowGrain(fast::kCheapGrain, n),
+              [=](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  const float* ar = in_a + r * n;
+                  const float* br = addend == Addend::kFull ? in_b + r * n : in_b;
+                  float* yr = out_y + r * n;
+                  float* sr = out_sum != nullptr ? out_sum + r * n : yr;
+                  const double mean = addend == Addend::kScalar ? AddRow<true>(ar, br, sr, n)
+                                                                : AddRow<false>(ar, br, sr, n);
+                  NormalizeRow(sr, yr, n, mean, s, s_scalar, bb, bb_scalar, eps);
+                }
+              });
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddNormalizationFastKernels(KernelTable& table) {
@@ -219,6 +318,7 @@ void AddNormalizationFastKernels(KernelTable& table) {
   table.Add("log_softmax", Softmax<true>);
   table.Add("layer_norm", AxisNorm<false>);
   table.Add("rms_norm", AxisNorm<true>);
+  table.Add("add_layer_norm", AddLayerNorm);
 }
 
 }  // namespace sy::cpu

@@ -13,6 +13,7 @@ const KernelTable& RefKernels() {
     AddReductionRefKernels(t);
     AddLinalgConvRefKernels(t);
     AddNeuralRefKernels(t);
+    AddFusedRefKernels(t);
     return t;
   }();
   return table;

@@ -3,6 +3,10 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <cstring>
+#include <limits>
+#include <string>
+
 #include "fast/fast_kernels.h"
 
 namespace sy::cpu::onednn {
@@ -67,6 +71,66 @@ dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_differs) {
+  const std::string& act = attrs.GetString("activation");
+  *non_finite_differs = false;
+  if (act == "none") return true;
+  using dnnl::algorithm;
+  algorithm alg = algorithm::eltwise_relu;
+  float alpha = 0.0f, beta = 0.0f;
+  if (act == "relu") {
+    *non_finite_differs = true;  // max(x, 0): NaN -> 0
+  } else if (act == "leaky_relu") {
+    alpha = static_cast<float>(attrs.GetFloat("activation_alpha"));
+    // eltwise_relu with alpha 0 is plain relu (NaN -> 0); a leaky slope keeps NaN.
+    *non_finite_differs = alpha == 0.0f;
+  } else if (act == "clip") {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const double lo = attrs.Has("clip_min") ? attrs.GetFloat("clip_min") : -kInf;
+    const double hi = attrs.Has("clip_max") ? attrs.GetFloat("clip_max") : kInf;
+    if (lo > hi) return false;
+    alg = algorithm::eltwise_clip;
+    alpha = static_cast<float>(lo);
+    beta = static_cast<float>(hi);
+    *non_finite_differs = true;  // min(max(x, lo), hi): NaN -> lo
+  } else if (act == "gelu") {
+    alg = algorithm::eltwise_gelu_erf;
+    *non_finite_differs = true;
+  } else if (act == "gelu_tanh") {
+    alg = algorithm::eltwise_gelu_tanh;
+    *non_finite_differs = true;
+  } else if (act == "silu") {
+    alg = algorithm::eltwise_swish;  // x * sigmoid(alpha x)
+    alpha = 1.0f;
+    *non_finite_differs = true;
+  } else if (act == "sigmoid") {
+    alg = algorithm::eltwise_logistic;
+  } else if (act == "tanh") {
+    alg = algorithm::eltwise_tanh;
+  } else {
+    return false;  // validation admits no other value; a newer catalogue may
+  }
+  ops.append_eltwise(1.0f, alg, alpha, beta);
+  return true;
+}
+
+bool AllFinite(const std::byte* data, int64_t count) {
+  // An exponent of all ones is NaN or infinity. Branch-free OR over the bits so that the
+  // loop vectorises; the guard costs one read of the operands (well under the product's).
+  constexpr uint32_t kExp = 0x7f800000u;
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, data + i * 4, 4);
+    bad |= static_cast<uint32_t>((bits & kExp) == kExp);
+  }
+  return bad == 0;
+}
+
+bool IsJit(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
 }
 
 bool Selected() {

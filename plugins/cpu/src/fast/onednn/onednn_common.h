@@ -35,6 +35,24 @@ dnnl::memory::dims Dims(const Shape& shape);
 // A plain (row-major) f32 descriptor of `dims`.
 dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims);
 
+// The eltwise post-op that computes fused_matmul's and fused_conv's `activation` (with
+// activation_alpha, clip_min, clip_max), appended to `ops`; nothing for "none". Returns
+// false for a case whose post-op would not compute what the reference does (clip with
+// clip_min > clip_max: oneDNN then gives clip_min below clip_max, the reference clip_max).
+// *non_finite_differs says whether oneDNN's post-op departs from the reference on NaN or
+// infinite inputs (relu and clip map NaN to a number; gelu, gelu_tanh and silu give NaN
+// at -inf where the reference gives -0): such kernels send inputs holding a non-finite
+// value to the reference kernel (AllFinite).
+bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_differs);
+
+// True when none of the `count` f32 values at `data` is NaN or infinite.
+bool AllFinite(const std::byte* data, int64_t count);
+
+// True when `pd` chose a JIT-compiled implementation: oneDNN falls back to its scalar
+// reference one ("ref:any") for argument shapes or post-ops its fast kernels lack; the
+// fused kernels decline those, and the entry's plain kernel runs them.
+bool IsJit(const dnnl::primitive_desc_base& pd);
+
 // True when every kernel of this file may run: oneDNN is selected (SWITCHYARD_CPU_GEMM is
 // unset or "onednn"; "openblas" keeps matmul, gemm and conv on OpenBLAS).
 bool Selected();

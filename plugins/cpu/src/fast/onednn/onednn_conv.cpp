@@ -9,12 +9,21 @@
 // the model are reordered once, at prepare, into the layout the kernel chose; others are
 // reordered on every run. Bias is the primitive's.
 //
+// fused_conv(x, w[, bias[, residual]]) is the same primitive with post-ops: the residual
+// is reordered into the channels-last output buffer before the convolution, which a sum
+// post-op then adds to (a binary post-op reading NCHW would push oneDNN off its
+// channels-last kernels); the activation is an eltwise post-op after it
+// (onednn::AppendActivation).
+//
 // Declined (the OpenBLAS im2col kernel or the reference runs them): other dtypes, empty
-// tensors, and whatever oneDNN has no implementation for. Buffers not aligned for f32 at
-// execute go to the same kernel.
+// tensors, and whatever oneDNN has no implementation for (for fused_conv also what it
+// would run on its scalar reference implementation). Buffers not aligned for f32 at
+// execute go to the same kernel, as do fused_conv inputs holding NaN or infinities where
+// the activation's post-op treats them differently from the reference.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -35,7 +44,13 @@ memory::format_tag ChannelsLast(size_t rank) {
 
 class OneDnnConv final : public PreparedKernel {
  public:
-  explicit OneDnnConv(const PrepareContext& ctx) : num_threads_(ctx.num_threads) {
+  // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
+  // input 3, the residual.
+  OneDnnConv(const PrepareContext& ctx, const dnnl::primitive_attr& attr, bool guard_non_finite)
+      : num_threads_(ctx.num_threads),
+        has_residual_(ctx.inputs.size() > 3),
+        guard_non_finite_(guard_non_finite),
+        fallback_(FastKernels().Find(ctx.op)) {
     const dnnl::engine& eng = onednn::Engine();
     const Shape& sx = ctx.inputs[0].shape;
     const Shape& sw = ctx.inputs[1].shape;
@@ -67,7 +82,9 @@ class OneDnnConv final : public PreparedKernel {
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any, b_md,
         y_md, memory::dims(strides.begin(), strides.end()),
         memory::dims(dilations.begin(), dilations.end()), pad_l, pad_r);
-    const dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    const dnnl::convolution_forward::primitive_desc pd(desc, attr, eng);
+    jit_ = onednn::IsJit(pd);
+    impl_ = pd.impl_info_str();
     primitive_ = dnnl::convolution_forward(pd);
     stream_ = dnnl::stream(eng);
     x_user_ = memory(x_plain_, eng, DNNL_MEMORY_NONE);
@@ -76,6 +93,10 @@ class OneDnnConv final : public PreparedKernel {
     y_ = memory(y_md, eng);
     to_channels_last_ = dnnl::reorder(x_user_, x_);
     from_channels_last_ = dnnl::reorder(y_, y_user_);
+    if (has_residual_) {
+      residual_user_ = memory(y_plain_, eng, DNNL_MEMORY_NONE);
+      residual_to_channels_last_ = dnnl::reorder(residual_user_, y_);
+    }
     if (has_bias_) bias_ = memory(b_md, eng, DNNL_MEMORY_NONE);
     weights_ = memory(pd.weights_desc(), eng);
     w_user_ = memory(w_plain_, eng, DNNL_MEMORY_NONE);
@@ -92,14 +113,26 @@ class OneDnnConv final : public PreparedKernel {
     if (has_bias_) args_.emplace(DNNL_ARG_BIAS, bias_);
   }
 
+  // False when oneDNN chose its scalar reference implementation.
+  bool jit() const { return jit_; }
+  // The implementation oneDNN chose ("brgconv:avx512_core").
+  const std::string& impl() const { return impl_; }
+
   Status Run(const KernelContext& ctx) override {
     const std::byte* x = ctx.inputs[0].data;
     const std::byte* w = ctx.inputs[1].data;
     const std::byte* b = has_bias_ ? ctx.inputs[2].data : nullptr;
+    const std::byte* r = has_residual_ ? ctx.inputs[3].data : nullptr;
     std::byte* y = ctx.outputs[0].data;
     if (!fast::IsF32Aligned(x) || !fast::IsF32Aligned(w) || !fast::IsF32Aligned(y) ||
-        (b != nullptr && !fast::IsF32Aligned(b))) {
-      return FastKernels().Find("conv")(ctx);
+        (b != nullptr && !fast::IsF32Aligned(b)) || (r != nullptr && !fast::IsF32Aligned(r))) {
+      return fallback_(ctx);
+    }
+    if (guard_non_finite_) {
+      for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+        if (i == 1 && weights_constant_) continue;  // checked at prepare
+        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) return fallback_(ctx);
+      }
     }
     try {
       onednn::UseThreads(num_threads_);
@@ -111,41 +144,54 @@ class OneDnnConv final : public PreparedKernel {
       }
       to_channels_last_.execute(stream_, x_user_, x_);
       if (has_bias_) bias_.set_data_handle(const_cast<std::byte*>(b));
+      if (has_residual_) {
+        // The sum post-op adds the convolution to what y_ holds: the residual.
+        residual_user_.set_data_handle(const_cast<std::byte*>(r));
+        residual_to_channels_last_.execute(stream_, residual_user_, y_);
+      }
       primitive_.execute(stream_, args_);
       from_channels_last_.execute(stream_, y_, y_user_);
       stream_.wait();
     } catch (const dnnl::error& e) {
-      return Internal(std::string("conv: oneDNN convolution failed: ") + e.what());
+      return Internal(std::string(ctx.op) + ": oneDNN convolution failed: " + e.what());
     }
     return Status::Ok();
   }
 
  private:
   int num_threads_;
-  bool has_bias_ = false, weights_constant_ = false;
+  bool has_residual_, guard_non_finite_;
+  KernelFn fallback_;  // the table's plain kernel for this op
+  bool has_bias_ = false, weights_constant_ = false, jit_ = false;
+  std::string impl_;
   memory::desc x_plain_, y_plain_, w_plain_;
   dnnl::convolution_forward primitive_;
   dnnl::reorder to_channels_last_, from_channels_last_, weights_reorder_;
+  dnnl::reorder residual_to_channels_last_;
   dnnl::stream stream_;
-  memory x_user_, y_user_, w_user_, x_, y_, weights_, bias_;
+  memory x_user_, y_user_, w_user_, residual_user_, x_, y_, weights_, bias_;
   std::unordered_map<int, memory> args_;  // the primitive's arguments, built once
 };
 
-std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
-  if (!onednn::Selected() || ctx.inputs.size() < 2 || ctx.outputs.size() != 1) return nullptr;
+// The checks conv and fused_conv share: f32, 1 to 3 spatial dims, nothing empty.
+bool Takes(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() < 2 || ctx.outputs.size() != 1) return false;
   for (const TensorType& t : ctx.inputs) {
-    if (t.dtype != DType::kF32) return nullptr;
+    if (t.dtype != DType::kF32) return false;
   }
   const Shape& sx = ctx.inputs[0].shape;
   const Shape& sw = ctx.inputs[1].shape;
   const Shape& sy = ctx.outputs[0].shape;
-  if (sx.size() < 3 || sx.size() > 5 || sw.size() != sx.size() ||
-      ctx.outputs[0].dtype != DType::kF32 || ElementCount(sx) == 0 || ElementCount(sw) == 0 ||
-      ElementCount(sy) == 0) {
-    return nullptr;
-  }
+  return sx.size() >= 3 && sx.size() <= 5 && sw.size() == sx.size() &&
+         ctx.outputs[0].dtype == DType::kF32 && ElementCount(sx) != 0 && ElementCount(sw) != 0 &&
+         ElementCount(sy) != 0;
+}
+
+// Builds the kernel, or nullptr when oneDNN has no implementation for the case.
+std::unique_ptr<OneDnnConv> Build(const PrepareContext& ctx, const dnnl::primitive_attr& attr,
+                                  bool guard_non_finite) {
   try {
-    return std::make_unique<OneDnnConv>(ctx);
+    return std::make_unique<OneDnnConv>(ctx, attr, guard_non_finite);
   } catch (const dnnl::error&) {
     return nullptr;
   } catch (const std::bad_alloc&) {
@@ -153,8 +199,42 @@ std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
   }
 }
 
+std::unique_ptr<PreparedKernel> PrepareConv(const PrepareContext& ctx) {
+  if (!Takes(ctx)) return nullptr;
+  return Build(ctx, dnnl::primitive_attr(), /*guard_non_finite=*/false);
+}
+
+// fused_conv(x, w[, bias[, residual]]).
+std::unique_ptr<PreparedKernel> PrepareFusedConv(const PrepareContext& ctx) {
+  if (!Takes(ctx)) return nullptr;
+  dnnl::post_ops ops;
+  const bool residual = ctx.inputs.size() > 3;
+  if (residual) ops.append_sum(1.0f);
+  bool guard = false;
+  if (!onednn::AppendActivation(ctx.attrs, ops, &guard)) return nullptr;
+  if (guard && ctx.constant_inputs[1] != nullptr &&
+      !onednn::AllFinite(ctx.constant_inputs[1], ElementCount(ctx.inputs[1].shape))) {
+    return nullptr;  // every run would go to the reference
+  }
+  dnnl::primitive_attr attr;
+  if (ops.len() > 0) attr.set_post_ops(ops);
+  std::unique_ptr<OneDnnConv> kernel = Build(ctx, attr, guard);
+  if (kernel == nullptr || !kernel->jit()) return nullptr;
+  // oneDNN 2.6's SSE4.1 depthwise kernel crashes in a sum post-op when the channel count is
+  // not a multiple of its 4-float vector (reproduced with oneDNN alone, DNNL_MAX_CPU_ISA=
+  // SSE41, 6 channels); the reference runs those.
+  if (residual && kernel->impl().rfind("jit_dw:sse41", 0) == 0 &&
+      ctx.outputs[0].shape[1] % 4 != 0) {
+    return nullptr;
+  }
+  return kernel;
+}
+
 }  // namespace
 
-void AttachOneDnnConvKernels(KernelTable& table) { table.SetPrepare("conv", PrepareConv); }
+void AttachOneDnnConvKernels(KernelTable& table) {
+  table.SetPrepare("conv", PrepareConv);
+  table.SetPrepare("fused_conv", PrepareFusedConv);
+}
 
 }  // namespace sy::cpu

@@ -11,13 +11,24 @@
 // y first and added by a sum post-op scaled by beta. beta = 0 adds 0 * c afterwards, as
 // the reference does (a NaN or infinity in c reaches y).
 //
+// fused_matmul: matmul (b read through transposed strides when trans_b) with bias, residual
+// and activation as the primitive's: a bias that is one row [N] is the primitive's bias;
+// any other bias shape is broadcast into an output-sized buffer (once at prepare when it
+// is a constant) and added by a binary post-op, as the residual is; the activation is an
+// eltwise post-op after both (onednn::AppendActivation). Cases oneDNN would run on its
+// scalar reference implementation, and inputs holding NaN or infinities where the
+// activation's post-op treats them differently from the reference, go to the reference.
+//
 // The cases this file does not take (see PrepareMatMul/PrepareGemm: other dtypes, empty
 // dims, alpha = 0, rank over oneDNN's limit) and buffers not aligned for f32 at execute go
 // to the kernel the table holds besides (OpenBLAS, or the reference).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fast/fast_kernels.h"
@@ -41,6 +52,14 @@ class OneDnnMatMul final : public PreparedKernel {
     bool add_zero_times_c = false;  // beta == 0 with c: add 0 * c afterwards
     int64_t c_row = 0, c_col = 0;   // c's element strides over [M, N]
     int64_t m = 0, n = 0;
+    // fused_matmul only: input 2 (bias) and 3 (residual) through binary add post-ops.
+    int bias_post_op = -1;      // the bias broadcast into an output-sized buffer
+    int residual_post_op = -1;  // input 3, read as it is
+    Shape out_shape, bias_shape;
+    bool bias_constant = false;             // expanded once, at prepare
+    const std::byte* bias_bytes = nullptr;  // prepare time only
+    bool guard_non_finite = false;          // inputs with NaN or inf go to the fallback
+    bool require_jit = false;               // decline oneDNN's scalar reference implementation
     KernelFn fallback = nullptr;
     int num_threads = 1;
   };
@@ -56,6 +75,8 @@ class OneDnnMatMul final : public PreparedKernel {
                                   ? dnnl::matmul::desc(s_.src, weights_any, s_.dst)
                                   : dnnl::matmul::desc(s_.src, weights_any, s_.bias, s_.dst);
     const dnnl::matmul::primitive_desc pd(desc, s_.attr, eng);
+    jit_ = onednn::IsJit(pd);
+    if (s_.require_jit && !jit_) return;  // Build discards the kernel
     primitive_ = dnnl::matmul(pd);
     stream_ = dnnl::stream(eng);
     src_ = memory(s_.src, eng, DNNL_MEMORY_NONE);
@@ -75,17 +96,40 @@ class OneDnnMatMul final : public PreparedKernel {
     // The memory objects are fixed; Run only points them at this run's buffers.
     args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
     if (!s_.bias.is_zero()) args_.emplace(DNNL_ARG_BIAS, bias_);
+    if (s_.bias_post_op >= 0) {
+      expanded_bias_.resize(static_cast<size_t>(ElementCount(s_.out_shape)));
+      args_.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(s_.bias_post_op) | DNNL_ARG_SRC_1,
+                    memory(s_.dst, eng, expanded_bias_.data()));
+      if (s_.bias_constant) ExpandBias(s_.bias_bytes);
+    }
+    s_.bias_bytes = nullptr;
+    if (s_.residual_post_op >= 0) {
+      residual_ = memory(s_.dst, eng, DNNL_MEMORY_NONE);
+      args_.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(s_.residual_post_op) | DNNL_ARG_SRC_1,
+                    residual_);
+    }
   }
+
+  // False when oneDNN chose its scalar reference implementation.
+  bool jit() const { return jit_; }
 
   Status Run(const KernelContext& ctx) override {
     const std::byte* a = ctx.inputs[0].data;
     const std::byte* b = ctx.inputs[1].data;
     const std::byte* c = ctx.inputs.size() > 2 ? ctx.inputs[2].data : nullptr;
+    const std::byte* r = ctx.inputs.size() > 3 ? ctx.inputs[3].data : nullptr;
     std::byte* y = ctx.outputs[0].data;
     if (!fast::IsF32Aligned(a) || !fast::IsF32Aligned(b) || !fast::IsF32Aligned(y) ||
-        (c != nullptr && !fast::IsF32Aligned(c))) {
+        (c != nullptr && !fast::IsF32Aligned(c)) || (r != nullptr && !fast::IsF32Aligned(r))) {
       return s_.fallback(ctx);
     }
+    if (s_.guard_non_finite) {
+      for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+        if (i == 1 && s_.weights_constant) continue;  // checked at prepare
+        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) return s_.fallback(ctx);
+      }
+    }
+    if (s_.bias_post_op >= 0 && !s_.bias_constant) ExpandBias(c);
     float* out = reinterpret_cast<float*>(y);
     const float* pc = reinterpret_cast<const float*>(c);
     if (s_.prefill_c) {
@@ -98,6 +142,7 @@ class OneDnnMatMul final : public PreparedKernel {
       dst_.set_data_handle(y);
       if (!s_.weights_constant) weights_.set_data_handle(const_cast<std::byte*>(b));
       if (!s_.bias.is_zero()) bias_.set_data_handle(const_cast<std::byte*>(c));
+      if (s_.residual_post_op >= 0) residual_.set_data_handle(const_cast<std::byte*>(r));
       onednn::UseThreads(s_.num_threads);
       primitive_.execute(stream_, args_);
       stream_.wait();
@@ -114,10 +159,21 @@ class OneDnnMatMul final : public PreparedKernel {
   }
 
  private:
+  // The bias broadcast to the output's shape (NumPy rules), for the binary post-op.
+  void ExpandBias(const std::byte* bias) {
+    BroadcastCursor cursor(s_.out_shape, s_.bias_shape);
+    for (float& v : expanded_bias_) {
+      std::memcpy(&v, bias + cursor.offset() * 4, 4);
+      cursor.Next();
+    }
+  }
+
   Setup s_;
+  bool jit_ = false;
   dnnl::matmul primitive_;
   dnnl::stream stream_;
-  memory src_, weights_, dst_, bias_;
+  memory src_, weights_, dst_, bias_, residual_;
+  std::vector<float> expanded_bias_;      // fused_matmul's bias when not one row
   std::unordered_map<int, memory> args_;  // the primitive's arguments, built once
 };
 
@@ -128,7 +184,10 @@ bool AnyZero(const Shape& s) {
 // Builds the kernel, or nullptr when oneDNN has no implementation for the case.
 std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup) {
   try {
-    return std::make_unique<OneDnnMatMul>(std::move(setup));
+    const bool require_jit = setup.require_jit;
+    auto kernel = std::make_unique<OneDnnMatMul>(std::move(setup));
+    if (require_jit && !kernel->jit()) return nullptr;
+    return kernel;
   } catch (const dnnl::error&) {
     return nullptr;
   } catch (const std::bad_alloc&) {
@@ -136,42 +195,115 @@ std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup) {
   }
 }
 
-std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareContext& ctx) {
-  if (!onednn::Selected() || ctx.inputs.size() != 2 || ctx.outputs.size() != 1 ||
-      ctx.outputs[0].dtype != DType::kF32 || ctx.inputs[0].dtype != DType::kF32 ||
-      ctx.inputs[1].dtype != DType::kF32) {
-    return nullptr;
-  }
-  Shape sa = ctx.inputs[0].shape;
-  Shape sb = ctx.inputs[1].shape;
-  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb)) return nullptr;
+// Fills setup's src, weights and dst for a NumPy matmul of a by b (b stored with its last
+// two dims swapped when trans_b), and says whether b is one matrix (prepackable). Where b
+// is one matrix, a's batch and row dims fold into one; otherwise both keep their batch
+// dims, padded to one rank. False when the rank is over oneDNN's limit.
+bool MatMulDescs(Shape sa, Shape sb, bool trans_b, OneDnnMatMul::Setup& setup, bool* one_b) {
   if (sa.size() == 1) sa.insert(sa.begin(), 1);
-  if (sb.size() == 1) sb.push_back(1);
-  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  if (sb.size() == 1) sb.push_back(1);  // never transposed: trans_b needs rank 2
+  // b's element strides over its logical [..., K, N] (swapped when stored [..., N, K]).
+  auto weights = [trans_b](const Shape& stored) {
+    memory::dims dims = onednn::Dims(stored);
+    memory::dims strides = Strides(stored);
+    if (trans_b) {
+      std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
+      std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+    }
+    return memory::desc(dims, memory::data_type::f32, strides);
+  };
+  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = trans_b ? sb[sb.size() - 2] : sb.back();
   const int64_t batch_b = ElementCount(std::span<const int64_t>(sb.data(), sb.size() - 2));
   const int64_t batch_a = ElementCount(std::span<const int64_t>(sa.data(), sa.size() - 2));
+  *one_b = batch_b == 1;
+  if (batch_b == 1) {
+    setup.src = onednn::PlainF32({batch_a * m, k});
+    setup.weights = weights(trans_b ? Shape{n, k} : Shape{k, n});
+    setup.dst = onednn::PlainF32({batch_a * m, n});
+    return true;
+  }
+  const size_t rank = std::max(sa.size(), sb.size());
+  if (rank > DNNL_MAX_NDIMS) return false;
+  sa.insert(sa.begin(), rank - sa.size(), 1);
+  sb.insert(sb.begin(), rank - sb.size(), 1);
+  Shape sy(rank);
+  for (size_t i = 0; i + 2 < rank; ++i) sy[i] = std::max(sa[i], sb[i]);
+  sy[rank - 2] = m;
+  sy[rank - 1] = n;
+  setup.src = onednn::PlainF32(onednn::Dims(sa));
+  setup.weights = weights(sb);
+  setup.dst = onednn::PlainF32(onednn::Dims(sy));
+  return true;
+}
+
+bool AllF32(const PrepareContext& ctx) {
+  for (const TensorType& t : ctx.inputs) {
+    if (t.dtype != DType::kF32) return false;
+  }
+  return ctx.outputs.size() == 1 && ctx.outputs[0].dtype == DType::kF32;
+}
+
+std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() != 2 || !AllF32(ctx)) return nullptr;
+  const Shape& sa = ctx.inputs[0].shape;
+  const Shape& sb = ctx.inputs[1].shape;
+  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb)) return nullptr;
   OneDnnMatMul::Setup setup;
   setup.fallback = FastKernels().Find("matmul");
   setup.num_threads = ctx.num_threads;
-  if (batch_b == 1) {
-    setup.src = onednn::PlainF32({batch_a * m, k});
-    setup.weights = onednn::PlainF32({k, n});
-    setup.dst = onednn::PlainF32({batch_a * m, n});
-  } else {
-    const size_t rank = std::max(sa.size(), sb.size());
-    if (rank > DNNL_MAX_NDIMS) return nullptr;
-    sa.insert(sa.begin(), rank - sa.size(), 1);
-    sb.insert(sb.begin(), rank - sb.size(), 1);
-    Shape sy(rank);
-    for (size_t i = 0; i + 2 < rank; ++i) sy[i] = std::max(sa[i], sb[i]);
-    sy[rank - 2] = m;
-    sy[rank - 1] = n;
-    setup.src = onednn::PlainF32(onednn::Dims(sa));
-    setup.weights = onednn::PlainF32(onednn::Dims(sb));
-    setup.dst = onednn::PlainF32(onednn::Dims(sy));
-  }
-  setup.weights_constant = ctx.constant_inputs[1] != nullptr && batch_b == 1;
+  bool one_b = false;
+  if (!MatMulDescs(sa, sb, /*trans_b=*/false, setup, &one_b)) return nullptr;
+  setup.weights_constant = ctx.constant_inputs[1] != nullptr && one_b;
   setup.weights_bytes = ctx.constant_inputs[1];
+  return Build(std::move(setup));
+}
+
+// fused_matmul(a, b[, bias[, residual]]).
+std::unique_ptr<PreparedKernel> PrepareFusedMatMul(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() < 2 || !AllF32(ctx)) return nullptr;
+  const Shape& sa = ctx.inputs[0].shape;
+  const Shape& sb = ctx.inputs[1].shape;
+  const Shape& so = ctx.outputs[0].shape;
+  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb) || AnyZero(so)) return nullptr;
+  const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
+  OneDnnMatMul::Setup setup;
+  setup.fallback = FastKernels().Find(ctx.op);
+  setup.num_threads = ctx.num_threads;
+  setup.require_jit = true;
+  bool one_b = false;
+  if (!MatMulDescs(sa, sb, trans_b, setup, &one_b)) return nullptr;
+  dnnl::post_ops ops;
+  if (ctx.inputs.size() > 2) {
+    const Shape& sbias = ctx.inputs[2].shape;
+    // A bias that is one row [N] (or [1, .., N]) is the primitive's bias: oneDNN's fast
+    // kernels take no other bias shape. With a 1-D b the output's last dim is M, not N.
+    const bool row = sb.size() >= 2 && !sbias.empty() && sbias.back() == so.back() &&
+                     ElementCount(sbias) == sbias.back();
+    if (row) {
+      memory::dims dims(setup.dst.dims().size(), 1);
+      dims.back() = sbias.back();
+      setup.bias = onednn::PlainF32(dims);
+    } else {
+      setup.bias_post_op = ops.len();
+      ops.append_binary(dnnl::algorithm::binary_add, setup.dst);
+      setup.out_shape = so;
+      setup.bias_shape = sbias;
+      setup.bias_constant = ctx.constant_inputs[2] != nullptr;
+      setup.bias_bytes = ctx.constant_inputs[2];
+    }
+  }
+  if (ctx.inputs.size() > 3) {
+    setup.residual_post_op = ops.len();
+    ops.append_binary(dnnl::algorithm::binary_add, setup.dst);
+  }
+  if (!onednn::AppendActivation(ctx.attrs, ops, &setup.guard_non_finite)) return nullptr;
+  if (ops.len() > 0) setup.attr.set_post_ops(ops);
+  setup.weights_constant = ctx.constant_inputs[1] != nullptr && one_b;
+  setup.weights_bytes = ctx.constant_inputs[1];
+  if (setup.guard_non_finite && setup.weights_constant &&
+      !onednn::AllFinite(setup.weights_bytes, ElementCount(sb))) {
+    return nullptr;  // every run would go to the reference
+  }
   return Build(std::move(setup));
 }
 
@@ -230,6 +362,7 @@ void AttachOneDnnMatmulKernels(KernelTable& table) {
   // The plain kernels stay (OpenBLAS): they run whatever the prepares decline.
   table.SetPrepare("matmul", PrepareMatMul);
   table.SetPrepare("gemm", PrepareGemm);
+  table.SetPrepare("fused_matmul", PrepareFusedMatMul);
 }
 
 }  // namespace sy::cpu

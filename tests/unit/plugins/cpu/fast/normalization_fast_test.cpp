@@ -1,7 +1,8 @@
-// The fast softmax, log_softmax, layer_norm and rms_norm kernels
+// The fast softmax, log_softmax, layer_norm, rms_norm and add_layer_norm kernels
 // (fast/normalization_fast.cpp) against the reference kernels: last and inner axes, row
 // lengths below and above the parallel grain, odd sizes, rows with NaN, +inf or only
-// -inf, large offsets for layer_norm, with 1, 2 and 4 threads.
+// -inf, large offsets for the norms, with 1, 2 and 4 threads.
+#include <string>
 #include <vector>
 
 #include "fast_test_util.h"
@@ -96,6 +97,94 @@ TEST(NormalizationFast, OtherCasesUseTheReference) {
   ExpectMatchesReference(
       "layer_norm",
       {Make(DType::kF64, {2, 3}, Uniform(6, -2, 2, 7)), Make(DType::kF64, {3}, {1, 2, 3})}, {0, 0});
+}
+
+// add_layer_norm with one or both outputs: y within kNormTol of the reference, the sum
+// a + b exactly the reference's (one f32 addition, correctly rounded on both sides), and
+// every thread count giving the same bits.
+void ExpectAddLayerNormMatches(const std::vector<Tensor>& in, const Attrs& attrs,
+                               const std::string& what) {
+  for (int outputs : {1, 2}) {
+    Expected<std::vector<Tensor>> ref = RunRef("add_layer_norm", in, attrs, outputs);
+    SY_ASSERT_OK(ref);
+    Expected<std::vector<Tensor>> inline_run =
+        Run(FastKernels(), "add_layer_norm", in, attrs, outputs);
+    SY_ASSERT_OK(inline_run);
+    ASSERT_EQ(inline_run->size(), static_cast<size_t>(outputs));
+    const std::string label = what + " outputs=" + std::to_string(outputs);
+    ExpectClose((*inline_run)[0], (*ref)[0], kNormTol, label + " y");
+    if (outputs == 2) ExpectClose((*inline_run)[1], (*ref)[1], {0, 0}, label + " sum");
+    for (int threads : {1, 2, 4}) {
+      Expected<std::vector<Tensor>> fast =
+          Run(FastKernels(), "add_layer_norm", in, attrs, outputs, Pool(threads));
+      SY_ASSERT_OK(fast);
+      for (int k = 0; k < outputs; ++k) {
+        EXPECT_TRUE(SameValues((*fast)[k], (*inline_run)[k]))
+            << label << ": " << threads << " threads changed output " << k;
+      }
+    }
+  }
+}
+
+TEST(NormalizationFast, AddLayerNorm) {
+  struct Shapes {
+    Shape a, b, scale;
+    int64_t axis;
+  };
+  // b of a's shape, of the normalised dims (with and without leading 1s), one element.
+  const Shapes cases[] = {
+      {{3, 5}, {3, 5}, {5}, -1},          {{4096, 7}, {7}, {7}, -1},
+      {{9, 4099}, {9, 4099}, {4099}, -1}, {{2, 6, 33}, {1, 6, 33}, {6, 33}, 1},
+      {{2, 6, 33}, {}, {1}, 1},           {{300, 128}, {1, 128}, {128}, -1},
+      {{5, 3, 4}, {5, 3, 4}, {3, 4}, -2}, {{8, 1000}, {8, 1000}, {1000}, 0},
+      {{64, 768}, {768}, {768}, -1},
+  };
+  uint32_t seed = 30;
+  for (const Shapes& c : cases) {
+    const auto n = static_cast<size_t>(ElementCount(c.a));
+    const auto nb = static_cast<size_t>(ElementCount(c.b));
+    const auto ns = static_cast<size_t>(ElementCount(c.scale));
+    // The sum has an offset much larger than its spread (the mean must stay in double).
+    const Tensor a = Make(DType::kF32, c.a, Uniform(n, 995, 1005, seed++));
+    const Tensor b = Make(DType::kF32, c.b, Uniform(nb, -1, 1, seed++));
+    const Tensor scale = Make(DType::kF32, c.scale, Uniform(ns, 0.5, 2, seed++));
+    const Tensor bias = Make(DType::kF32, c.scale, Uniform(ns, -1, 1, seed++));
+    const Attrs attrs = MakeAttrs({{"axis", c.axis}, {"epsilon", 1e-5}});
+    const std::string what = a.type().ToString() + " + " + b.type().ToString();
+    ExpectAddLayerNormMatches({a, b, scale, bias}, attrs, what);
+    ExpectAddLayerNormMatches({a, b, scale}, attrs, what + " no bias");
+    const Tensor centred = Make(DType::kF32, c.a, WithSpecials(Uniform(n, -3, 3, seed++)));
+    ExpectAddLayerNormMatches({centred, b, scale, bias}, attrs, what + " specials");
+  }
+}
+
+TEST(NormalizationFast, AddLayerNormOtherCasesUseTheReference) {
+  // b broadcast along a column ([3,1] to [2,3,4] over axis -1), scale broadcast within the
+  // normalised dims, f16, bf16, f64: the reference's results exactly.
+  const Tensor a = Make(DType::kF32, {2, 3, 4}, Uniform(24, -2, 2, 50));
+  const Tensor column = Make(DType::kF32, {3, 1}, {0.5, 1.0, 2.0});
+  const Tensor scale = Make(DType::kF32, {4}, Uniform(4, 0.5, 2, 51));
+  ExpectAddLayerNormMatches({a, column, scale}, {}, "column b");
+  ExpectAddLayerNormMatches({a, a, Make(DType::kF32, {3, 1}, {1, 2, 3})}, Axis(1), "scale [3,1]");
+  for (DType dt : {DType::kF16, DType::kBF16, DType::kF64}) {
+    const Tensor x = Make(dt, {5, 7}, Uniform(35, -2, 2, 52));
+    const Tensor s = Make(dt, {7}, Uniform(7, 0.5, 2, 53));
+    Expected<std::vector<Tensor>> ref = RunRef("add_layer_norm", {x, x, s}, {}, 2);
+    Expected<std::vector<Tensor>> fast =
+        sy::cpu::test::Run(FastKernels(), "add_layer_norm", {x, x, s}, {}, 2);
+    SY_ASSERT_OK(ref);
+    SY_ASSERT_OK(fast);
+    EXPECT_TRUE(SameValues((*fast)[0], (*ref)[0])) << DTypeName(dt);
+    EXPECT_TRUE(SameValues((*fast)[1], (*ref)[1])) << DTypeName(dt);
+  }
+  // Empty: no rows, empty rows.
+  ExpectAddLayerNormMatches(
+      {Make(DType::kF32, {0, 5}, {}), Make(DType::kF32, {5}, Uniform(5, -1, 1, 1)),
+       Make(DType::kF32, {5}, Uniform(5, -1, 1, 2))},
+      {}, "[0,5]");
+  ExpectAddLayerNormMatches(
+      {Make(DType::kF32, {3, 0}, {}), Make(DType::kF32, {0}, {}), Make(DType::kF32, {0}, {})}, {},
+      "[3,0]");
 }
 
 }  // namespace

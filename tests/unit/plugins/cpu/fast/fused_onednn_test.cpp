@@ -1,0 +1,422 @@
+// The oneDNN fused_matmul and fused_conv kernels of the `cpu` device (fast/onednn/),
+// compared with the reference kernels (ref/fused_ref.cpp) on seeded random inputs: every
+// activation, bias present, absent and in shapes the primitive cannot take as its bias,
+// residual, trans_b, batched a with a 2-D b and batched b, b (or w) as a graph input and
+// as a constant (prepacked at prepare), one thread and two; convs with groups, depthwise,
+// strides, pads, 1-D and 3-D, residual with relu and clip. Each case checks that the
+// oneDNN kernel ran (a prepared kernel was built: the fused kernels decline oneDNN's scalar
+// reference implementation, so that means a JIT one), NaN and infinities come out as the
+// reference's, and the cases the kernels decline still match the reference.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fast/fast_kernels.h"
+#include "kernel_test_util.h"
+#include "ref/ref_kernels.h"
+#include "thread_pool.h"
+
+namespace sy::cpu::test {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<std::string>& Activations() {
+  static const std::vector<std::string> all = {"none",      "relu", "leaky_relu", "clip", "gelu",
+                                               "gelu_tanh", "silu", "sigmoid",    "tanh"};
+  return all;
+}
+
+Tensor Random(DType dtype, const Shape& shape, std::mt19937& rng) {
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> values(static_cast<size_t>(ElementCount(shape)));
+  for (double& v : values) v = dist(rng);
+  return Make(dtype, shape, values);
+}
+
+Attrs ActivationAttrs(const std::string& activation) {
+  Attrs attrs;
+  attrs.Set("activation", activation);
+  if (activation == "leaky_relu") attrs.Set("activation_alpha", 0.15);
+  if (activation == "clip") {
+    attrs.Set("clip_min", -0.25);
+    attrs.Set("clip_max", 0.5);
+  }
+  return attrs;
+}
+
+// Whether the fast kernel must have run on oneDNN: built with it, f32 throughout.
+bool ExpectOneDnn(const std::vector<Tensor>& inputs) {
+#if SY_CPU_HAS_ONEDNN
+  return std::all_of(inputs.begin(), inputs.end(),
+                     [](const Tensor& t) { return t.dtype() == DType::kF32; });
+#else
+  (void)inputs;
+  return false;
+#endif
+}
+
+struct Options {
+  std::vector<bool> constant;  // per input: a constant of the model
+  bool expect_onednn = true;   // false: the case must be declined (the reference runs)
+};
+
+// Runs `op` on the fast table (one thread and two) and the reference, and compares: NaN
+// where the reference has NaN, infinities exactly, finite values within `tol`.
+void ExpectMatchesRef(const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                      double tol, const Options& options) {
+  Expected<std::vector<Tensor>> ref = RunRef(op, inputs, attrs);
+  ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+  const std::vector<double> want = Values((*ref)[0]);
+  ThreadPool pool(2);
+  for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    SCOPED_TRACE(threads ? "2 threads" : "1 thread");
+    bool prepared = false;
+    Expected<std::vector<Tensor>> fast =
+        RunPrepared(FastKernels(), op, inputs, options.constant, attrs, 1, threads, &prepared);
+    ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+    ASSERT_EQ((*fast)[0].shape(), (*ref)[0].shape());
+    EXPECT_EQ(prepared, options.expect_onednn && ExpectOneDnn(inputs))
+        << (prepared ? "a oneDNN kernel ran where the reference should"
+                     : "the oneDNN kernel declined the case");
+    const std::vector<double> got = Values((*fast)[0]);
+    double max_diff = 0.0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": got " << got[i];
+      } else if (std::isinf(want[i])) {
+        EXPECT_EQ(got[i], want[i]) << "element " << i;
+      } else {
+        ASSERT_TRUE(std::isfinite(got[i])) << "element " << i << ": got " << got[i];
+        max_diff = std::max(max_diff, std::fabs(got[i] - want[i]));
+      }
+    }
+    EXPECT_LE(max_diff, tol);
+  }
+}
+
+// ---- fused_matmul --------------------------------------------------------------------
+
+struct MatmulCase {
+  Shape a, b;  // b as stored ([..., N, K] when trans_b)
+  bool trans_b = false;
+  int bias = 1;  // 0: none; 1: [N]; 2: the shape in bias_shape
+  bool residual = false;
+  Shape bias_shape = {};
+};
+
+std::string Describe(const MatmulCase& c) {
+  return ShapeToString(c.a) + " x " + ShapeToString(c.b) + (c.trans_b ? " trans_b" : "") +
+         (c.bias == 0   ? " no bias"
+          : c.bias == 1 ? " bias [N]"
+                        : " bias " + ShapeToString(c.bias_shape)) +
+         (c.residual ? " residual" : "");
+}
+
+// Every case with b as an input and as a constant (and the bias too where it is expanded
+// at prepare).
+void CheckMatmul(const MatmulCase& c, const std::string& activation, std::mt19937& rng) {
+  SCOPED_TRACE(Describe(c) + " activation " + activation);
+  Attrs attrs = ActivationAttrs(activation);
+  attrs.Set("trans_b", int64_t{c.trans_b ? 1 : 0});
+  std::vector<Tensor> inputs = {Random(DType::kF32, c.a, rng), Random(DType::kF32, c.b, rng)};
+  const int64_t k = c.a.back();
+  const int64_t n = c.b.size() == 1 ? 1 : (c.trans_b ? c.b[c.b.size() - 2] : c.b.back());
+  if (c.bias != 0)
+    inputs.push_back(Random(DType::kF32, c.bias == 1 ? Shape{n} : c.bias_shape, rng));
+  if (c.residual) {
+    Expected<std::vector<Tensor>> shape_probe = RunRef("fused_matmul", inputs, attrs);
+    ASSERT_TRUE(shape_probe.ok()) << shape_probe.status().ToString();
+    inputs.push_back(Random(DType::kF32, (*shape_probe)[0].shape(), rng));
+  }
+  // A sum of k products of values in [-1, 1], plus bias and residual; every activation's
+  // slope is at most 1.13 (gelu).
+  const double tol = 1.5e-4 * std::sqrt(static_cast<double>(k) + 2.0);
+  for (const bool constant : {false, true}) {
+    SCOPED_TRACE(constant ? "b and bias constant" : "b and bias inputs");
+    std::vector<bool> flags(inputs.size(), false);
+    flags[1] = constant;
+    if (inputs.size() > 2) flags[2] = constant;
+    ExpectMatchesRef("fused_matmul", inputs, attrs, tol, {flags});
+  }
+}
+
+TEST(FusedOneDnnTest, FastTableRunsTheReferenceForDeclinedCases) {
+  ASSERT_NE(FastKernels().FindEntry("fused_matmul"), nullptr);
+  ASSERT_NE(FastKernels().FindEntry("fused_conv"), nullptr);
+  EXPECT_EQ(FastKernels().Find("fused_matmul"), &FusedMatmulRef);
+  EXPECT_EQ(FastKernels().Find("fused_conv"), &FusedConvRef);
+#if SY_CPU_HAS_ONEDNN
+  EXPECT_NE(FastKernels().FindEntry("fused_matmul")->prepare, nullptr);
+  EXPECT_NE(FastKernels().FindEntry("fused_conv")->prepare, nullptr);
+#endif
+}
+
+TEST(FusedOneDnnTest, MatmulEveryActivationWithBiasAndResidual) {
+  std::mt19937 rng(31);
+  for (const std::string& activation : Activations()) {
+    CheckMatmul({{17, 40}, {40, 24}, false, 1, true}, activation, rng);
+  }
+}
+
+TEST(FusedOneDnnTest, MatmulBiasResidualAndTransposeCombinations) {
+  std::mt19937 rng(32);
+  const std::vector<MatmulCase> cases = {
+      {{7, 13}, {13, 5}, false, 0, false},
+      {{7, 13}, {13, 5}, false, 1, false},
+      {{7, 13}, {13, 5}, false, 0, true},
+      {{7, 13}, {5, 13}, true, 0, false},
+      {{7, 13}, {5, 13}, true, 1, true},
+      {{1, 64}, {96, 64}, true, 1, false},
+      {{33, 70}, {70, 65}, false, 1, true},
+      // bias shapes oneDNN does not take as the primitive's bias: broadcast at prepare
+      // (constant) or per run into an output-sized buffer
+      {{7, 13}, {13, 5}, false, 2, false, {7, 1}},
+      {{7, 13}, {13, 5}, false, 2, true, {7, 5}},
+      {{7, 13}, {13, 5}, false, 2, false, {1}},
+      {{2, 7, 13}, {13, 5}, false, 2, true, {2, 1, 5}},
+      {{3, 7, 13}, {5, 13}, true, 2, false, {7, 5}},
+  };
+  for (const MatmulCase& c : cases) {
+    for (const std::string activation : {"relu", "gelu"}) CheckMatmul(c, activation, rng);
+  }
+}
+
+TEST(FusedOneDnnTest, MatmulBatchesAndPromotedVectors) {
+  std::mt19937 rng(33);
+  const std::vector<MatmulCase> cases = {
+      // batched a, 2-D b: folded into one [batch * M, K] product
+      {{4, 6, 16}, {16, 9}, false, 1, true},
+      {{2, 3, 6, 16}, {9, 16}, true, 1, true},
+      // batched b (not prepacked), with broadcasting batch dims
+      {{3, 6, 16}, {3, 16, 9}, false, 1, true},
+      {{2, 1, 6, 16}, {3, 9, 16}, true, 1, true},
+      {{6, 16}, {2, 16, 9}, false, 1, false},
+      // 1-D a or b (promoted, the promoted dim dropped from the output)
+      {{16}, {16, 9}, false, 1, true},
+      {{16}, {2, 9, 16}, true, 1, false},
+      {{5, 16}, {16}, false, 2, true, {5}},
+      {{16}, {16}, false, 2, true, {}},
+  };
+  for (const MatmulCase& c : cases) CheckMatmul(c, "silu", rng);
+}
+
+// Large enough that oneDNN splits the work over both threads and blocks over K.
+TEST(FusedOneDnnTest, MatmulBertFeedForwardShape) {
+  std::mt19937 rng(34);
+  CheckMatmul({{128, 384}, {384, 1536}, false, 1, false}, "gelu", rng);
+  CheckMatmul({{128, 1536}, {384, 1536}, true, 1, true}, "none", rng);
+}
+
+// Each activation over a dense sweep of pre-activation values (a [n, 1] x b [[1]] is x
+// exactly), so the post-op's own error shows: within 1e-6 * max(1, |y|) of the reference
+// (docs/cpu-kernels.md has the measured ulps).
+TEST(FusedOneDnnTest, ActivationPostOpsOnASweep) {
+  std::vector<double> x;
+  for (double v = -12.0; v <= 12.0; v += 1.0 / 512) x.push_back(v);
+  for (double v = 12.0; v < 1e30; v *= 1.5) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  const Shape a_shape = {static_cast<int64_t>(x.size()), 1};
+  const std::vector<Tensor> inputs = {Make(DType::kF32, a_shape, x),
+                                      Make(DType::kF32, {1, 1}, {1.0})};
+  for (const std::string& activation : Activations()) {
+    SCOPED_TRACE(activation);
+    Attrs attrs = ActivationAttrs(activation);
+    const Tensor want = RunRef1("fused_matmul", inputs, attrs);
+    bool prepared = false;
+    Expected<std::vector<Tensor>> got = RunPrepared(FastKernels(), "fused_matmul", inputs,
+                                                    {false, true}, attrs, 1, nullptr, &prepared);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(prepared, ExpectOneDnn(inputs));
+    const std::vector<double> w = Values(want), g = Values((*got)[0]);
+    double worst = 0.0, worst_x = 0.0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const double err = std::fabs(g[i] - w[i]) / std::max(1.0, std::fabs(w[i]));
+      if (err > worst) {
+        worst = err;
+        worst_x = x[i];
+      }
+    }
+    EXPECT_LE(worst, 1e-6) << "at x = " << worst_x;
+  }
+}
+
+// NaN and infinities in a, b, bias or residual: the activations whose post-op treats them
+// differently (relu, clip: NaN -> a number; gelu, gelu_tanh, silu: NaN at -inf) run on the
+// reference for that call; the others keep NaN and infinities through the primitive.
+TEST(FusedOneDnnTest, MatmulNaNAndInfinitiesAsTheReference) {
+  std::mt19937 rng(35);
+  for (const std::string& activation : Activations()) {
+    SCOPED_TRACE(activation);
+    Attrs attrs = ActivationAttrs(activation);
+    std::vector<Tensor> inputs = {Random(DType::kF32, {6, 4}, rng),
+                                  Random(DType::kF32, {4, 5}, rng), Random(DType::kF32, {5}, rng),
+                                  Random(DType::kF32, {6, 5}, rng)};
+    std::vector<double> a = Values(inputs[0]), r = Values(inputs[3]);
+    a[0] = kNaN;    // row 0: NaN
+    a[5] = kInf;    // row 1: +-inf, or NaN where products of both signs meet
+    r[12] = -kInf;  // -inf before the activation
+    r[13] = kNaN;
+    inputs[0] = Make(DType::kF32, {6, 4}, a);
+    inputs[3] = Make(DType::kF32, {6, 5}, r);
+    ExpectMatchesRef("fused_matmul", inputs, attrs, 1e-4, {{false, false, false, false}});
+    ExpectMatchesRef("fused_matmul", inputs, attrs, 1e-4, {{false, true, true, false}});
+  }
+  // A constant b holding NaN: declined at prepare where the guard applies.
+  std::vector<Tensor> inputs = {Random(DType::kF32, {3, 4}, rng),
+                                Make(DType::kF32, {4, 2}, {1, kNaN, 0, 1, 2, 3, 4, 5})};
+  ExpectMatchesRef("fused_matmul", inputs, ActivationAttrs("relu"), 1e-4,
+                   {{false, true}, /*expect_onednn=*/false});
+  ExpectMatchesRef("fused_matmul", inputs, ActivationAttrs("tanh"), 1e-4, {{false, true}});
+}
+
+TEST(FusedOneDnnTest, DeclinedCasesMatchTheReference) {
+  std::mt19937 rng(36);
+  // clip with clip_min > clip_max: oneDNN's clip would give clip_min, the reference clip_max.
+  Attrs clip = ActivationAttrs("clip");
+  clip.Set("clip_min", 0.5);
+  clip.Set("clip_max", -0.5);
+  const std::vector<Tensor> mm = {Random(DType::kF32, {5, 6}, rng),
+                                  Random(DType::kF32, {6, 3}, rng)};
+  ExpectMatchesRef("fused_matmul", mm, clip, 1e-4, {{false, false}, false});
+  // clip with an infinite bound, and with one bound absent (unbounded): both taken
+  Attrs lower = ActivationAttrs("clip");
+  lower.Set("clip_max", kInf);
+  ExpectMatchesRef("fused_matmul", mm, lower, 1e-4, {{false, false}});
+  Attrs upper;
+  upper.Set("activation", std::string("clip"));
+  upper.Set("clip_max", 0.1);
+  ExpectMatchesRef("fused_matmul", mm, upper, 1e-4, {{false, true}});
+  // other dtypes and empty dims
+  ExpectMatchesRef("fused_matmul",
+                   {Random(DType::kF64, {5, 6}, rng), Random(DType::kF64, {6, 3}, rng),
+                    Random(DType::kF64, {3}, rng)},
+                   ActivationAttrs("gelu"), 1e-12, {{false, true}, false});
+  ExpectMatchesRef("fused_matmul",
+                   {Random(DType::kF32, {0, 6}, rng), Random(DType::kF32, {6, 3}, rng),
+                    Random(DType::kF32, {3}, rng)},
+                   ActivationAttrs("relu"), 1e-4, {{false, true}, false});
+  ExpectMatchesRef("fused_conv",
+                   {Random(DType::kF64, {1, 2, 5, 5}, rng), Random(DType::kF64, {3, 2, 3, 3}, rng)},
+                   ActivationAttrs("relu"), 1e-12, {{false, true}, false});
+}
+
+// ---- fused_conv ----------------------------------------------------------------------
+
+struct ConvCase {
+  Shape x;               // [N, C, spatial...]
+  int64_t out_channels;  // M
+  Shape kernel;          // spatial kernel dims
+  int64_t group = 1;
+  std::vector<int64_t> strides, pads, dilations;  // empty: attribute absent
+  int inputs = 4;                                 // 2: x, w; 3: + bias; 4: + residual
+};
+
+std::string Describe(const ConvCase& c) {
+  auto list = [](const std::vector<int64_t>& v) { return ShapeToString(v); };
+  return "x " + ShapeToString(c.x) + " m " + std::to_string(c.out_channels) + " k " +
+         ShapeToString(c.kernel) + " group " + std::to_string(c.group) + " strides " +
+         list(c.strides) + " pads " + list(c.pads) + " dilations " + list(c.dilations) + " " +
+         std::to_string(c.inputs) + " inputs";
+}
+
+void CheckConv(const ConvCase& c, const std::string& activation, std::mt19937& rng) {
+  SCOPED_TRACE(Describe(c) + " activation " + activation);
+  Shape w_shape = {c.out_channels, c.x[1] / c.group};
+  w_shape.insert(w_shape.end(), c.kernel.begin(), c.kernel.end());
+  std::vector<Tensor> inputs = {Random(DType::kF32, c.x, rng), Random(DType::kF32, w_shape, rng)};
+  if (c.inputs > 2) inputs.push_back(Random(DType::kF32, {c.out_channels}, rng));
+  Attrs attrs = ActivationAttrs(activation);
+  if (!c.strides.empty()) attrs.Set("strides", c.strides);
+  if (!c.pads.empty()) attrs.Set("pads", c.pads);
+  if (!c.dilations.empty()) attrs.Set("dilations", c.dilations);
+  attrs.Set("group", c.group);
+  if (c.inputs > 3) {
+    Expected<std::vector<Tensor>> shape_probe = RunRef("fused_conv", inputs, attrs);
+    ASSERT_TRUE(shape_probe.ok()) << shape_probe.status().ToString();
+    inputs.push_back(Random(DType::kF32, (*shape_probe)[0].shape(), rng));
+  }
+  const int64_t depth = ElementCount(std::span<const int64_t>(w_shape).subspan(1));
+  const double tol = 1.5e-4 * std::sqrt(static_cast<double>(depth) + 2.0);
+  // oneDNN 2.6's SSE4.1 depthwise kernel crashes in the residual's sum post-op unless the
+  // channel count is a multiple of 4: the kernel declines those on such CPUs.
+  const std::string description = OneDnnDescription();
+  const bool sse41 = description.ends_with("sse41");
+  const bool declined = sse41 && c.inputs > 3 && c.group == c.x[1] && c.out_channels == c.group &&
+                        c.out_channels % 4 != 0;
+  for (const bool constant : {false, true}) {
+    SCOPED_TRACE(constant ? "w constant" : "w an input");
+    std::vector<bool> flags(inputs.size(), false);
+    flags[1] = constant;
+    ExpectMatchesRef("fused_conv", inputs, attrs, tol, {flags, !declined});
+  }
+}
+
+TEST(FusedOneDnnTest, ConvResidualReluAndClip) {
+  std::mt19937 rng(41);
+  const std::vector<ConvCase> cases = {
+      {{2, 3, 7, 9}, 4, {3, 3}},
+      {{1, 3, 13, 7}, 5, {3, 3}, 1, {2, 3}, {1, 1, 1, 1}},
+      {{2, 4, 11, 10}, 6, {3, 3}, 1, {1, 1}, {1, 2, 0, 3}},
+      {{1, 2, 12, 12}, 3, {3, 3}, 1, {1, 1}, {2, 2, 2, 2}, {2, 3}},
+      // groups, depthwise, depthwise with a channel multiplier
+      {{2, 4, 8, 8}, 6, {3, 3}, 2, {1, 1}, {1, 1, 1, 1}},
+      {{1, 16, 9, 9}, 16, {3, 3}, 16, {2, 2}, {1, 1, 1, 1}},
+      {{1, 16, 10, 10}, 16, {3, 3}, 16, {1, 1}, {1, 1, 1, 1}},
+      {{1, 3, 9, 9}, 6, {3, 3}, 3},
+      // 1x1, and a ResNet-like block size
+      {{2, 8, 5, 7}, 3, {1, 1}},
+      {{1, 64, 14, 14}, 64, {3, 3}, 1, {1, 1}, {1, 1, 1, 1}},
+      // 1-D and 3-D
+      {{2, 3, 11}, 4, {3}, 1, {2}, {1, 2}},
+      {{1, 2, 5, 6, 4}, 3, {3, 2, 2}, 1, {}, {1, 0, 1, 1, 0, 1}},
+  };
+  for (const ConvCase& c : cases) {
+    for (const std::string activation : {"relu", "clip"}) CheckConv(c, activation, rng);
+  }
+}
+
+TEST(FusedOneDnnTest, ConvEveryActivationWithAndWithoutBiasAndResidual) {
+  std::mt19937 rng(42);
+  for (const std::string& activation : Activations()) {
+    for (const int count : {2, 3, 4}) {
+      ConvCase c{{1, 6, 8, 8}, 6, {3, 3}, 1, {}, {1, 1, 1, 1}};
+      c.inputs = count;
+      CheckConv(c, activation, rng);
+      c.group = 6;  // depthwise
+      CheckConv(c, activation, rng);
+    }
+  }
+}
+
+TEST(FusedOneDnnTest, ConvNaNAndInfinitiesAsTheReference) {
+  std::mt19937 rng(43);
+  for (const std::string activation : {"relu", "clip", "gelu", "silu", "tanh"}) {
+    SCOPED_TRACE(activation);
+    Attrs attrs = ActivationAttrs(activation);
+    attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    std::vector<Tensor> inputs = {
+        Random(DType::kF32, {1, 2, 5, 5}, rng), Random(DType::kF32, {3, 2, 3, 3}, rng),
+        Random(DType::kF32, {3}, rng), Random(DType::kF32, {1, 3, 5, 5}, rng)};
+    std::vector<double> x = Values(inputs[0]), r = Values(inputs[3]);
+    x[12] = kNaN;
+    r[3] = -kInf;
+    r[40] = kInf;
+    inputs[0] = Make(DType::kF32, {1, 2, 5, 5}, x);
+    inputs[3] = Make(DType::kF32, {1, 3, 5, 5}, r);
+    ExpectMatchesRef("fused_conv", inputs, attrs, 1e-4, {{false, true, false, false}});
+  }
+}
+
+}  // namespace
+}  // namespace sy::cpu::test
