@@ -24,6 +24,16 @@ Attrs A(std::initializer_list<std::pair<std::string, AttrValue>> items) {
   return attrs;
 }
 
+Attrs Window(std::vector<int64_t> strides, std::vector<int64_t> pads,
+             std::vector<int64_t> dilations, int64_t group) {
+  Attrs a;
+  if (!strides.empty()) a.Set("strides", Ints(std::move(strides)));
+  if (!pads.empty()) a.Set("pads", Ints(std::move(pads)));
+  if (!dilations.empty()) a.Set("dilations", Ints(std::move(dilations)));
+  if (group != 1) a.Set("group", I(group));
+  return a;
+}
+
 std::vector<DType> SchemaDTypes(std::string_view op, size_t var) {
   std::vector<DType> dtypes;
   const OpSchema* schema = OpRegistry::Global().Find(op);

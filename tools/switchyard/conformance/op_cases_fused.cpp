@@ -93,17 +93,6 @@ std::vector<OpCase> FusedMatmulCases() {
        Act("relu")});
 }
 
-// Window attributes of conv; empty lists are left out.
-Attrs Window(std::vector<int64_t> strides, std::vector<int64_t> pads,
-             std::vector<int64_t> dilations, int64_t group = 1) {
-  Attrs a;
-  if (!strides.empty()) a.Set("strides", Ints(std::move(strides)));
-  if (!pads.empty()) a.Set("pads", Ints(std::move(pads)));
-  if (!dilations.empty()) a.Set("dilations", Ints(std::move(dilations)));
-  if (group != 1) a.Set("group", I(group));
-  return a;
-}
-
 std::vector<OpCase> FusedConvCases() {
   Attrs leaky = Act(Window({}, {1, 1, 1, 1}, {}), "leaky_relu");
   leaky.Set("activation_alpha", F(0.1));

@@ -42,6 +42,10 @@ inline AttrValue Ints(std::vector<int64_t> v) { return AttrValue{std::move(v)}; 
 inline AttrValue Floats(std::vector<double> v) { return AttrValue{std::move(v)}; }
 inline AttrValue Str(std::string v) { return AttrValue{std::move(v)}; }
 Attrs A(std::initializer_list<std::pair<std::string, AttrValue>> items);
+// Window attributes of conv, fused_conv, conv_transpose and the pools; empty lists and
+// group 1 are left out.
+Attrs Window(std::vector<int64_t> strides, std::vector<int64_t> pads,
+             std::vector<int64_t> dilations, int64_t group = 1);
 
 // The dtypes type variable `var` of `op`'s schema allows, in enum order (empty for an
 // unknown op or variable).

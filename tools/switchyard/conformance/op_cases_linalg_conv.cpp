@@ -90,17 +90,6 @@ std::vector<OpCase> GemmCases() {
       {}, {"[1024,32]x[32,1025]+[1025]", {{1024, 32}, {32, 1025}, {1025}}, {}});
 }
 
-// Window attributes of conv, conv_transpose and the pools; empty lists are left out.
-Attrs Window(std::vector<int64_t> strides, std::vector<int64_t> pads,
-             std::vector<int64_t> dilations, int64_t group = 1) {
-  Attrs a;
-  if (!strides.empty()) a.Set("strides", Ints(std::move(strides)));
-  if (!pads.empty()) a.Set("pads", Ints(std::move(pads)));
-  if (!dilations.empty()) a.Set("dilations", Ints(std::move(dilations)));
-  if (group != 1) a.Set("group", I(group));
-  return a;
-}
-
 std::vector<OpCase> ConvCases() {
   return Expand(
       "conv",

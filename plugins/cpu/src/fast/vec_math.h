@@ -37,6 +37,19 @@ inline bool IsF32Aligned(const void* p) {
 
 inline float Select(bool c, float a, float b) { return c ? a : b; }
 
+// e^r for the reduced argument |r| <= ln2 / 2: Cephes' degree-6 polynomial, shared by Exp
+// and ExpNonPositive.
+inline float ExpReduced(float r) {
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  return p;
+}
+
 // e^x: Cephes' expf (range reduction by n ln2 in two parts, degree-6 polynomial), with
 // 2^n applied as two factors so that results down to the subnormals round only once.
 // `factor` (default 1) multiplies the result before 2^n is applied, so that a product
@@ -51,13 +64,7 @@ inline float Exp(float x, float factor = 1.0f) {
   const float nf = t - 12582912.0f;
   float r = xc - nf * 0.693359375f;
   r = r - nf * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  const float p = ExpReduced(r);
   const int32_t n = static_cast<int32_t>(nf);  // in [-150, 128]
   const int32_t n1 = n / 2;
   const int32_t n2 = n - n1;  // both in [-75, 64]: normal powers of two
@@ -76,13 +83,7 @@ inline float ExpNonPositive(float x) {
   const float nf = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln2)
   float r = xc - nf * 0.693359375f;
   r = r - nf * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
+  const float p = ExpReduced(r);
   const int32_t n = static_cast<int32_t>(nf);  // in [-126, 0]: 2^n is a normal float
   return tiny ? 0.0f : p * std::bit_cast<float>(static_cast<uint32_t>(n + 127) << 23);
 }
