@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "node_types.h"
 #include "thread_pool.h"
@@ -100,6 +101,8 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     }
     steps_.push_back(std::move(step));
   }
+  // Bound values keep the catalogue's layout: the host or another partition may read them.
+  ChooseLayouts(is_bound);
 
   data_.assign(values_.size(), nullptr);
   bytes_.resize(values_.size());
@@ -108,6 +111,55 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     if (is_bound[v]) continue;
     owned_.push_back(std::make_unique<sy_sdk::HostBuffer>(bytes_[v]));
     data_[v] = static_cast<std::byte*>(owned_.back()->host_pointer());
+  }
+}
+
+void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
+  layouts_.assign(values_.size(), Layout::kRowMajor);
+  // Candidates: values produced by exactly one step that accepts writing them
+  // channels-last, whose layout the host does not fix, and of a type for which the
+  // layout means something.
+  std::vector<int> producers(values_.size(), 0);
+  std::vector<bool> candidate(values_.size(), false);
+  for (const Step& step : steps_) {
+    for (size_t j = 0; j < step.outputs.size(); ++j) {
+      const uint32_t v = step.outputs[j];
+      ++producers[v];
+      const TensorType& type = values_[v];
+      candidate[v] = !layout_fixed[v] && type.dtype == DType::kF32 && type.rank() >= 3 &&
+                     type.rank() <= 5 && step.prepared != nullptr &&
+                     step.prepared->AcceptsChannelsLastOutput(j);
+    }
+  }
+  // Every reader must accept it too; one that does not (another op, a conv's weights, a
+  // kernel that declined) keeps the value row-major.
+  for (const Step& step : steps_) {
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const uint32_t v = step.inputs[i];
+      if (step.prepared == nullptr || !step.prepared->AcceptsChannelsLastInput(i)) {
+        candidate[v] = false;
+      }
+    }
+  }
+  for (size_t v = 0; v < values_.size(); ++v) {
+    if (candidate[v] && producers[v] == 1) layouts_[v] = Layout::kChannelsLast;
+  }
+  // Commit: each kernel learns the layouts of its own tensors.
+  std::vector<Layout> in, out;
+  for (Step& step : steps_) {
+    if (step.prepared == nullptr) continue;
+    in.clear();
+    out.clear();
+    bool any = false;
+    for (uint32_t v : step.inputs) {
+      in.push_back(layouts_[v]);
+      any |= layouts_[v] == Layout::kChannelsLast;
+    }
+    for (uint32_t v : step.outputs) {
+      out.push_back(layouts_[v]);
+      any |= layouts_[v] == Layout::kChannelsLast;
+    }
+    if (any) step.prepared->UseLayouts(in, out);
   }
 }
 
@@ -146,6 +198,14 @@ size_t CpuExecutable::prepared_step_count() const {
   size_t count = 0;
   for (const Step& step : steps_) count += step.prepared != nullptr ? 1 : 0;
   return count;
+}
+
+std::vector<uint32_t> CpuExecutable::channels_last_values() const {
+  std::vector<uint32_t> values;
+  for (uint32_t v = 0; v < layouts_.size(); ++v) {
+    if (layouts_[v] == Layout::kChannelsLast) values.push_back(v);
+  }
+  return values;
 }
 
 }  // namespace sy::cpu

@@ -1,5 +1,16 @@
-// A partition prepared for one of the CPU devices: kernels resolved, attributes decoded
-// and intermediate buffers allocated once at prepare time, then reused by every execute.
+// A partition prepared for one of the CPU devices: kernels resolved, attributes decoded,
+// the layout of each intermediate chosen and intermediate buffers allocated once at
+// prepare time, then reused by every execute.
+//
+// Layouts: an intermediate that flows only between oneDNN convolutions (conv, fused_conv)
+// is stored channels-last, so those kernels skip their NCHW <-> NHWC reorders; everything
+// the host binds (the partition's inputs and outputs) and everything another kernel reads
+// stays row-major, the catalogue's layout (ChooseLayouts; Layout in kernel.h).
+//
+// Note: a Session binds every value a partition produces (its arena plans their memory),
+// and sy_partition does not say which of those outputs anything outside the partition
+// reads; so in a session nothing is channels-last yet. The unbound intermediates of a
+// partition built directly (the tests) are. See docs/cpu-kernels.md.
 #pragma once
 
 #include <memory>
@@ -22,6 +33,9 @@ class CpuExecutable : public sy_executable {
   // How many steps run a kernel prepared at prepare time (a library primitive), for
   // tests.
   size_t prepared_step_count() const;
+  // The values (indices into the partition's value table) stored channels-last, in
+  // increasing order, for tests.
+  std::vector<uint32_t> channels_last_values() const;
 
  private:
   struct Step {
@@ -41,6 +55,11 @@ class CpuExecutable : public sy_executable {
   // Throws unless the step's declared output types are what its op gives its inputs
   // (node_types.h).
   void CheckTypes(uint32_t n, Step& step) const;
+  // The second half of prepare: stores channels-last each value whose layout the host
+  // does not fix (`layout_fixed`, per value: the bound ones), that has a producing step
+  // and whose producer and readers all accept it that way
+  // (PreparedKernel::AcceptsChannelsLast*), then tells those kernels (UseLayouts).
+  void ChooseLayouts(const std::vector<bool>& layout_fixed);
 
   std::vector<TensorType> values_;
   std::vector<Step> steps_;
@@ -48,6 +67,7 @@ class CpuExecutable : public sy_executable {
   std::vector<std::unique_ptr<sy_buffer>> owned_;  // intermediates' storage
   std::vector<std::byte*> data_;                   // per value: where its bytes are
   std::vector<uint64_t> bytes_;                    // per value: its byte size
+  std::vector<Layout> layouts_;                    // per value: how its bytes are ordered
 };
 
 }  // namespace sy::cpu

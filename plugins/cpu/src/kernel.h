@@ -60,6 +60,16 @@ struct KernelContext {
 
 using KernelFn = Status (*)(const KernelContext& ctx);
 
+// The order of a tensor's bytes in its buffer. The catalogue's tensors are row-major,
+// which for a conv's [N, C, spatial...] operands is NCHW. Inside one prepared partition
+// the executable may store a 3- to 5-D f32 value channels-last instead (NHWC: [N,
+// spatial..., C] row-major, the channel varying fastest), when every kernel that writes
+// or reads it has agreed to (PreparedKernel::AcceptsChannelsLast*): oneDNN's fast
+// convolutions read and write that layout, so a chain of convs then skips the NCHW <->
+// NHWC reorders between them (docs/cpu-kernels.md). The value's TensorType (its NCHW
+// shape) and byte size are unchanged; values bound to the host are always row-major.
+enum class Layout : uint8_t { kRowMajor, kChannelsLast };
+
 // A kernel that does its expensive set-up once, when the partition is prepared: a
 // library primitive built (and JIT-compiled) for these shapes, weights reordered into the
 // layout the primitive reads fastest. Owned by the executable's step; lives as long as
@@ -68,6 +78,22 @@ class PreparedKernel {
  public:
   virtual ~PreparedKernel() = default;
   virtual Status Run(const KernelContext& ctx) = 0;
+
+  // Layout negotiation, the second half of prepare (CpuExecutable::ChooseLayouts). Once
+  // every step of the partition is prepared, the executable asks each prepared kernel
+  // which of its inputs and outputs (by index, as in the contexts) it could take
+  // channels-last; a value is stored channels-last only when its producer and all its
+  // readers say yes. Asking commits nothing. The default declines everything, so a
+  // kernel that does not override these sees row-major tensors only.
+  virtual bool AcceptsChannelsLastInput(size_t /*index*/) const { return false; }
+  virtual bool AcceptsChannelsLastOutput(size_t /*index*/) const { return false; }
+  // Called at most once, after the questions and before the first Run, and only when some
+  // entry is kChannelsLast (each of them one the kernel accepted); one entry per input
+  // and per output. Cannot fail: a kernel that might not honour a layout declines it
+  // when asked. Every Run after it, its own fallback paths included, must read and write
+  // those tensors in those layouts.
+  virtual void UseLayouts(std::span<const Layout> /*inputs*/, std::span<const Layout> /*outputs*/) {
+  }
 };
 
 // What a kernel may look at when a partition is prepared.

@@ -1,14 +1,17 @@
 // Sessions on the CPU plugin's two devices (cpu and cpu-ref), loaded as a real shared
 // object: graphs built in code checked against hand-computed values, repeated runs,
 // errors that leave the session usable, outputs that are inputs or constants,
-// concurrent sessions, and the bundled examples against their NumPy references.
+// concurrent sessions, the bundled examples against their NumPy references, and a chain
+// of conv blocks on cpu against cpu-ref.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -468,6 +471,100 @@ TEST_P(SessionTest, GraphInputsArePassedInPlace) {
     EXPECT_EQ(session->stats().inputs_in_place, static_cast<uint64_t>(run));
   }
   EXPECT_EQ(ValuesOf<float>(x), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+}  // namespace
+}  // namespace sy
+
+namespace sy {
+namespace {
+
+// A MobileNetV2 inverted residual then a ResNet basic block and a strided conv, written
+// unfused: the optimization pass turns them into fused_convs (residuals from a graph
+// input, from a conv output and from a value read by two convs), which the `cpu` device
+// runs on oneDNN. The results must match cpu-ref. The `cpu` executable may keep values
+// that flow only between convs channels-last (plugins/cpu/src/cpu_executable.h; which
+// values is checked in tests/unit/plugins/cpu/cpu_executable_layout_test.cpp).
+Graph ConvBlocksGraph() {
+  GraphBuilder g;
+  std::mt19937 rng(11);
+  auto constant = [&](const std::string& name, Shape shape) {
+    Tensor t = *Tensor::Allocate(DType::kF32, std::move(shape));
+    std::uniform_real_distribution<float> uniform(-0.3f, 0.3f);
+    for (float& v : t.mutable_values<float>()) v = uniform(rng);
+    return g.Const(name, t);
+  };
+  auto node = [&](const std::string& op, std::vector<ValueId> in, Shape shape,
+                  const std::string& name, Attrs attrs = {}) {
+    const ValueId out = g.Value(name, DType::kF32, std::move(shape));
+    g.Node(op, std::move(in), {out}, std::move(attrs), name);
+    return out;
+  };
+  Attrs relu6, pad1, dw, down;
+  relu6.Set("min", 0.0);
+  relu6.Set("max", 6.0);
+  pad1.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  dw = pad1;
+  dw.Set("group", int64_t{24});
+  down = pad1;
+  down.Set("strides", std::vector<int64_t>{2, 2});
+  const Shape s8 = {1, 8, 14, 14}, s24 = {1, 24, 14, 14};
+  const ValueId x = g.Input("x", DType::kF32, s8);
+  // Inverted residual: 1x1 expand, relu6, depthwise 3x3, relu6, 1x1 project, + x.
+  ValueId h = node("conv", {x, constant("w1", {24, 8, 1, 1}), constant("b1", {24})}, s24, "h1");
+  h = node("clip", {h}, s24, "r1", relu6);
+  h = node("conv", {h, constant("w2", {24, 1, 3, 3}), constant("b2", {24})}, s24, "h2", dw);
+  h = node("clip", {h}, s24, "r2", relu6);
+  h = node("conv", {h, constant("w3", {8, 24, 1, 1}), constant("b3", {8})}, s8, "h3");
+  const ValueId y1 = node("add", {h, x}, s8, "y1");
+  // Basic block: conv, relu, conv, + y1, relu (y2 is a graph output too).
+  h = node("conv", {y1, constant("w4", {8, 8, 3, 3}), constant("b4", {8})}, s8, "h4", pad1);
+  h = node("relu", {h}, s8, "r4");
+  h = node("conv", {h, constant("w5", {8, 8, 3, 3}), constant("b5", {8})}, s8, "h5", pad1);
+  const ValueId y2 = node("relu", {node("add", {h, y1}, s8, "a5")}, s8, "y2");
+  g.Output(y2);
+  h = node("conv", {y2, constant("w6", {16, 8, 3, 3})}, {1, 16, 7, 7}, "h6", down);
+  h = node("relu", {h}, {1, 16, 7, 7}, "y3");
+  g.Output(node("global_avg_pool", {h}, {1, 16, 1, 1}, "pooled"));
+  return g.Build();
+}
+
+TEST(SessionConvChain, CpuMatchesTheReferenceDevice) {
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_ASSERT_OK(host);
+  const Graph graph = ConvBlocksGraph();
+  Tensor x = *Tensor::Allocate(DType::kF32, {1, 8, 14, 14});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (float& v : x.mutable_values<float>()) v = uniform(rng);
+  std::map<std::string, Feeds> results;
+  for (const char* spec : {"cpu", "cpu-ref"}) {
+    Expected<const Device*> device = (*host)->FindDevice(spec);
+    SY_ASSERT_OK(device);
+    Expected<std::unique_ptr<Session>> session = Session::Create(graph, **device);
+    SY_ASSERT_OK(session);
+    for (int run = 0; run < 2; ++run) {  // a second run reuses the kernels' buffers
+      Expected<Feeds> out = (*session)->Run({{"x", x}});
+      SY_ASSERT_OK(out);
+      results[spec] = std::move(*out);
+    }
+  }
+  for (const std::string name : {"y2", "pooled"}) {
+    const Tensor& got = results["cpu"].at(name);
+    const Tensor& want = results["cpu-ref"].at(name);
+    ASSERT_EQ(got.type(), want.type()) << name;
+    double scale = 0, worst = 0;
+    for (size_t i = 0; i < want.values<float>().size(); ++i) {
+      const double w = want.values<float>()[i], v = got.values<float>()[i];
+      scale = std::max(scale, std::fabs(w));
+      worst = std::max(worst, std::fabs(v - w));
+    }
+    EXPECT_GT(scale, 0.0) << name;
+    EXPECT_LE(worst, 1e-5 * scale + 1e-6) << name << ": max |diff| " << worst;
+  }
 }
 
 }  // namespace

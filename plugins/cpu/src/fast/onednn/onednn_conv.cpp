@@ -4,25 +4,33 @@
 // Layout: the catalogue's tensors are NC + spatial (NCHW). oneDNN's fast convolution
 // kernels read channels-last (NHWC) or blocked layouts; its NCHW path is a GEMM that is
 // 2x slower for 3x3 kernels, some 40x slower for depthwise ones and, in MobileNetV2, 2x
-// slower for its 1x1 ones too (docs/cpu-kernels.md). So every conv reorders x into NHWC,
-// runs the channels-last kernel and reorders y back. Weights that are constants of
-// the model are reordered once, at prepare, into the layout the kernel chose; others are
-// reordered on every run. Bias is the primitive's.
+// slower for its 1x1 ones too (docs/cpu-kernels.md). So the primitive is always the
+// channels-last one. A row-major x is reordered into the kernel's own NHWC buffer and the
+// NHWC result reordered back into y; but where the executable stores x, the residual or y
+// channels-last (a value that flows only between oneDNN convs: CpuExecutable::
+// ChooseLayouts, UseLayouts below), the primitive reads and writes the bound buffers in
+// place and those reorders disappear. Weights that are constants of the model are
+// reordered once, at prepare, into the layout the kernel chose; others are reordered on
+// every run. Bias is the primitive's.
 //
 // fused_conv(x, w[, bias[, residual]]) is the same primitive with post-ops: the residual
-// is reordered into the channels-last output buffer before the convolution, which a sum
-// post-op then adds to (a binary post-op reading NCHW would push oneDNN off its
-// channels-last kernels); the activation is an eltwise post-op after it
-// (onednn::AppendActivation).
+// is reordered (copied, when it is channels-last already) into the channels-last output
+// buffer before the convolution, which a sum post-op then adds to (a binary post-op
+// reading NCHW would push oneDNN off its channels-last kernels); the activation is an
+// eltwise post-op after it (onednn::AppendActivation).
 //
 // Declined (the OpenBLAS im2col kernel or the reference runs them): other dtypes, empty
 // tensors, and whatever oneDNN has no implementation for (for fused_conv also what it
 // would run on its scalar reference implementation). Buffers not aligned for f32 at
 // execute go to the same kernel, as do fused_conv inputs holding NaN or infinities where
-// the activation's post-op treats them differently from the reference.
+// the activation's post-op treats them differently from the reference; tensors stored
+// channels-last are converted to row-major copies for it and back (RunFallback).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +48,25 @@ memory::format_tag ChannelsLast(size_t rank) {
   return rank == 3   ? memory::format_tag::nwc
          : rank == 4 ? memory::format_tag::nhwc
                      : memory::format_tag::ndhwc;
+}
+
+// Copies the f32 tensor of `shape` [N, C, spatial...] at `src` into `dst`, from row-major
+// (NCHW) to channels-last (NHWC) or back. Only the fallback path uses it; the primitive's
+// own reorders are oneDNN's.
+void PermuteChannels(const std::byte* src, std::byte* dst, const Shape& shape,
+                     bool to_channels_last) {
+  const int64_t n = shape[0], c = shape[1];
+  const int64_t s = n * c == 0 ? 0 : ElementCount(shape) / (n * c);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < s; ++p) {
+        const int64_t row_major = (b * c + ch) * s + p, channels_last = (b * s + p) * c + ch;
+        const int64_t from = to_channels_last ? row_major : channels_last;
+        const int64_t to = to_channels_last ? channels_last : row_major;
+        std::memcpy(dst + to * 4, src + from * 4, 4);
+      }
+    }
+  }
 }
 
 class OneDnnConv final : public PreparedKernel {
@@ -118,6 +145,34 @@ class OneDnnConv final : public PreparedKernel {
   // The implementation oneDNN chose ("brgconv:avx512_core").
   const std::string& impl() const { return impl_; }
 
+  // The primitive reads and writes channels-last, so x, the residual (input 3) and y can
+  // all be handed to it in that layout. Weights and bias cannot.
+  bool AcceptsChannelsLastInput(size_t index) const override {
+    return index == 0 || (index == 3 && has_residual_);
+  }
+  bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+
+  void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
+    x_channels_last_ = inputs[0] == Layout::kChannelsLast;
+    residual_channels_last_ = has_residual_ && inputs[3] == Layout::kChannelsLast;
+    y_channels_last_ = outputs[0] == Layout::kChannelsLast;
+    // x_ and y_ now point at the bound buffers on every run: drop the buffers oneDNN
+    // allocated for them (replacing the memory objects by ones without storage). If that
+    // fails the old ones stay, with their buffers unused, and Run works the same.
+    try {
+      const dnnl::engine& eng = onednn::Engine();
+      if (x_channels_last_) {
+        x_ = memory(x_.get_desc(), eng, DNNL_MEMORY_NONE);
+        args_[DNNL_ARG_SRC] = x_;
+      }
+      if (y_channels_last_) {
+        y_ = memory(y_.get_desc(), eng, DNNL_MEMORY_NONE);
+        args_[DNNL_ARG_DST] = y_;
+      }
+    } catch (const dnnl::error&) {
+    }
+  }
+
   Status Run(const KernelContext& ctx) override {
     const std::byte* x = ctx.inputs[0].data;
     const std::byte* w = ctx.inputs[1].data;
@@ -126,31 +181,45 @@ class OneDnnConv final : public PreparedKernel {
     std::byte* y = ctx.outputs[0].data;
     if (!fast::IsF32Aligned(x) || !fast::IsF32Aligned(w) || !fast::IsF32Aligned(y) ||
         (b != nullptr && !fast::IsF32Aligned(b)) || (r != nullptr && !fast::IsF32Aligned(r))) {
-      return fallback_(ctx);
+      return RunFallback(ctx);
     }
     if (guard_non_finite_) {
+      // Layout does not matter to this scan.
       for (size_t i = 0; i < ctx.inputs.size(); ++i) {
         if (i == 1 && weights_constant_) continue;  // checked at prepare
-        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) return fallback_(ctx);
+        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) {
+          return RunFallback(ctx);
+        }
       }
     }
     try {
       onednn::UseThreads(num_threads_);
-      x_user_.set_data_handle(const_cast<std::byte*>(x));
-      y_user_.set_data_handle(y);
       if (!weights_constant_) {
         w_user_.set_data_handle(const_cast<std::byte*>(w));
         weights_reorder_.execute(stream_, w_user_, weights_);
       }
-      to_channels_last_.execute(stream_, x_user_, x_);
+      if (x_channels_last_) {
+        x_.set_data_handle(const_cast<std::byte*>(x));  // read in place
+      } else {
+        x_user_.set_data_handle(const_cast<std::byte*>(x));
+        to_channels_last_.execute(stream_, x_user_, x_);
+      }
       if (has_bias_) bias_.set_data_handle(const_cast<std::byte*>(b));
+      if (y_channels_last_) y_.set_data_handle(y);  // written in place
       if (has_residual_) {
         // The sum post-op adds the convolution to what y_ holds: the residual.
-        residual_user_.set_data_handle(const_cast<std::byte*>(r));
-        residual_to_channels_last_.execute(stream_, residual_user_, y_);
+        if (residual_channels_last_) {
+          std::memcpy(y_.get_data_handle(), r, static_cast<size_t>(ctx.outputs[0].count()) * 4);
+        } else {
+          residual_user_.set_data_handle(const_cast<std::byte*>(r));
+          residual_to_channels_last_.execute(stream_, residual_user_, y_);
+        }
       }
       primitive_.execute(stream_, args_);
-      from_channels_last_.execute(stream_, y_, y_user_);
+      if (!y_channels_last_) {
+        y_user_.set_data_handle(y);
+        from_channels_last_.execute(stream_, y_, y_user_);
+      }
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Internal(std::string(ctx.op) + ": oneDNN convolution failed: " + e.what());
@@ -159,8 +228,45 @@ class OneDnnConv final : public PreparedKernel {
   }
 
  private:
+  // The table's plain kernel, on row-major copies of the tensors stored channels-last.
+  // Rare (an operand not aligned for f32, or a value the activation's post-op would treat
+  // differently), so the copies are made per call.
+  Status RunFallback(const KernelContext& ctx) {
+    if (!x_channels_last_ && !residual_channels_last_ && !y_channels_last_) {
+      return fallback_(ctx);
+    }
+    try {
+      std::vector<ConstTensorView> inputs(ctx.inputs.begin(), ctx.inputs.end());
+      std::vector<TensorView> outputs(ctx.outputs.begin(), ctx.outputs.end());
+      std::vector<float> x, r, y;
+      auto row_major_copy = [](ConstTensorView& view, std::vector<float>& copy) {
+        copy.resize(static_cast<size_t>(view.count()));
+        PermuteChannels(view.data, reinterpret_cast<std::byte*>(copy.data()), view.shape(),
+                        /*to_channels_last=*/false);
+        view.data = reinterpret_cast<const std::byte*>(copy.data());
+      };
+      if (x_channels_last_) row_major_copy(inputs[0], x);
+      if (residual_channels_last_) row_major_copy(inputs[3], r);
+      if (y_channels_last_) {
+        y.resize(static_cast<size_t>(outputs[0].count()));
+        outputs[0].data = reinterpret_cast<std::byte*>(y.data());
+      }
+      const Status status = fallback_({ctx.op, inputs, outputs, ctx.attrs, ctx.pool});
+      if (status.ok() && y_channels_last_) {
+        PermuteChannels(outputs[0].data, ctx.outputs[0].data, outputs[0].shape(),
+                        /*to_channels_last=*/true);
+      }
+      return status;
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted(std::string(ctx.op) +
+                               ": out of memory for the row-major copies of its operands");
+    }
+  }
+
   int num_threads_;
   bool has_residual_, guard_non_finite_;
+  // Which tensors the executable stores channels-last (UseLayouts); row-major by default.
+  bool x_channels_last_ = false, residual_channels_last_ = false, y_channels_last_ = false;
   KernelFn fallback_;  // the table's plain kernel for this op
   bool has_bias_ = false, weights_constant_ = false, jit_ = false;
   std::string impl_;

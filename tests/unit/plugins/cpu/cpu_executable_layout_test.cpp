@@ -1,0 +1,311 @@
+// CpuExecutable's choice of layouts (cpu_executable.h, Layout in kernel.h): values that
+// flow only between oneDNN convs are stored channels-last, so the convs skip their
+// NCHW <-> NHWC reorders; bound values and values any other kernel reads stay row-major.
+// Each graph is prepared as one partition twice, on the `cpu` device's kernels
+// (FastKernels) and on the reference kernels (RefKernels), run on the same inputs, and
+// the bound outputs compared; the tests also check which values were stored channels-last
+// (CpuExecutable::channels_last_values).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cpu_executable.h"
+#include "fast/fast_kernels.h"
+#include "graph_builder.h"
+#include "ref/ref_kernels.h"
+#include "switchyard/node_descriptors.h"
+#include "switchyard/plugin_cpp.h"
+#include "thread_pool.h"
+
+namespace sy::cpu::test {
+namespace {
+
+using sy::test::GraphBuilder;
+
+// Whether the `cpu` kernels run convs on oneDNN here (built with it, and not sent to
+// OpenBLAS by SWITCHYARD_CPU_GEMM); without it nothing is stored channels-last.
+bool OneDnnRuns() { return !OneDnnDescription().empty(); }
+
+Tensor RandomF32(Shape shape, double scale, uint32_t seed) {
+  Tensor t = *Tensor::Allocate(DType::kF32, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-scale, scale);
+  for (float& v : t.mutable_values<float>()) v = uniform(rng);
+  return t;
+}
+
+// A conv-family node whose output has `shape`; returns the output.
+ValueId ConvNode(GraphBuilder& g, const std::string& op, std::vector<ValueId> inputs, Shape shape,
+                 const std::string& name, Attrs attrs = {}) {
+  const ValueId out = g.Value(name, DType::kF32, std::move(shape));
+  g.Node(op, std::move(inputs), {out}, std::move(attrs), name);
+  return out;
+}
+
+Attrs ConvAttrs(std::vector<int64_t> pads, std::vector<int64_t> strides = {}, int64_t group = 1,
+                const std::string& activation = "") {
+  Attrs a;
+  if (!pads.empty()) a.Set("pads", std::move(pads));
+  if (!strides.empty()) a.Set("strides", std::move(strides));
+  if (group != 1) a.Set("group", group);
+  if (!activation.empty()) a.Set("activation", activation);
+  return a;
+}
+
+// All of a graph's nodes as one partition, as a session would prepare it: the graph's
+// inputs and constants bound as inputs, its outputs and `read_elsewhere` (values another
+// partition would read) bound as outputs.
+class WholeGraphPartition {
+ public:
+  WholeGraphPartition(const Graph& graph, const std::vector<ValueId>& read_elsewhere)
+      : graph_(graph), descriptors_(graph) {
+    inputs_ = graph.inputs;
+    for (const Constant& c : graph.constants) inputs_.push_back(c.value);
+    outputs_ = graph.outputs;
+    outputs_.insert(outputs_.end(), read_elsewhere.begin(), read_elsewhere.end());
+    std::vector<size_t> nodes(graph.nodes.size());
+    for (size_t n = 0; n < nodes.size(); ++n) nodes[n] = n;
+    partition_ =
+        std::make_unique<PartitionDescriptor>(descriptors_, graph, nodes, inputs_, outputs_);
+    // The local value table's order (PartitionDescriptor): bound inputs, bound outputs,
+    // then the rest as the nodes produce them.
+    auto add = [&](ValueId id) { local_.emplace(id, static_cast<uint32_t>(local_.size())); };
+    for (ValueId id : inputs_) add(id);
+    for (ValueId id : outputs_) add(id);
+    for (const Node& node : graph.nodes) {
+      for (ValueId id : node.inputs) add(id);
+      for (ValueId id : node.outputs) add(id);
+    }
+  }
+
+  const sy_partition& get() const { return partition_->get(); }
+  uint32_t Local(ValueId id) const { return local_.at(id); }
+
+  // Runs `exe` with the graph inputs `feeds` (by value id), the first of them `misalign`
+  // bytes past an aligned address; returns the bound outputs in order.
+  std::vector<Tensor> Run(CpuExecutable& exe, const std::map<ValueId, Tensor>& feeds,
+                          size_t misalign = 0) const {
+    std::vector<std::unique_ptr<sy_buffer>> buffers;
+    std::vector<std::vector<std::byte>> shifted;  // misaligned copies
+    for (ValueId id : inputs_) {
+      const Tensor* t = nullptr;
+      for (const Constant& c : graph_.constants) {
+        if (c.value == id) t = &c.data;
+      }
+      if (t == nullptr) t = &feeds.at(id);
+      void* data = const_cast<std::byte*>(t->data());
+      if (misalign != 0 && id == inputs_.front()) {
+        shifted.emplace_back(t->byte_size() + misalign);
+        std::memcpy(shifted.back().data() + misalign, t->data(), t->byte_size());
+        data = shifted.back().data() + misalign;
+      }
+      buffers.push_back(std::make_unique<sy_sdk::WrappedHostBuffer>(data, t->byte_size()));
+    }
+    std::vector<Tensor> outputs;
+    for (ValueId id : outputs_) {
+      const TensorType& type = graph_.values[id].type;
+      outputs.push_back(*Tensor::Allocate(type.dtype, type.shape));
+      buffers.push_back(std::make_unique<sy_sdk::WrappedHostBuffer>(outputs.back().mutable_data(),
+                                                                    outputs.back().byte_size()));
+    }
+    std::vector<sy_buffer*> raw;
+    for (auto& b : buffers) raw.push_back(b.get());
+    exe.Execute(raw.data(), static_cast<uint32_t>(raw.size()));
+    return outputs;
+  }
+
+ private:
+  const Graph& graph_;
+  NodeDescriptors descriptors_;
+  std::vector<ValueId> inputs_, outputs_;
+  std::unique_ptr<PartitionDescriptor> partition_;
+  std::unordered_map<ValueId, uint32_t> local_;
+};
+
+// Expects every output within 2e-5 of the reference's largest magnitude (plus 1e-6), NaN
+// where the reference has NaN.
+void ExpectClose(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].type(), want[k].type());
+    const auto g = got[k].values<float>(), w = want[k].values<float>();
+    double scale = 0, worst = 0;
+    int nan_mismatches = 0;
+    for (float v : w) {
+      if (std::isfinite(v)) scale = std::max(scale, std::fabs(static_cast<double>(v)));
+    }
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (std::isnan(w[i]) || std::isnan(g[i])) {
+        nan_mismatches += std::isnan(w[i]) != std::isnan(g[i]) ? 1 : 0;
+        continue;
+      }
+      worst = std::max(worst, std::fabs(static_cast<double>(g[i]) - w[i]));
+    }
+    EXPECT_EQ(nan_mismatches, 0) << what << ", output " << k;
+    EXPECT_LE(worst, 2e-5 * scale + 1e-6) << what << ", output " << k << " (scale " << scale << ")";
+  }
+}
+
+// A chain with everything the layout choice has to get right:
+//   c1 = fused_conv(x, relu)                  x bound: read row-major; c1 channels-last
+//   c2 = fused_conv(c1, depthwise, stride 2, clip 0..6)        channels-last in and out
+//   c3 = conv(c2, 1x1)                        also read by an add: stays row-major
+//   s  = add(c3, c3)                                                     graph output
+//   c4 = fused_conv(c3, residual c2, relu)    residual channels-last, x row-major
+//   c5 = fused_conv(c4, residual c4, leaky)   a graph output: row-major, read by c6 too
+//   c6 = conv(c5, stride 2)                                              graph output
+//   d  = conv(c1, 1x1)                        read only by e, which oneDNN declines
+//   e  = fused_conv(d, clip 1..0)             (clip_min > clip_max: the reference runs it)
+struct Chain {
+  Graph graph;
+  ValueId x, c1, c2, c3, c4, c5, d;
+};
+
+Chain BuildChain() {
+  GraphBuilder g;
+  Chain c;
+  c.x = g.Input("x", DType::kF32, {2, 8, 10, 10});
+  auto w = [&](const std::string& name, Shape shape, uint32_t seed) {
+    return g.Const(name, RandomF32(std::move(shape), 0.4, seed));
+  };
+  c.c1 = ConvNode(g, "fused_conv", {c.x, w("w1", {16, 8, 3, 3}, 1), w("b1", {16}, 2)},
+                  {2, 16, 10, 10}, "c1", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  Attrs clip = ConvAttrs({1, 1, 1, 1}, {2, 2}, 16, "clip");
+  clip.Set("clip_min", 0.0);
+  clip.Set("clip_max", 6.0);
+  c.c2 = ConvNode(g, "fused_conv", {c.c1, w("w2", {16, 1, 3, 3}, 3), w("b2", {16}, 4)},
+                  {2, 16, 5, 5}, "c2", clip);
+  c.c3 = ConvNode(g, "conv", {c.c2, w("w3", {16, 16, 1, 1}, 5), w("b3", {16}, 6)}, {2, 16, 5, 5},
+                  "c3");
+  g.Output(g.Binary("add", c.c3, c.c3, "s"));
+  c.c4 = ConvNode(g, "fused_conv", {c.c3, w("w4", {16, 16, 3, 3}, 7), w("b4", {16}, 8), c.c2},
+                  {2, 16, 5, 5}, "c4", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  Attrs leaky = ConvAttrs({}, {}, 1, "leaky_relu");
+  leaky.Set("activation_alpha", 0.1);
+  c.c5 = ConvNode(g, "fused_conv", {c.c4, w("w5", {16, 16, 1, 1}, 9), w("b5", {16}, 10), c.c4},
+                  {2, 16, 5, 5}, "c5", leaky);
+  g.Output(c.c5);
+  g.Output(ConvNode(g, "conv", {c.c5, w("w6", {4, 16, 3, 3}, 11)}, {2, 4, 2, 2}, "c6",
+                    ConvAttrs({}, {2, 2})));
+  c.d = ConvNode(g, "conv", {c.c1, w("wd", {8, 16, 1, 1}, 12), w("bd", {8}, 13)}, {2, 8, 10, 10},
+                 "d");
+  Attrs declined = ConvAttrs({1, 1, 1, 1}, {}, 1, "clip");
+  declined.Set("clip_min", 1.0);
+  declined.Set("clip_max", 0.0);
+  g.Output(ConvNode(g, "fused_conv", {c.d, w("we", {8, 8, 3, 3}, 14), w("be", {8}, 15)},
+                    {2, 8, 10, 10}, "e", declined));
+  c.graph = g.Build();
+  return c;
+}
+
+class CpuExecutableLayoutTest : public testing::TestWithParam<int> {
+ protected:
+  // The `cpu` device's executable with GetParam() threads (0: no pool).
+  std::unique_ptr<CpuExecutable> Fast(const WholeGraphPartition& p) {
+    if (GetParam() > 0) pool_ = std::make_unique<ThreadPool>(GetParam());
+    return std::make_unique<CpuExecutable>(FastKernels(), p.get(), pool_.get());
+  }
+  static std::unique_ptr<CpuExecutable> Ref(const WholeGraphPartition& p) {
+    return std::make_unique<CpuExecutable>(RefKernels(), p.get(), nullptr);
+  }
+
+ private:
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+TEST_P(CpuExecutableLayoutTest, ConvChainKeepsIntermediatesChannelsLast) {
+  const Chain c = BuildChain();
+  const WholeGraphPartition p(c.graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  std::unique_ptr<CpuExecutable> ref = Ref(p);
+  EXPECT_TRUE(ref->channels_last_values().empty());
+  if (OneDnnRuns()) {
+    // Every conv but e runs on oneDNN; c1, c2 and c4 flow only between them.
+    EXPECT_EQ(fast->prepared_step_count(), 7u);
+    std::vector<uint32_t> want = {p.Local(c.c1), p.Local(c.c2), p.Local(c.c4)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fast->channels_last_values(), want);
+  } else {
+    EXPECT_TRUE(fast->channels_last_values().empty());
+  }
+  const std::map<ValueId, Tensor> feeds = {{c.x, RandomF32({2, 8, 10, 10}, 1.0, 99)}};
+  const std::vector<Tensor> expected = p.Run(*ref, feeds);
+  ExpectClose(p.Run(*fast, feeds), expected, "first run");
+  // New inputs (the kernels keep their buffers between runs), then x misaligned, which
+  // sends c1 to its fallback kernel, whose output must then be written channels-last.
+  for (const size_t misalign : {0, 2}) {
+    const std::map<ValueId, Tensor> other = {
+        {c.x, RandomF32({2, 8, 10, 10}, 1.0, 100 + static_cast<uint32_t>(misalign))}};
+    ExpectClose(p.Run(*fast, other, misalign), p.Run(*ref, other),
+                "x misaligned by " + std::to_string(misalign));
+  }
+}
+
+TEST_P(CpuExecutableLayoutTest, NonFiniteInputsTakeTheFallbackInEitherLayout) {
+  // A NaN in x: the relu and clip convs hand such calls to the reference kernel, which
+  // then reads and writes c1, c2 and c4 through row-major copies.
+  const Chain c = BuildChain();
+  const WholeGraphPartition p(c.graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  std::unique_ptr<CpuExecutable> ref = Ref(p);
+  Tensor x = RandomF32({2, 8, 10, 10}, 1.0, 5);
+  x.mutable_values<float>()[800 + 3 * 10 + 4] = std::nanf("");  // batch 1, channel 0
+  const std::map<ValueId, Tensor> feeds = {{c.x, x}};
+  ExpectClose(p.Run(*fast, feeds), p.Run(*ref, feeds), "NaN in x");
+}
+
+TEST_P(CpuExecutableLayoutTest, ValuesReadByAnotherPartitionStayRowMajor) {
+  // c2 is bound as an output (another partition reads it): only c1 and c4 remain.
+  const Chain c = BuildChain();
+  const WholeGraphPartition p(c.graph, {c.c2});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  if (OneDnnRuns()) {
+    std::vector<uint32_t> want = {p.Local(c.c1), p.Local(c.c4)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fast->channels_last_values(), want);
+  }
+  const std::map<ValueId, Tensor> feeds = {{c.x, RandomF32({2, 8, 10, 10}, 1.0, 7)}};
+  ExpectClose(p.Run(*fast, feeds), p.Run(*Ref(p), feeds), "c2 bound");
+}
+
+TEST_P(CpuExecutableLayoutTest, OneDimensionalConvChain) {
+  // Channels-last for 1-D convs is NWC; strided depthwise then pointwise with a residual.
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {1, 6, 33});
+  const ValueId a = ConvNode(g, "conv", {x, g.Const("wa", RandomF32({12, 6, 3}, 0.5, 1))},
+                             {1, 12, 16}, "a", ConvAttrs({1, 0}, {2}));
+  const ValueId b = ConvNode(g, "fused_conv", {a, g.Const("wb", RandomF32({12, 1, 5}, 0.5, 2))},
+                             {1, 12, 16}, "b", ConvAttrs({2, 2}, {}, 12, "relu"));
+  g.Output(ConvNode(
+      g, "fused_conv",
+      {b, g.Const("wc", RandomF32({12, 12, 1}, 0.5, 3)), g.Const("bc", RandomF32({12}, 0.5, 4)), a},
+      {1, 12, 16}, "c", ConvAttrs({}, {}, 1, "tanh")));
+  const Graph graph = g.Build();
+  const WholeGraphPartition p(graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  if (OneDnnRuns()) {
+    std::vector<uint32_t> want = {p.Local(a), p.Local(b)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fast->channels_last_values(), want);
+  }
+  const std::map<ValueId, Tensor> feeds = {{x, RandomF32({1, 6, 33}, 1.0, 8)}};
+  ExpectClose(p.Run(*fast, feeds), p.Run(*Ref(p), feeds), "1-D");
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
+                         [](const testing::TestParamInfo<int>& threads) {
+                           return threads.param == 0 ? std::string("NoPool")
+                                                     : std::to_string(threads.param) + "Threads";
+                         });
+
+}  // namespace
+}  // namespace sy::cpu::test
