@@ -52,7 +52,8 @@ class PartitionDescriptor {
  public:
   PartitionDescriptor(const NodeDescriptors& descriptors, const Graph& graph,
                       const std::vector<size_t>& nodes, const std::vector<ValueId>& bound_inputs,
-                      const std::vector<ValueId>& bound_outputs);
+                      const std::vector<ValueId>& bound_outputs,
+                      const std::vector<bool>& outputs_internal = {});
   PartitionDescriptor(const PartitionDescriptor&) = delete;
   PartitionDescriptor& operator=(const PartitionDescriptor&) = delete;
 
@@ -64,6 +65,7 @@ class PartitionDescriptor {
   std::vector<sy_node> nodes_;
   std::vector<uint32_t> inputs_, outputs_;
   std::vector<const void*> constant_data_;  // per bound input; borrowed from the graph
+  std::vector<uint8_t> outputs_internal_;   // per bound output; empty: all read outside
   sy_partition partition_{};
 };
 

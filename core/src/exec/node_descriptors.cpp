@@ -87,7 +87,8 @@ NodeDescriptors::NodeDescriptors(const Graph& graph) {
 PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, const Graph& graph,
                                          const std::vector<size_t>& nodes,
                                          const std::vector<ValueId>& bound_inputs,
-                                         const std::vector<ValueId>& bound_outputs) {
+                                         const std::vector<ValueId>& bound_outputs,
+                                         const std::vector<bool>& outputs_internal) {
   std::unordered_map<ValueId, uint32_t> local;
   auto add = [&](ValueId id) {
     auto [it, inserted] = local.emplace(id, static_cast<uint32_t>(values_.size()));
@@ -125,6 +126,10 @@ PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, con
   partition_.num_outputs = static_cast<uint32_t>(outputs_.size());
   partition_.outputs = outputs_.data();
   partition_.constant_data = constant_data_.data();
+  if (outputs_internal.size() == bound_outputs.size() && !bound_outputs.empty()) {
+    outputs_internal_.assign(outputs_internal.begin(), outputs_internal.end());
+    partition_.outputs_internal = outputs_internal_.data();
+  }
 }
 
 Expected<AttrValue> AttrFromC(const sy_attr& a) {

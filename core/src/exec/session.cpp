@@ -215,7 +215,20 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
     // all, so the plugin needs no memory of its own for intermediates.
-    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced);
+    // Which produced values nothing outside this partition reads (not graph outputs, no
+    // node of another partition): the plugin may keep those in a layout of its choice.
+    std::vector<bool> in_partition(graph.nodes.size(), false);
+    for (size_t n : part.nodes) in_partition[n] = true;
+    std::vector<bool> read_outside(graph.values.size(), false);
+    for (ValueId id : graph.outputs) read_outside[id] = true;
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      if (in_partition[n]) continue;
+      for (ValueId id : graph.nodes[n].inputs) read_outside[id] = true;
+    }
+    std::vector<bool> internal;
+    for (ValueId id : part.produced) internal.push_back(!read_outside[id]);
+    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced,
+                                   internal);
     ++s.stats_.prepares;
     const Status prepared = device.plugin->TakeError(
         device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),

@@ -58,6 +58,16 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
   }
   for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
   for (uint32_t v : bound_) is_bound[v] = true;
+  // Bound values keep the catalogue's layout (the host or another partition may read
+  // them), except outputs the host marks as read by nobody outside the partition.
+  std::vector<bool> layout_fixed = is_bound;
+  if (p.struct_size >= offsetof(sy_partition, outputs_internal) + sizeof(p.outputs_internal) &&
+      p.outputs_internal != nullptr) {
+    for (uint32_t i = 0; i < p.num_outputs; ++i) {
+      if (p.outputs_internal[i] != 0) layout_fixed[p.outputs[i]] = false;
+    }
+    for (uint32_t i = 0; i < p.num_inputs; ++i) layout_fixed[p.inputs[i]] = true;
+  }
 
   for (uint32_t n = 0; n < p.num_nodes; ++n) {
     const sy_node& node = p.nodes[n];
@@ -101,8 +111,7 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
     }
     steps_.push_back(std::move(step));
   }
-  // Bound values keep the catalogue's layout: the host or another partition may read them.
-  ChooseLayouts(is_bound);
+  ChooseLayouts(layout_fixed);
 
   data_.assign(values_.size(), nullptr);
   bytes_.resize(values_.size());

@@ -7,10 +7,9 @@
 // the host binds (the partition's inputs and outputs) and everything another kernel reads
 // stays row-major, the catalogue's layout (ChooseLayouts; Layout in kernel.h).
 //
-// Note: a Session binds every value a partition produces (its arena plans their memory),
-// and sy_partition does not say which of those outputs anything outside the partition
-// reads; so in a session nothing is channels-last yet. The unbound intermediates of a
-// partition built directly (the tests) are. See docs/cpu-kernels.md.
+// A Session binds every value a partition produces (its arena plans their memory); the
+// outputs it marks in sy_partition.outputs_internal (read by nothing outside the
+// partition) are free to take another layout, as unbound intermediates are.
 #pragma once
 
 #include <memory>

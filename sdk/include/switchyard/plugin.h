@@ -200,6 +200,13 @@ typedef struct sy_partition {
    * execute the buffer bound for that input holds the same bytes, so a plugin may also
    * ignore this. */
   const void* const* constant_data;
+  /* Appended after constant_data (read only when struct_size covers it, and may be NULL:
+   * then every output counts as read outside). num_outputs entries, one per entry of
+   * `outputs`: nonzero when nothing outside this partition reads that value (not a graph
+   * output, no other partition or copy reads it); the host binds it only because its
+   * memory plan covers every value. The plugin may store such a value in any layout of the
+   * same byte size. */
+  const uint8_t* outputs_internal;
 } sy_partition;
 
 /* The size of the first release's sy_partition: what a plugin must accept. */
@@ -324,7 +331,9 @@ SY_STATIC_ASSERT(sizeof(sy_attr) == 64, "sy_attr is frozen (no size field)");
 SY_STATIC_ASSERT(sizeof(sy_node) == 80, "sy_node v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_node, output_values) == 72, "sy_node layout is frozen");
 SY_STATIC_ASSERT(SY_PARTITION_V1_SIZE == 56, "sy_partition v1 layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_partition) == 64, "sy_partition layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_partition, outputs_internal) == 64,
+                 "sy_partition layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_partition) == 72, "sy_partition layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, release) == 8 + 8 * 18, "sy_plugin_api layout is frozen");
