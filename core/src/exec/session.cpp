@@ -181,6 +181,21 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
   // Steps: the copies before each partition, then the partition.
   uint64_t staging_bytes = 0;
   size_t next_copy = 0;
+  // Values read outside the partition that produces them (graph outputs, or read by a
+  // node of another partition), computed once for every partition's prepare below.
+  std::vector<size_t> partition_of(graph.nodes.size(), 0);
+  std::vector<int64_t> produced_in(graph.values.size(), -1);
+  for (size_t k = 0; k < plan.partitions.size(); ++k) {
+    for (size_t n : plan.partitions[k].nodes) partition_of[n] = k;
+    for (ValueId id : plan.partitions[k].produced) produced_in[id] = static_cast<int64_t>(k);
+  }
+  std::vector<bool> read_outside(graph.values.size(), false);
+  for (ValueId id : graph.outputs) read_outside[id] = true;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (ValueId id : graph.nodes[n].inputs) {
+      if (produced_in[id] != static_cast<int64_t>(partition_of[n])) read_outside[id] = true;
+    }
+  }
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
     const PlanPartition& part = plan.partitions[k];
     for (; next_copy < plan.copies.size() && plan.copies[next_copy].before_partition == k;
@@ -215,16 +230,8 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
     // all, so the plugin needs no memory of its own for intermediates.
-    // Which produced values nothing outside this partition reads (not graph outputs, no
-    // node of another partition): the plugin may keep those in a layout of its choice.
-    std::vector<bool> in_partition(graph.nodes.size(), false);
-    for (size_t n : part.nodes) in_partition[n] = true;
-    std::vector<bool> read_outside(graph.values.size(), false);
-    for (ValueId id : graph.outputs) read_outside[id] = true;
-    for (size_t n = 0; n < graph.nodes.size(); ++n) {
-      if (in_partition[n]) continue;
-      for (ValueId id : graph.nodes[n].inputs) read_outside[id] = true;
-    }
+    // Produced values nothing outside this partition reads: the plugin may keep those in
+    // a layout of its choice.
     std::vector<bool> internal;
     for (ValueId id : part.produced) internal.push_back(!read_outside[id]);
     PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced,
