@@ -55,7 +55,11 @@ const dnnl::engine& Engine() {
   return engine;
 }
 
-void UseThreads(int num_threads) { omp_set_num_threads(num_threads < 1 ? 1 : num_threads); }
+ScopedThreads::ScopedThreads(int num_threads) : previous_(omp_get_max_threads()) {
+  omp_set_num_threads(num_threads < 1 ? 1 : num_threads);
+}
+
+ScopedThreads::~ScopedThreads() { omp_set_num_threads(previous_); }
 
 std::string Description() {
   const dnnl_version_t* v = dnnl_version();

@@ -22,8 +22,22 @@ namespace sy::cpu::onednn {
 // The CPU engine, created on first use.
 const dnnl::engine& Engine();
 
-// Sets the thread count of the OpenMP team oneDNN's next primitive on this thread uses.
-void UseThreads(int num_threads);
+// Sets, for its lifetime, the thread count of the OpenMP team oneDNN uses on this thread,
+// and gives the thread back the count it had (the host's OMP_NUM_THREADS or its own
+// omp_set_num_threads) when it ends. Held around primitive creation as well as execution:
+// oneDNN sizes some primitives' teams (reorders among them) when they are created, so a
+// primitive created under the default count later wakes a team that large; its idle
+// threads then spin in libgomp between runs and double the CPU time of a one-thread run.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int num_threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int previous_;
+};
 
 // oneDNN's version and the instruction set its kernels are generated for
 // ("oneDNN 2.6.3, isa avx512_core_amx").

@@ -78,6 +78,7 @@ class OneDnnConv final : public PreparedKernel {
         has_residual_(ctx.inputs.size() > 3),
         guard_non_finite_(guard_non_finite),
         fallback_(FastKernels().Find(ctx.op)) {
+    const onednn::ScopedThreads threads(num_threads_);
     const dnnl::engine& eng = onednn::Engine();
     const Shape& sx = ctx.inputs[0].shape;
     const Shape& sw = ctx.inputs[1].shape;
@@ -131,7 +132,6 @@ class OneDnnConv final : public PreparedKernel {
     weights_constant_ = ctx.constant_inputs[1] != nullptr;
     if (weights_constant_) {
       w_user_.set_data_handle(const_cast<std::byte*>(ctx.constant_inputs[1]));
-      onednn::UseThreads(num_threads_);
       weights_reorder_.execute(stream_, w_user_, weights_);
       stream_.wait();
     }
@@ -193,7 +193,7 @@ class OneDnnConv final : public PreparedKernel {
       }
     }
     try {
-      onednn::UseThreads(num_threads_);
+      const onednn::ScopedThreads threads(num_threads_);
       if (!weights_constant_) {
         w_user_.set_data_handle(const_cast<std::byte*>(w));
         weights_reorder_.execute(stream_, w_user_, weights_);

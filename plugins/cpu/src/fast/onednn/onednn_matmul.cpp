@@ -65,6 +65,7 @@ class OneDnnMatMul final : public PreparedKernel {
   };
 
   explicit OneDnnMatMul(Setup setup) : s_(std::move(setup)) {
+    const onednn::ScopedThreads threads(s_.num_threads);
     const dnnl::engine& eng = onednn::Engine();
     memory::desc weights_any = s_.weights;
     if (s_.weights_constant) {
@@ -86,7 +87,6 @@ class OneDnnMatMul final : public PreparedKernel {
       // Reorder (prepack) the weights once; they are not read from the bound buffer again.
       memory plain(s_.weights, eng, const_cast<std::byte*>(s_.weights_bytes));
       weights_ = memory(pd.weights_desc(), eng);
-      onednn::UseThreads(s_.num_threads);
       dnnl::reorder(plain, weights_).execute(stream_, plain, weights_);
       stream_.wait();
     } else {
@@ -143,7 +143,7 @@ class OneDnnMatMul final : public PreparedKernel {
       if (!s_.weights_constant) weights_.set_data_handle(const_cast<std::byte*>(b));
       if (!s_.bias.is_zero()) bias_.set_data_handle(const_cast<std::byte*>(c));
       if (s_.residual_post_op >= 0) residual_.set_data_handle(const_cast<std::byte*>(r));
-      onednn::UseThreads(s_.num_threads);
+      const onednn::ScopedThreads threads(s_.num_threads);
       primitive_.execute(stream_, args_);
       stream_.wait();
     } catch (const dnnl::error& e) {

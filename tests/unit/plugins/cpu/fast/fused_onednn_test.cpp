@@ -18,6 +18,12 @@
 
 #include <gtest/gtest.h>
 
+#if SY_CPU_HAS_ONEDNN
+#include <omp.h>
+
+#include <filesystem>
+#endif
+
 #include "fast/fast_kernels.h"
 #include "kernel_test_util.h"
 #include "ref/ref_kernels.h"
@@ -417,6 +423,49 @@ TEST(FusedOneDnnTest, ConvNaNAndInfinitiesAsTheReference) {
     ExpectMatchesRef("fused_conv", inputs, attrs, 1e-4, {{false, true, false, false}});
   }
 }
+
+#if SY_CPU_HAS_ONEDNN
+int ThreadsOfThisProcess() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
+}
+
+// A one-thread context's oneDNN kernels never start a wider OpenMP team, whatever count the
+// host left on its thread: a team's idle threads spin between runs and double the CPU time
+// of a one-thread run. And the host's count is given back. (ctest runs each test in its own
+// process, so no earlier test has started OpenMP's threads.)
+TEST(FusedOneDnnTest, OneThreadKernelsStartNoOpenMpTeamAndKeepTheHostsCount) {
+  omp_set_num_threads(4);
+  const int threads_before = ThreadsOfThisProcess();
+  std::mt19937 rng(44);
+  Attrs conv_attrs = ActivationAttrs("relu");
+  conv_attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const std::vector<Tensor> conv_inputs = {Random(DType::kF32, {1, 16, 20, 20}, rng),
+                                           Random(DType::kF32, {32, 16, 3, 3}, rng),
+                                           Random(DType::kF32, {32}, rng)};
+  const std::vector<Tensor> matmul_inputs = {Random(DType::kF32, {64, 96}, rng),
+                                             Random(DType::kF32, {96, 80}, rng)};
+  for (int run = 0; run < 2; ++run) {
+    bool prepared = false;
+    Expected<std::vector<Tensor>> conv =
+        RunPrepared(FastKernels(), "fused_conv", conv_inputs, {false, true, true}, conv_attrs, 1,
+                    nullptr, &prepared);
+    ASSERT_TRUE(conv.ok()) << conv.status().ToString();
+    EXPECT_TRUE(prepared);
+    Expected<std::vector<Tensor>> matmul =
+        RunPrepared(FastKernels(), "fused_matmul", matmul_inputs, {false, true},
+                    ActivationAttrs("relu"), 1, nullptr, &prepared);
+    ASSERT_TRUE(matmul.ok()) << matmul.status().ToString();
+    EXPECT_TRUE(prepared);
+  }
+  EXPECT_EQ(ThreadsOfThisProcess(), threads_before) << "an OpenMP team was started";
+  EXPECT_EQ(omp_get_max_threads(), 4) << "the host's OpenMP thread count was not given back";
+}
+#endif
 
 }  // namespace
 }  // namespace sy::cpu::test
