@@ -301,6 +301,46 @@ TEST_P(CpuExecutableLayoutTest, OneDimensionalConvChain) {
   ExpectClose(p.Run(*fast, feeds), p.Run(*Ref(p), feeds), "1-D");
 }
 
+TEST_P(CpuExecutableLayoutTest, PoolsKeepAConvChainChannelsLast) {
+  // A ResNet stem and head: conv -> max_pool -> conv (residual) -> avg_pool -> conv ->
+  // global_avg_pool. The pools read and write channels-last, so every intermediate but the
+  // global pool's [N, C, 1, 1] result (a graph output) is stored that way; then a NaN in x
+  // sends the max_pool to its reference fallback through row-major copies.
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {2, 3, 16, 16});
+  const ValueId a = ConvNode(g, "fused_conv", {x, g.Const("wa", RandomF32({8, 3, 3, 3}, 0.5, 1))},
+                             {2, 8, 16, 16}, "a", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  Attrs max_attrs;
+  max_attrs.Set("kernel_shape", std::vector<int64_t>{3, 3});
+  max_attrs.Set("strides", std::vector<int64_t>{2, 2});
+  max_attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId m = ConvNode(g, "max_pool", {a}, {2, 8, 8, 8}, "m", max_attrs);
+  const ValueId b = ConvNode(
+      g, "fused_conv",
+      {m, g.Const("wb", RandomF32({8, 8, 3, 3}, 0.3, 2)), g.Const("bb", RandomF32({8}, 0.3, 3)), m},
+      {2, 8, 8, 8}, "b", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  Attrs avg_attrs;
+  avg_attrs.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  avg_attrs.Set("strides", std::vector<int64_t>{2, 2});
+  const ValueId v = ConvNode(g, "avg_pool", {b}, {2, 8, 4, 4}, "v", avg_attrs);
+  const ValueId c =
+      ConvNode(g, "conv", {v, g.Const("wc", RandomF32({16, 8, 1, 1}, 0.5, 4))}, {2, 16, 4, 4}, "c");
+  g.Output(ConvNode(g, "global_avg_pool", {c}, {2, 16, 1, 1}, "pooled"));
+  const Graph graph = g.Build();
+  const WholeGraphPartition p(graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  if (OneDnnRuns()) {
+    EXPECT_EQ(fast->prepared_step_count(), 6u);
+    std::vector<uint32_t> want = {p.Local(a), p.Local(m), p.Local(b), p.Local(v), p.Local(c)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fast->channels_last_values(), want);
+  }
+  Tensor input = RandomF32({2, 3, 16, 16}, 1.0, 9);
+  ExpectClose(p.Run(*fast, {{x, input}}), p.Run(*Ref(p), {{x, input}}), "finite x");
+  input.mutable_values<float>()[3 * 256 + 5 * 16 + 7] = std::nanf("");  // batch 1
+  ExpectClose(p.Run(*fast, {{x, input}}), p.Run(*Ref(p), {{x, input}}), "NaN in x");
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
                          [](const testing::TestParamInfo<int>& threads) {
                            return threads.param == 0 ? std::string("NoPool")

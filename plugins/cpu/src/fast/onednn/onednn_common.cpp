@@ -5,7 +5,9 @@
 
 #include <cstring>
 #include <limits>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "fast/fast_kernels.h"
 
@@ -131,6 +133,55 @@ bool AllFinite(const std::byte* data, int64_t count) {
     bad |= static_cast<uint32_t>((bits & kExp) == kExp);
   }
   return bad == 0;
+}
+
+void PermuteChannels(const std::byte* src, std::byte* dst, const Shape& shape,
+                     bool to_channels_last) {
+  const int64_t n = shape[0], c = shape[1];
+  const int64_t s = n * c == 0 ? 0 : ElementCount(shape) / (n * c);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < s; ++p) {
+        const int64_t row_major = (b * c + ch) * s + p, channels_last = (b * s + p) * c + ch;
+        const int64_t from = to_channels_last ? row_major : channels_last;
+        const int64_t to = to_channels_last ? channels_last : row_major;
+        std::memcpy(dst + to * 4, src + from * 4, 4);
+      }
+    }
+  }
+}
+
+Status RunOnRowMajorCopies(KernelFn fallback, const KernelContext& ctx,
+                           std::span<const bool> inputs_channels_last, bool output_channels_last) {
+  bool any = output_channels_last;
+  for (const bool channels_last : inputs_channels_last) any |= channels_last;
+  if (!any) return fallback(ctx);
+  try {
+    std::vector<ConstTensorView> inputs(ctx.inputs.begin(), ctx.inputs.end());
+    std::vector<TensorView> outputs(ctx.outputs.begin(), ctx.outputs.end());
+    std::vector<std::vector<float>> copies(inputs.size());
+    for (size_t i = 0; i < inputs.size() && i < inputs_channels_last.size(); ++i) {
+      if (!inputs_channels_last[i]) continue;
+      copies[i].resize(static_cast<size_t>(inputs[i].count()));
+      PermuteChannels(inputs[i].data, reinterpret_cast<std::byte*>(copies[i].data()),
+                      inputs[i].shape(), /*to_channels_last=*/false);
+      inputs[i].data = reinterpret_cast<const std::byte*>(copies[i].data());
+    }
+    std::vector<float> y;
+    if (output_channels_last) {
+      y.resize(static_cast<size_t>(outputs[0].count()));
+      outputs[0].data = reinterpret_cast<std::byte*>(y.data());
+    }
+    const Status status = fallback({ctx.op, inputs, outputs, ctx.attrs, ctx.pool});
+    if (status.ok() && output_channels_last) {
+      PermuteChannels(outputs[0].data, ctx.outputs[0].data, outputs[0].shape(),
+                      /*to_channels_last=*/true);
+    }
+    return status;
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted(std::string(ctx.op) +
+                             ": out of memory for the row-major copies of its operands");
+  }
 }
 
 bool IsJit(const dnnl::primitive_desc_base& pd) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <dnnl.hpp>
+#include <span>
 #include <string>
 
 #include "kernel.h"
@@ -61,6 +62,21 @@ bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_
 
 // True when none of the `count` f32 values at `data` is NaN or infinite.
 bool AllFinite(const std::byte* data, int64_t count);
+
+// The f32 tensor of `shape` [N, C, spatial...] at `src` copied into `dst`, from row-major
+// (NCHW) to channels-last (NHWC) or back. Only fallback paths use it; the primitives' own
+// reorders are oneDNN's.
+void PermuteChannels(const std::byte* src, std::byte* dst, const Shape& shape,
+                     bool to_channels_last);
+
+// Runs `fallback` (a plain kernel of the table, which reads and writes row-major tensors)
+// for a prepared kernel whose inputs marked in `inputs_channels_last` and whose output 0
+// (when `output_channels_last`) the executable stores channels-last: those go through
+// row-major copies made for this call. For the rare runs a prepared kernel hands back (an
+// operand not aligned for f32, a value its primitive would treat differently from the
+// reference).
+Status RunOnRowMajorCopies(KernelFn fallback, const KernelContext& ctx,
+                           std::span<const bool> inputs_channels_last, bool output_channels_last);
 
 // True when `pd` chose a JIT-compiled implementation: oneDNN falls back to its scalar
 // reference one ("ref:any") for argument shapes or post-ops its fast kernels lack; the

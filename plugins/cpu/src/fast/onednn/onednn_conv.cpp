@@ -50,25 +50,6 @@ memory::format_tag ChannelsLast(size_t rank) {
                      : memory::format_tag::ndhwc;
 }
 
-// Copies the f32 tensor of `shape` [N, C, spatial...] at `src` into `dst`, from row-major
-// (NCHW) to channels-last (NHWC) or back. Only the fallback path uses it; the primitive's
-// own reorders are oneDNN's.
-void PermuteChannels(const std::byte* src, std::byte* dst, const Shape& shape,
-                     bool to_channels_last) {
-  const int64_t n = shape[0], c = shape[1];
-  const int64_t s = n * c == 0 ? 0 : ElementCount(shape) / (n * c);
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t ch = 0; ch < c; ++ch) {
-      for (int64_t p = 0; p < s; ++p) {
-        const int64_t row_major = (b * c + ch) * s + p, channels_last = (b * s + p) * c + ch;
-        const int64_t from = to_channels_last ? row_major : channels_last;
-        const int64_t to = to_channels_last ? channels_last : row_major;
-        std::memcpy(dst + to * 4, src + from * 4, 4);
-      }
-    }
-  }
-}
-
 class OneDnnConv final : public PreparedKernel {
  public:
   // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
@@ -232,35 +213,9 @@ class OneDnnConv final : public PreparedKernel {
   // Rare (an operand not aligned for f32, or a value the activation's post-op would treat
   // differently), so the copies are made per call.
   Status RunFallback(const KernelContext& ctx) {
-    if (!x_channels_last_ && !residual_channels_last_ && !y_channels_last_) {
-      return fallback_(ctx);
-    }
-    try {
-      std::vector<ConstTensorView> inputs(ctx.inputs.begin(), ctx.inputs.end());
-      std::vector<TensorView> outputs(ctx.outputs.begin(), ctx.outputs.end());
-      std::vector<float> x, r, y;
-      auto row_major_copy = [](ConstTensorView& view, std::vector<float>& copy) {
-        copy.resize(static_cast<size_t>(view.count()));
-        PermuteChannels(view.data, reinterpret_cast<std::byte*>(copy.data()), view.shape(),
-                        /*to_channels_last=*/false);
-        view.data = reinterpret_cast<const std::byte*>(copy.data());
-      };
-      if (x_channels_last_) row_major_copy(inputs[0], x);
-      if (residual_channels_last_) row_major_copy(inputs[3], r);
-      if (y_channels_last_) {
-        y.resize(static_cast<size_t>(outputs[0].count()));
-        outputs[0].data = reinterpret_cast<std::byte*>(y.data());
-      }
-      const Status status = fallback_({ctx.op, inputs, outputs, ctx.attrs, ctx.pool});
-      if (status.ok() && y_channels_last_) {
-        PermuteChannels(outputs[0].data, ctx.outputs[0].data, outputs[0].shape(),
-                        /*to_channels_last=*/true);
-      }
-      return status;
-    } catch (const std::bad_alloc&) {
-      return ResourceExhausted(std::string(ctx.op) +
-                               ": out of memory for the row-major copies of its operands");
-    }
+    const bool inputs_channels_last[4] = {x_channels_last_, false, false, residual_channels_last_};
+    return onednn::RunOnRowMajorCopies(
+        fallback_, ctx, std::span(inputs_channels_last, ctx.inputs.size()), y_channels_last_);
   }
 
   int num_threads_;

@@ -7,6 +7,7 @@ namespace sy::cpu {
 
 void AttachOneDnnMatmulKernels(KernelTable& table);  // onednn_matmul.cpp
 void AttachOneDnnConvKernels(KernelTable& table);    // onednn_conv.cpp
+void AttachOneDnnPoolKernels(KernelTable& table);    // onednn_pool.cpp
 
 void AttachOneDnnKernels(KernelTable& table) {
   // The fused ops have no tuned plain kernel: their entries run the reference kernel for
@@ -16,6 +17,7 @@ void AttachOneDnnKernels(KernelTable& table) {
   table.Add("fused_conv", FusedConvRef);
   AttachOneDnnMatmulKernels(table);
   AttachOneDnnConvKernels(table);
+  AttachOneDnnPoolKernels(table);
 }
 
 std::string OneDnnDescription() { return onednn::Selected() ? onednn::Description() : ""; }
