@@ -1,6 +1,9 @@
 #include "thread_pool.h"
 
 #include <sched.h>
+#if defined(_OPENMP)
+#include <dlfcn.h>
+#endif
 
 #include <algorithm>
 #include <system_error>
@@ -20,6 +23,13 @@ int DefaultThreadCount() {
 
 ThreadPool::ThreadPool(int num_threads) {
   const int workers = std::clamp(num_threads, 1, kMaxThreads) - 1;
+#if defined(_OPENMP)
+  // OpenMP's team threads stay parked inside libgomp after a loop, so libgomp must stay
+  // mapped if the host unloads this plugin (as the oneDNN kernels also arrange).
+  dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  threads_ = workers + 1;
+  return;
+#endif
   workers_.reserve(static_cast<size_t>(workers));  // so that emplace_back never reallocates
   for (int i = 0; i < workers; ++i) {
     try {
@@ -28,6 +38,7 @@ ThreadPool::ThreadPool(int num_threads) {
       break;  // out of threads: run with the workers started so far
     }
   }
+  threads_ = static_cast<int>(workers_.size()) + 1;
 }
 
 ThreadPool::~ThreadPool() {
@@ -50,6 +61,15 @@ void ThreadPool::Run(int64_t n, int64_t min_grain, Invoke invoke, void* fn) {
   int64_t num_chunks = std::min<int64_t>(n / min_grain, int64_t{4} * num_threads());
   const int64_t chunk = (n + num_chunks - 1) / num_chunks;  // >= min_grain
   num_chunks = (n + chunk - 1) / chunk;
+#if defined(_OPENMP)
+  // The team claims chunks as the workers do below; the region's end is the barrier, and
+  // its writes happen-before the return.
+  next_chunk_.store(0, std::memory_order_relaxed);
+#pragma omp parallel num_threads(threads_)
+  RunChunks(invoke, fn, n, chunk, num_chunks);
+  busy_.store(false, std::memory_order_release);
+  return;
+#endif
   {
     std::lock_guard<std::mutex> lock(mu_);
     invoke_ = invoke;

@@ -13,6 +13,16 @@
 // never depend on which thread ran which chunk, provided the loop body writes disjoint
 // outputs per index, as every kernel does.
 //
+// Whose threads: where the plugin is built with OpenMP (it is whenever it runs oneDNN,
+// whose Debian build threads with OpenMP), a loop runs on the calling thread's OpenMP team
+// (`#pragma omp parallel`), the same threads oneDNN's primitives run on, and the pool
+// starts no threads of its own. Two sets of threads on the same cores fought: after each
+// primitive oneDNN's idle team thread spins for a while in libgomp, and a worker of our
+// own woken then waited for a core behind it. On one team the spinning thread takes the
+// next loop at once (ViT-S at 2 threads: 56 ms against 67; docs/cpu-kernels.md). Without
+// OpenMP the pool starts num_threads - 1 std::thread workers that sleep on a condition
+// variable between loops. The chunking, and so every result, is the same either way.
+//
 // Loop bodies must not throw (they are invoked through a noexcept trampoline: an
 // exception terminates the process); kernels check their inputs and report errors on the
 // calling thread before splitting any work.
@@ -31,9 +41,9 @@ namespace sy::cpu {
 
 class ThreadPool {
  public:
-  // `num_threads` >= 1 counts the calling thread, so the pool starts num_threads - 1
-  // workers (capped at kMaxThreads). If the system refuses to start a worker the pool
-  // keeps the ones it has; num_threads() says how many threads loops really use.
+  // `num_threads` >= 1 counts the calling thread (capped at kMaxThreads). Without OpenMP
+  // the pool starts num_threads - 1 workers; if the system refuses to start one it keeps
+  // the ones it has. num_threads() says how many threads loops really use.
   explicit ThreadPool(int num_threads);
   ~ThreadPool();  // wakes and joins every worker; no loop may be running
 
@@ -42,8 +52,8 @@ class ThreadPool {
 
   static constexpr int kMaxThreads = 256;
 
-  // The threads a loop can use: the workers plus the caller.
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // The threads a loop can use, the caller included.
+  int num_threads() const { return threads_; }
 
   // Calls fn(begin, end) over contiguous chunks that cover [0, n) exactly once, on the
   // workers and the calling thread, and returns when every chunk is done. Every chunk but
@@ -54,7 +64,7 @@ class ThreadPool {
   void ParallelFor(int64_t n, int64_t min_grain, Fn&& fn) {
     if (n <= 0) return;
     if (min_grain < 1) min_grain = 1;
-    if (workers_.empty() || n / min_grain < 2) {
+    if (threads_ == 1 || n / min_grain < 2) {
       fn(int64_t{0}, n);
       return;
     }
@@ -73,7 +83,8 @@ class ThreadPool {
   void RunChunks(Invoke invoke, void* fn, int64_t n, int64_t chunk, int64_t num_chunks);
   void WorkerLoop();
 
-  std::vector<std::thread> workers_;
+  int threads_ = 1;                   // the caller plus the workers (or team threads)
+  std::vector<std::thread> workers_;  // without OpenMP only
 
   // Taken (with a compare-exchange, never blocking) by the caller that owns the workers
   // for one ParallelFor; a std::mutex would make a nested try_lock undefined behaviour.
