@@ -145,7 +145,7 @@ bool UseBlas() {
 // Eight partial results, combined at the end: a plain running max or sum is a loop-carried
 // dependence the compiler may not reorder (no -ffast-math), eight independent ones it
 // vectorises.
-float RowMax(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES float RowMax(const float* x, int64_t n) {
   float part[8];
   for (float& p : part) p = -kInf;
   int64_t j = 0;
@@ -159,7 +159,7 @@ float RowMax(const float* x, int64_t n) {
 }
 
 // x[j] = e^(x[j] - m) in place (x[j] <= m, or -inf); returns their sum.
-float ExpAndSum(float* x, int64_t n, float m) {
+SY_CPU_ISA_CLONES float ExpAndSum(float* x, int64_t n, float m) {
   float part[8] = {};
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
@@ -178,7 +178,7 @@ float ExpAndSum(float* x, int64_t n, float m) {
 // The largest magnitude in x as the bit pattern of its absolute value (with the sign
 // cleared, a float's pattern orders as its magnitude does, infinities and NaN above every
 // finite one). An integer maximum vectorises where a float one (NaN semantics) does not.
-uint32_t MaxAbsBits(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES uint32_t MaxAbsBits(const float* x, int64_t n) {
   uint32_t part[8] = {};
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {

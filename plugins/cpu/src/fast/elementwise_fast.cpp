@@ -27,7 +27,8 @@ bool IsSuffixOf(const Shape& in, const Shape& out) {
 // z[i] = op(x[i], y[i % m]) (kRepeatB) or op(x[i % m], y[i]) (!kRepeatB) over [begin,
 // end), in runs that stay inside one repetition so that the inner loop vectorises.
 template <typename Op, bool kRepeatB>
-void RepeatLoop(const float* x, const float* y, float* z, int64_t m, int64_t begin, int64_t end) {
+SY_CPU_ISA_CLONES void RepeatLoop(const float* x, const float* y, float* z, int64_t m,
+                                  int64_t begin, int64_t end) {
   for (int64_t i = begin; i < end;) {
     const int64_t j = i % m;
     const int64_t len = std::min(m - j, end - i);
@@ -37,6 +38,14 @@ void RepeatLoop(const float* x, const float* y, float* z, int64_t m, int64_t beg
     for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
     i += len;
   }
+}
+
+// z[i] = op(x[i], y[i]) over [begin, end); kScalarX / kScalarY: x[0] / y[0] for every i.
+template <typename Op, bool kScalarX, bool kScalarY>
+SY_CPU_ISA_CLONES void BinaryLoop(const float* x, const float* y, float* z, int64_t begin,
+                                  int64_t end) {
+  const float sx = kScalarX ? x[0] : 0.0f, sy = kScalarY ? y[0] : 0.0f;
+  for (int64_t i = begin; i < end; ++i) z[i] = Op()(kScalarX ? sx : x[i], kScalarY ? sy : y[i]);
 }
 
 template <typename Op>
@@ -57,17 +66,15 @@ Status Binary(const KernelContext& ctx) {
   if (n == 0) return Status::Ok();
   if (na == n && nb == n) {
     ParallelFor(ctx.pool, n, kGrain, [x, y, z](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) z[i] = Op()(x[i], y[i]);
+      BinaryLoop<Op, false, false>(x, y, z, begin, end);
     });
   } else if (na == n && nb == 1) {
-    const float s = y[0];
-    ParallelFor(ctx.pool, n, kGrain, [x, s, z](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) z[i] = Op()(x[i], s);
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z](int64_t begin, int64_t end) {
+      BinaryLoop<Op, false, true>(x, y, z, begin, end);
     });
   } else if (nb == n && na == 1) {
-    const float s = x[0];
-    ParallelFor(ctx.pool, n, kGrain, [s, y, z](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) z[i] = Op()(s, y[i]);
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z](int64_t begin, int64_t end) {
+      BinaryLoop<Op, true, false>(x, y, z, begin, end);
     });
   } else if (na == n && IsSuffixOf(b.shape(), out.shape())) {
     ParallelFor(ctx.pool, n, kGrain, [x, y, z, nb](int64_t begin, int64_t end) {

@@ -36,7 +36,7 @@ int64_t Axis(const KernelContext& ctx, int64_t rank) {
 // ---- softmax, log_softmax --------------------------------------------------------------
 
 // The largest non-NaN value of a row (NaN is left to propagate through exp and the sum).
-float MaxIgnoringNaN(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES float MaxIgnoringNaN(const float* x, int64_t n) {
   constexpr int kLanes = 8;
   float m[kLanes];
   std::fill(m, m + kLanes, -std::numeric_limits<float>::infinity());
@@ -50,7 +50,7 @@ float MaxIgnoringNaN(const float* x, int64_t n) {
 
 // One contiguous row (the softmax axis is the last, or every later dim has size 1).
 template <bool kLog>
-void SoftmaxRow(const float* x, float* y, int64_t n) {
+SY_CPU_ISA_CLONES void SoftmaxRow(const float* x, float* y, int64_t n) {
   const float m = MaxIgnoringNaN(x, n);
   for (int64_t i = 0; i < n; ++i) y[i] = fast::Exp(x[i] - m);
   double acc[4] = {0, 0, 0, 0};
@@ -73,7 +73,8 @@ void SoftmaxRow(const float* x, float* y, int64_t n) {
 // inner loops run along contiguous columns, so they vectorise like the row case.
 constexpr int64_t kTile = 64;
 template <bool kLog>
-void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner, int64_t c0, int64_t w) {
+SY_CPU_ISA_CLONES void SoftmaxColumns(const float* x, float* y, int64_t n, int64_t inner,
+                                      int64_t c0, int64_t w) {
   float m[kTile];
   double sum[kTile];
   std::fill(m, m + w, -std::numeric_limits<float>::infinity());
@@ -142,7 +143,7 @@ Status Softmax(const KernelContext& ctx) {
 // ---- layer_norm, rms_norm ------------------------------------------------------------
 
 // The mean of a row, summed in double over four interleaved partial sums (vectorisable).
-double RowMean(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES double RowMean(const float* x, int64_t n) {
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -154,8 +155,9 @@ double RowMean(const float* x, int64_t n) {
 
 // y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over one row, given its
 // mean (0 for rms_norm). y may be x itself (add_layer_norm normalises its sum in place).
-void NormalizeRow(const float* x, float* y, int64_t n, double mean, const float* scale,
-                  bool scale_scalar, const float* bias, bool bias_scalar, double eps) {
+SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double mean,
+                                    const float* scale, bool scale_scalar, const float* bias,
+                                    bool bias_scalar, double eps) {
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -244,7 +246,7 @@ Addend AddendOf(const Shape& a, const Shape& b, int64_t axis) {
 // s = a + b over one row (b[0] for every element when kScalarB), rounded to f32 as the
 // add op would, and the mean of s in double; one pass over memory. s may be the y row.
 template <bool kScalarB>
-double AddRow(const float* a, const float* b, float* s, int64_t n) {
+SY_CPU_ISA_CLONES double AddRow(const float* a, const float* b, float* s, int64_t n) {
   const float b0 = b[0];
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;

@@ -33,7 +33,7 @@ int64_t TrailingReducedDims(const ConstTensorView& x, const Attrs& attrs) {
   return k;
 }
 
-double RowSum(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES double RowSum(const float* x, int64_t n) {
   // Four independent accumulators: the loop is not one serial dependency chain.
   double acc[4] = {0, 0, 0, 0};
   int64_t i = 0;
@@ -44,7 +44,7 @@ double RowSum(const float* x, int64_t n) {
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-float RowMax(const float* x, int64_t n) {
+SY_CPU_ISA_CLONES float RowMax(const float* x, int64_t n) {
   constexpr int kLanes = 8;
   float m[kLanes];
   bool nan[kLanes];

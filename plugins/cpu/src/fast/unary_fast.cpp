@@ -21,6 +21,12 @@ namespace {
 
 Status Reference(const KernelContext& ctx) { return RefKernels().Find(ctx.op)(ctx); }
 
+// y[i] = f(x[i]) over [begin, end): the f32 loop, cloned per instruction set.
+template <typename F>
+SY_CPU_ISA_CLONES void ApplyF32(const float* x, float* y, int64_t begin, int64_t end, F f) {
+  for (int64_t i = begin; i < end; ++i) y[i] = f(x[i]);
+}
+
 // Applies `f` elementwise. `grain` is the ParallelFor chunk (fast::kCheapGrain or
 // fast::kCostlyGrain by the cost of f).
 template <typename F>
@@ -33,9 +39,8 @@ Status Unary(const KernelContext& ctx, F f, int64_t grain) {
   if (dt == DType::kF32 && fast::IsF32Aligned(x.data) && fast::IsF32Aligned(y.data)) {
     const float* in = reinterpret_cast<const float*>(x.data);
     float* out = reinterpret_cast<float*>(y.data);
-    ParallelFor(ctx.pool, n, grain, [in, out, f](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
-    });
+    ParallelFor(ctx.pool, n, grain,
+                [in, out, f](int64_t begin, int64_t end) { ApplyF32(in, out, begin, end, f); });
     return Status::Ok();
   }
   if (dt == DType::kF16 || dt == DType::kBF16) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fast/fast_kernels.h"
+#include "fast/vec_math.h"
 
 namespace sy::cpu::onednn {
 namespace {
@@ -122,7 +123,7 @@ bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_
   return true;
 }
 
-bool AllFinite(const std::byte* data, int64_t count) {
+SY_CPU_ISA_CLONES bool AllFinite(const std::byte* data, int64_t count) {
   // An exponent of all ones is NaN or infinity. Branch-free OR over the bits so that the
   // loop vectorises; the guard costs one read of the operands (well under the product's).
   constexpr uint32_t kExp = 0x7f800000u;
