@@ -61,7 +61,8 @@ class CpuContext : public sy_context {
     const std::string blas = BlasDescription();
     details_fast_ = (onednn.empty() ? "matmul/gemm/conv f32: " + blas
                                     : "matmul/gemm/conv f32: " + onednn + "; f64: " + blas) +
-                    "; elementwise, reductions, norms: vectorised C++, " + threads;
+                    "; elementwise, reductions, norms, attention: vectorised C++ (" +
+                    VectorIsaName() + "), " + threads;
     details_ref_ = "reference kernels (double accumulation), 1 thread";
   }
 

@@ -25,4 +25,13 @@ const KernelTable& FastKernels() {
   return table;
 }
 
+std::string VectorIsaName() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "avx512f";
+  if (__builtin_cpu_supports("avx2")) return "avx2";
+#endif
+  return "baseline";
+}
+
 }  // namespace sy::cpu

@@ -45,6 +45,10 @@ void AttachOneDnnKernels(KernelTable& table);
 // else "".
 std::string OneDnnDescription();
 
+// The instruction set the fast kernels' cloned loops run on here (SY_CPU_ISA_CLONES in
+// fast/vec_math.h): "avx512f", "avx2" or "baseline" (the same test GCC's resolver makes).
+std::string VectorIsaName();
+
 // OpenBLAS's build and the kernel it chose for this CPU ("OpenBLAS 0.3.21, core
 // SkylakeX").
 std::string BlasDescription();
