@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -11,6 +12,7 @@
 
 #include "fast/fast_kernels.h"
 #include "fast/vec_math.h"
+#include "thread_pool.h"
 
 namespace sy::cpu::onednn {
 namespace {
@@ -183,6 +185,16 @@ Status RunOnRowMajorCopies(KernelFn fallback, const KernelContext& ctx,
     return ResourceExhausted(std::string(ctx.op) +
                              ": out of memory for the row-major copies of its operands");
   }
+}
+
+bool AllFinite(ThreadPool* pool, const std::byte* data, int64_t count) {
+  std::atomic<bool> finite{true};
+  ParallelFor(pool, count, fast::kCheapGrain * 4, [data, &finite](int64_t begin, int64_t end) {
+    if (finite.load(std::memory_order_relaxed) && !AllFinite(data + begin * 4, end - begin)) {
+      finite.store(false, std::memory_order_relaxed);
+    }
+  });
+  return finite.load(std::memory_order_relaxed);
 }
 
 bool IsJit(const dnnl::primitive_desc_base& pd) {

@@ -62,6 +62,9 @@ bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_
 
 // True when none of the `count` f32 values at `data` is NaN or infinite.
 bool AllFinite(const std::byte* data, int64_t count);
+// The same, the scan split over `pool` (nullptr: the calling thread) for the guards run on
+// every call, which read the whole operand.
+bool AllFinite(ThreadPool* pool, const std::byte* data, int64_t count);
 
 // The f32 tensor of `shape` [N, C, spatial...] at `src` copied into `dst`, from row-major
 // (NCHW) to channels-last (NHWC) or back. Only fallback paths use it; the primitives' own

@@ -168,7 +168,7 @@ class OneDnnConv final : public PreparedKernel {
       // Layout does not matter to this scan.
       for (size_t i = 0; i < ctx.inputs.size(); ++i) {
         if (i == 1 && weights_constant_) continue;  // checked at prepare
-        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) {
+        if (!onednn::AllFinite(ctx.pool, ctx.inputs[i].data, ctx.inputs[i].count())) {
           return RunFallback(ctx);
         }
       }

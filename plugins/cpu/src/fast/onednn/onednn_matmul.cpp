@@ -126,7 +126,9 @@ class OneDnnMatMul final : public PreparedKernel {
     if (s_.guard_non_finite) {
       for (size_t i = 0; i < ctx.inputs.size(); ++i) {
         if (i == 1 && s_.weights_constant) continue;  // checked at prepare
-        if (!onednn::AllFinite(ctx.inputs[i].data, ctx.inputs[i].count())) return s_.fallback(ctx);
+        if (!onednn::AllFinite(ctx.pool, ctx.inputs[i].data, ctx.inputs[i].count())) {
+          return s_.fallback(ctx);
+        }
       }
     }
     if (s_.bias_post_op >= 0 && !s_.bias_constant) ExpandBias(c);

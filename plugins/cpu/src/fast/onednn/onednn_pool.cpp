@@ -139,7 +139,7 @@ class OneDnnPool final : public PreparedKernel {
     const std::byte* x = ctx.inputs[0].data;
     std::byte* y = ctx.outputs[0].data;
     if (scratch_missing_ || !fast::IsF32Aligned(x) || !fast::IsF32Aligned(y) ||
-        (guard_non_finite_ && !onednn::AllFinite(x, ctx.inputs[0].count()))) {
+        (guard_non_finite_ && !onednn::AllFinite(ctx.pool, x, ctx.inputs[0].count()))) {
       return RunFallback(ctx);
     }
     try {
