@@ -226,21 +226,29 @@ Status AxisNorm(const KernelContext& ctx) {
 
 // ---- add_layer_norm ------------------------------------------------------------------
 
-// How b reaches a's elements in the cases taken here: b has a's shape; b is one row that
-// every row adds (its shape is the normalised dims, with leading 1s at most); b is a
-// single element. Any other broadcast goes to the reference.
-enum class Addend { kFull, kRow, kScalar, kOther };
+// How b reaches a's elements in the cases taken here: b is a single element; or b's shape
+// (right-aligned to a's) equals a's from some dim k <= axis on and is 1 before it, so that
+// row r of a (rows being the normalised slices) adds row r % period of b, period = the
+// product of a's dims [k, axis): b has a's shape (period = every row), one row that every
+// row adds (period 1), or a block of rows that repeats (BERT's position embeddings
+// [1, S, H] added to [B, S, H]). Any other broadcast goes to the reference.
+struct Addend {
+  enum Kind { kRows, kScalar, kOther } kind = kOther;
+  int64_t period = 1;
+};
 
 Addend AddendOf(const Shape& a, const Shape& b, int64_t axis) {
-  if (b == a) return Addend::kFull;
-  if (ElementCount(b) == 1) return Addend::kScalar;
-  if (b.size() > a.size()) return Addend::kOther;  // never after validation
+  if (ElementCount(b) == 1) return {Addend::kScalar};
+  if (b.size() > a.size()) return {};  // never after validation
   const size_t lead = a.size() - b.size();
-  for (size_t d = 0; d < a.size(); ++d) {
-    const int64_t bd = d < lead ? 1 : b[d - lead];
-    if (static_cast<int64_t>(d) < axis ? bd != 1 : bd != a[d]) return Addend::kOther;
+  auto b_dim = [&](size_t d) { return d < lead ? int64_t{1} : b[d - lead]; };
+  size_t k = a.size();  // the first dim from which b matches a to the end
+  while (k > 0 && b_dim(k - 1) == a[k - 1]) --k;
+  if (static_cast<int64_t>(k) > axis) return {};  // b broadcasts inside the normalised dims
+  for (size_t d = 0; d < k; ++d) {
+    if (b_dim(d) != 1) return {};
   }
-  return Addend::kRow;
+  return {Addend::kRows, Product(a, static_cast<int64_t>(k), axis)};
 }
 
 // s = a + b over one row (b[0] for every element when kScalarB), rounded to f32 as the
@@ -284,7 +292,7 @@ Status AddLayerNorm(const KernelContext& ctx) {
   auto fits = [n](const ConstTensorView* p) {
     return p == nullptr || ((p->count() == n || p->count() == 1) && fast::IsF32Aligned(p->data));
   };
-  if (n == 0 || addend == Addend::kOther || !fits(&scale) || !fits(bias) ||
+  if (n == 0 || addend.kind == Addend::kOther || !fits(&scale) || !fits(bias) ||
       !fast::IsF32Aligned(a.data) || !fast::IsF32Aligned(b.data) || !fast::IsF32Aligned(y.data) ||
       (sum != nullptr && !fast::IsF32Aligned(sum->data))) {
     return AddLayerNormRef(ctx);
@@ -298,18 +306,18 @@ Status AddLayerNorm(const KernelContext& ctx) {
   const float* bb = bias != nullptr ? reinterpret_cast<const float*>(bias->data) : nullptr;
   const bool bb_scalar = bias != nullptr && bias->count() == 1;
   const double eps = ctx.attrs.GetFloat("epsilon", 1e-5);
-  ParallelFor(ctx.pool, outer, fast::RowGrain(fast::kCheapGrain, n),
-              [=](int64_t begin, int64_t end) {
-                for (int64_t r = begin; r < end; ++r) {
-                  const float* ar = in_a + r * n;
-                  const float* br = addend == Addend::kFull ? in_b + r * n : in_b;
-                  float* yr = out_y + r * n;
-                  float* sr = out_sum != nullptr ? out_sum + r * n : yr;
-                  const double mean = addend == Addend::kScalar ? AddRow<true>(ar, br, sr, n)
-                                                                : AddRow<false>(ar, br, sr, n);
-                  NormalizeRow(sr, yr, n, mean, s, s_scalar, bb, bb_scalar, eps);
-                }
-              });
+  ParallelFor(
+      ctx.pool, outer, fast::RowGrain(fast::kCheapGrain, n), [=](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const float* ar = in_a + r * n;
+          const float* br = addend.kind == Addend::kRows ? in_b + (r % addend.period) * n : in_b;
+          float* yr = out_y + r * n;
+          float* sr = out_sum != nullptr ? out_sum + r * n : yr;
+          const double mean = addend.kind == Addend::kScalar ? AddRow<true>(ar, br, sr, n)
+                                                             : AddRow<false>(ar, br, sr, n);
+          NormalizeRow(sr, yr, n, mean, s, s_scalar, bb, bb_scalar, eps);
+        }
+      });
   return Status::Ok();
 }
 

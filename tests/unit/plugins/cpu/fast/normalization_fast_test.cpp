@@ -131,13 +131,23 @@ TEST(NormalizationFast, AddLayerNorm) {
     Shape a, b, scale;
     int64_t axis;
   };
-  // b of a's shape, of the normalised dims (with and without leading 1s), one element.
+  // b of a's shape, of the normalised dims (with and without leading 1s), one element,
+  // a repeating block of rows.
   const Shapes cases[] = {
-      {{3, 5}, {3, 5}, {5}, -1},          {{4096, 7}, {7}, {7}, -1},
-      {{9, 4099}, {9, 4099}, {4099}, -1}, {{2, 6, 33}, {1, 6, 33}, {6, 33}, 1},
-      {{2, 6, 33}, {}, {1}, 1},           {{300, 128}, {1, 128}, {128}, -1},
-      {{5, 3, 4}, {5, 3, 4}, {3, 4}, -2}, {{8, 1000}, {8, 1000}, {1000}, 0},
+      {{3, 5}, {3, 5}, {5}, -1},
+      {{4096, 7}, {7}, {7}, -1},
+      {{9, 4099}, {9, 4099}, {4099}, -1},
+      {{2, 6, 33}, {1, 6, 33}, {6, 33}, 1},
+      {{2, 6, 33}, {}, {1}, 1},
+      {{300, 128}, {1, 128}, {128}, -1},
+      {{5, 3, 4}, {5, 3, 4}, {3, 4}, -2},
+      {{8, 1000}, {8, 1000}, {1000}, 0},
       {{64, 768}, {768}, {768}, -1},
+      // b a block of rows that repeats: BERT's position embeddings [1, S, H] added to
+      // [B, S, H] (period S), and periods of 20 and 5 rows in a 4-D a.
+      {{8, 64, 48}, {1, 64, 48}, {48}, -1},
+      {{2, 4, 5, 6}, {4, 5, 6}, {6}, -1},
+      {{2, 4, 5, 6}, {1, 1, 5, 6}, {6}, -1},
   };
   uint32_t seed = 30;
   for (const Shapes& c : cases) {
