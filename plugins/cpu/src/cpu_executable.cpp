@@ -1,6 +1,8 @@
 #include "cpu_executable.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -109,11 +111,14 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, Th
       step.prepared = entry->prepare({step.op, in_types, out_types, step.attrs, in_constants,
                                       pool_ != nullptr ? pool_->num_threads() : 1});
     }
+    step.input_bounds.assign(step.inputs.size(), std::numeric_limits<double>::infinity());
+    step.output_bounds.assign(step.outputs.size(), std::numeric_limits<double>::infinity());
     steps_.push_back(std::move(step));
   }
   ChooseLayouts(layout_fixed);
 
   data_.assign(values_.size(), nullptr);
+  bounds_.assign(values_.size(), std::numeric_limits<double>::infinity());
   bytes_.resize(values_.size());
   for (size_t v = 0; v < values_.size(); ++v) {
     bytes_[v] = static_cast<uint64_t>(ElementCount(values_[v].shape)) * DTypeSize(values_[v].dtype);
@@ -188,14 +193,25 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
     }
     data_[v] = static_cast<std::byte*>(host);
   }
+  // Nothing is known of the inputs' magnitudes; each step's kernel may bound its outputs.
+  constexpr double kUnknown = std::numeric_limits<double>::infinity();
+  std::fill(bounds_.begin(), bounds_.end(), kUnknown);
   for (Step& step : steps_) {
-    for (size_t i = 0; i < step.inputs.size(); ++i)
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
       step.input_views[i].data = data_[step.inputs[i]];
-    for (size_t i = 0; i < step.outputs.size(); ++i)
+      step.input_bounds[i] = bounds_[step.inputs[i]];
+    }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
       step.output_views[i].data = data_[step.outputs[i]];
-    const KernelContext ctx{step.op, step.input_views, step.output_views, step.attrs, pool_};
+      step.output_bounds[i] = kUnknown;
+    }
+    const KernelContext ctx{step.op, step.input_views,  step.output_views, step.attrs,
+                            pool_,   step.input_bounds, step.output_bounds};
     const Status status = step.prepared ? step.prepared->Run(ctx) : step.kernel(ctx);
     if (!status.ok()) Fail(KernelErrorCode(status.code()), status.message());
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      bounds_[step.outputs[i]] = step.output_bounds[i];
+    }
   }
 }
 

@@ -48,6 +48,8 @@ class CpuExecutable : public sy_executable {
     // dispatching a node allocates nothing.
     std::vector<ConstTensorView> input_views;
     std::vector<TensorView> output_views;
+    // This run's magnitude bounds of the inputs and outputs (KernelContext::input_bounds).
+    std::vector<double> input_bounds, output_bounds;
   };
 
   ThreadPool* pool_;  // passed to every kernel
@@ -67,6 +69,7 @@ class CpuExecutable : public sy_executable {
   std::vector<std::byte*> data_;                   // per value: where its bytes are
   std::vector<uint64_t> bytes_;                    // per value: its byte size
   std::vector<Layout> layouts_;                    // per value: how its bytes are ordered
+  std::vector<double> bounds_;  // per value: its magnitude bound in the current run
 };
 
 }  // namespace sy::cpu

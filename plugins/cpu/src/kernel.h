@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -56,7 +57,27 @@ struct KernelContext {
   // nullptr runs everything on the calling thread. Last, with a default, so that
   // `{op, inputs, outputs, attrs}` still initialises a context.
   ThreadPool* pool = nullptr;
+  // Magnitude bounds, this run (empty when the caller keeps none, as the tests' direct
+  // calls do). input_bounds[i]: every element of input i is finite with |v| at most this,
+  // or +inf when nothing is known (a graph input, a value of a kernel that says nothing).
+  // output_bounds[j] is +inf when the kernel is called; a kernel that can bound output j
+  // for this run writes the bound. The oneDNN kernels use them to skip their NaN guards
+  // on values another of them just produced within bounds (docs/cpu-kernels.md, "NaN
+  // guards"); no kernel may write a bound its output could exceed.
+  std::span<const double> input_bounds = {};
+  std::span<double> output_bounds = {};
 };
+
+// The bound of input i in `ctx` (+inf when unknown).
+inline double InputBound(const KernelContext& ctx, size_t i) {
+  return i < ctx.input_bounds.size() ? ctx.input_bounds[i]
+                                     : std::numeric_limits<double>::infinity();
+}
+
+// Records `bound` for output j when the caller keeps bounds.
+inline void SetOutputBound(const KernelContext& ctx, size_t j, double bound) {
+  if (j < ctx.output_bounds.size()) ctx.output_bounds[j] = bound;
+}
 
 using KernelFn = Status (*)(const KernelContext& ctx);
 

@@ -341,6 +341,37 @@ TEST_P(CpuExecutableLayoutTest, PoolsKeepAConvChainChannelsLast) {
   ExpectClose(p.Run(*fast, {{x, input}}), p.Run(*Ref(p), {{x, input}}), "NaN in x");
 }
 
+TEST_P(CpuExecutableLayoutTest, ConvsTrustOnlyBoundsThatCannotOverflow) {
+  // a = relu(conv(x)) with |x| and |w| near 1e19: its sums overflow to +inf, so it passes no
+  // bound on; b = clip(conv(a), 0, 6) with weights of both signs then gets inf - inf = NaN,
+  // which only its own scan of a can send to the reference (oneDNN's clip would give 0).
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {1, 2, 4, 4});
+  Tensor wa = *Tensor::Allocate(DType::kF32, {2, 2, 1, 1});
+  for (float& v : wa.mutable_values<float>()) v = 3e19f;
+  const ValueId a = ConvNode(g, "fused_conv", {x, g.Const("wa", wa)}, {1, 2, 4, 4}, "a",
+                             ConvAttrs({}, {}, 1, "relu"));
+  Tensor wb = *Tensor::Allocate(DType::kF32, {2, 2, 1, 1});
+  wb.mutable_values<float>()[0] = 1.0f;
+  wb.mutable_values<float>()[1] = -1.0f;
+  wb.mutable_values<float>()[2] = 0.5f;
+  wb.mutable_values<float>()[3] = 0.25f;
+  Attrs clip = ConvAttrs({}, {}, 1, "clip");
+  clip.Set("clip_min", 0.0);
+  clip.Set("clip_max", 6.0);
+  g.Output(ConvNode(g, "fused_conv", {a, g.Const("wb", wb)}, {1, 2, 4, 4}, "b", clip));
+  const Graph graph = g.Build();
+  const WholeGraphPartition p(graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  Tensor input = *Tensor::Allocate(DType::kF32, {1, 2, 4, 4});
+  for (float& v : input.mutable_values<float>()) v = 2e19f;
+  const std::vector<Tensor> want = p.Run(*Ref(p), {{x, input}});
+  const auto w = want[0].values<float>();
+  EXPECT_TRUE(std::isnan(w[0]));  // channel 0: inf - inf
+  EXPECT_EQ(w[16], 6.0f);         // channel 1: +inf, clipped
+  ExpectClose(p.Run(*fast, {{x, input}}), want, "overflowing a");
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
                          [](const testing::TestParamInfo<int>& threads) {
                            return threads.param == 0 ? std::string("NoPool")

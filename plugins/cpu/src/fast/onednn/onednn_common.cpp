@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -195,6 +198,72 @@ bool AllFinite(ThreadPool* pool, const std::byte* data, int64_t count) {
     }
   });
   return finite.load(std::memory_order_relaxed);
+}
+
+namespace {
+
+// The largest |v| of n floats as the bit pattern of its absolute value (with the sign
+// cleared a float's pattern orders as its magnitude does; NaN and infinities above every
+// finite value). An integer maximum vectorises where a float one (NaN rules) does not.
+SY_CPU_ISA_CLONES uint32_t MaxAbsBits(const std::byte* data, int64_t n) {
+  uint32_t best = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, data + i * 4, 4);
+    bits &= 0x7fffffffu;
+    best = bits > best ? bits : best;
+  }
+  return best;
+}
+
+}  // namespace
+
+double MaxAbs(ThreadPool* pool, const std::byte* data, int64_t count) {
+  std::atomic<uint32_t> max_bits{0};
+  ParallelFor(pool, count, fast::kCheapGrain * 4, [data, &max_bits](int64_t begin, int64_t end) {
+    const uint32_t m = MaxAbsBits(data + begin * 4, end - begin);
+    uint32_t seen = max_bits.load(std::memory_order_relaxed);
+    while (m > seen && !max_bits.compare_exchange_weak(seen, m, std::memory_order_relaxed)) {
+    }
+  });
+  const uint32_t m = max_bits.load(std::memory_order_relaxed);
+  if (m >= 0x7f800000u) return std::numeric_limits<double>::infinity();
+  return static_cast<double>(std::bit_cast<float>(m));
+}
+
+double WeightBound(const std::byte* weights, const Shape& shape) {
+  const int64_t m = shape[0];
+  const int64_t per = m == 0 ? 0 : ElementCount(shape) / m;
+  double worst = 0.0;
+  for (int64_t o = 0; o < m; ++o) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < per; ++i) {
+      float v;
+      std::memcpy(&v, weights + (o * per + i) * 4, 4);
+      sum += std::fabs(static_cast<double>(v));
+    }
+    if (!std::isfinite(sum)) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, sum);
+  }
+  return worst;
+}
+
+double ActivationBound(const Attrs& attrs, double pre) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::string act = attrs.Has("activation") ? attrs.GetString("activation") : "none";
+  double bound = kInf;
+  if (act == "none" || act == "relu" || act == "gelu" || act == "gelu_tanh" || act == "silu") {
+    bound = pre;  // |f(x)| <= |x| for each
+  } else if (act == "leaky_relu") {
+    bound = pre * std::max(1.0, std::fabs(attrs.GetFloat("activation_alpha")));
+  } else if (act == "clip") {
+    const double lo = attrs.Has("clip_min") ? attrs.GetFloat("clip_min") : -kInf;
+    const double hi = attrs.Has("clip_max") ? attrs.GetFloat("clip_max") : kInf;
+    bound = std::min(pre, std::max(std::fabs(lo), std::fabs(hi)));
+  } else if (act == "sigmoid" || act == "tanh") {
+    bound = 1.0;
+  }
+  return bound * 1.01;
 }
 
 bool IsJit(const dnnl::primitive_desc_base& pd) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "kernel.h"
+#include "thread_pool.h"
 
 namespace sy::cpu::onednn {
 
@@ -80,6 +81,32 @@ void PermuteChannels(const std::byte* src, std::byte* dst, const Shape& shape,
 // reference).
 Status RunOnRowMajorCopies(KernelFn fallback, const KernelContext& ctx,
                            std::span<const bool> inputs_channels_last, bool output_channels_last);
+
+// ---- magnitude bounds (KernelContext::input_bounds): guards skipped on bounded values ----
+//
+// A guard that would scan an operand first asks the run's bound of it: a finite bound
+// means every element is finite (another oneDNN kernel produced it on its fast path from
+// bounded operands), so the scan is skipped. Otherwise it scans with MaxAbs, which both
+// finds NaN and infinities and bounds the operand. After its fast path a conv bounds its
+// output by |x| * WeightBound + |bias| + |residual| through its activation, when that
+// stays far enough below FLT_MAX that no partial sum can overflow; a pool by its input's.
+
+// The largest |v| of the `count` f32 values at `data`, or +inf when one of them is NaN or
+// infinite; split over `pool` (nullptr: the calling thread).
+double MaxAbs(ThreadPool* pool, const std::byte* data, int64_t count);
+
+// Bounds at or above this are not passed on: a product of bounded operands summed in f32
+// stays below FLT_MAX whatever the order of the sum (each partial sum is within a factor
+// (1 + 2^-24)^terms of the exact one, and terms are far fewer than 2^24).
+inline constexpr double kLargestBound = 1e37;
+
+// The largest sum of |w| over one output channel of conv weights [M, C/g, k...] (+inf if
+// one is not finite): |conv(x)| <= |x| * this.
+double WeightBound(const std::byte* weights, const Shape& shape);
+
+// A bound of fused_conv's `activation` (with its attributes; none for conv) of any value
+// of magnitude at most `pre`, 1% wide for the post-op's own rounding; +inf when unknown.
+double ActivationBound(const Attrs& attrs, double pre);
 
 // True when `pd` chose a JIT-compiled implementation: oneDNN falls back to its scalar
 // reference one ("ref:any") for argument shapes or post-ops its fast kernels lack; the

@@ -26,8 +26,10 @@
 // the activation's post-op treats them differently from the reference; tensors stored
 // channels-last are converted to row-major copies for it and back (RunFallback).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <new>
 #include <span>
@@ -55,7 +57,8 @@ class OneDnnConv final : public PreparedKernel {
   // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
   // input 3, the residual.
   OneDnnConv(const PrepareContext& ctx, const dnnl::primitive_attr& attr, bool guard_non_finite)
-      : num_threads_(ctx.num_threads),
+      : attrs_(ctx.attrs),
+        num_threads_(ctx.num_threads),
         has_residual_(ctx.inputs.size() > 3),
         guard_non_finite_(guard_non_finite),
         fallback_(FastKernels().Find(ctx.op)) {
@@ -111,6 +114,13 @@ class OneDnnConv final : public PreparedKernel {
     w_user_ = memory(w_plain_, eng, DNNL_MEMORY_NONE);
     weights_reorder_ = dnnl::reorder(w_user_, weights_);
     weights_constant_ = ctx.constant_inputs[1] != nullptr;
+    // Output bounds need constant weights and bias (+inf otherwise: nothing passed on).
+    if (weights_constant_) weight_bound_ = onednn::WeightBound(ctx.constant_inputs[1], sw);
+    if (has_bias_) {
+      bias_bound_ = ctx.constant_inputs[2] != nullptr
+                        ? onednn::MaxAbs(nullptr, ctx.constant_inputs[2], sw[0])
+                        : std::numeric_limits<double>::infinity();
+    }
     if (weights_constant_) {
       w_user_.set_data_handle(const_cast<std::byte*>(ctx.constant_inputs[1]));
       weights_reorder_.execute(stream_, w_user_, weights_);
@@ -164,13 +174,21 @@ class OneDnnConv final : public PreparedKernel {
         (b != nullptr && !fast::IsF32Aligned(b)) || (r != nullptr && !fast::IsF32Aligned(r))) {
       return RunFallback(ctx);
     }
+    // This run's bounds of x and the residual (+inf: not known to be finite).
+    double x_bound = InputBound(ctx, 0);
+    double residual_bound = has_residual_ ? InputBound(ctx, 3) : 0.0;
     if (guard_non_finite_) {
-      // Layout does not matter to this scan.
-      for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-        if (i == 1 && weights_constant_) continue;  // checked at prepare
-        if (!onednn::AllFinite(ctx.pool, ctx.inputs[i].data, ctx.inputs[i].count())) {
-          return RunFallback(ctx);
-        }
+      // Layout does not matter to these scans. An operand the run already bounds is
+      // finite; the others are scanned, which bounds them. Constant weights were checked
+      // at prepare.
+      if (!std::isfinite(x_bound)) x_bound = onednn::MaxAbs(ctx.pool, x, ctx.inputs[0].count());
+      if (!std::isfinite(residual_bound)) {
+        residual_bound = onednn::MaxAbs(ctx.pool, r, ctx.inputs[3].count());
+      }
+      if (!std::isfinite(x_bound) || !std::isfinite(residual_bound) ||
+          (!weights_constant_ && !onednn::AllFinite(ctx.pool, w, ctx.inputs[1].count())) ||
+          (has_bias_ && !onednn::AllFinite(b, ctx.inputs[2].count()))) {
+        return RunFallback(ctx);
       }
     }
     try {
@@ -205,6 +223,10 @@ class OneDnnConv final : public PreparedKernel {
     } catch (const dnnl::error& e) {
       return Internal(std::string(ctx.op) + ": oneDNN convolution failed: " + e.what());
     }
+    // |y| before the activation is at most |x| * (the largest per-channel sum of |w|) +
+    // |bias| + |residual|; NaN when a bound is unknown, and then nothing is passed on.
+    const double pre = x_bound * weight_bound_ + bias_bound_ + residual_bound;
+    if (pre < onednn::kLargestBound) SetOutputBound(ctx, 0, onednn::ActivationBound(attrs_, pre));
     return Status::Ok();
   }
 
@@ -218,8 +240,11 @@ class OneDnnConv final : public PreparedKernel {
         fallback_, ctx, std::span(inputs_channels_last, ctx.inputs.size()), y_channels_last_);
   }
 
+  Attrs attrs_;  // the node's, for ActivationBound
   int num_threads_;
   bool has_residual_, guard_non_finite_;
+  double weight_bound_ = std::numeric_limits<double>::infinity();  // WeightBound, if constant
+  double bias_bound_ = 0.0;  // max |bias| (0 without one; +inf when not constant)
   // Which tensors the executable stores channels-last (UseLayouts); row-major by default.
   bool x_channels_last_ = false, residual_channels_last_ = false, y_channels_last_ = false;
   KernelFn fallback_;  // the table's plain kernel for this op

@@ -27,6 +27,7 @@
 //   tolerance).
 // Declined (the reference runs them): other dtypes, empty tensors, and whatever oneDNN
 // has no JIT implementation for.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -138,9 +139,14 @@ class OneDnnPool final : public PreparedKernel {
   Status Run(const KernelContext& ctx) override {
     const std::byte* x = ctx.inputs[0].data;
     std::byte* y = ctx.outputs[0].data;
-    if (scratch_missing_ || !fast::IsF32Aligned(x) || !fast::IsF32Aligned(y) ||
-        (guard_non_finite_ && !onednn::AllFinite(ctx.pool, x, ctx.inputs[0].count()))) {
+    if (scratch_missing_ || !fast::IsF32Aligned(x) || !fast::IsF32Aligned(y)) {
       return RunFallback(ctx);
+    }
+    // An x the run already bounds is finite; otherwise max_pool scans it.
+    double x_bound = InputBound(ctx, 0);
+    if (guard_non_finite_ && !std::isfinite(x_bound)) {
+      x_bound = onednn::MaxAbs(ctx.pool, x, ctx.inputs[0].count());
+      if (!std::isfinite(x_bound)) return RunFallback(ctx);
     }
     try {
       const onednn::ScopedThreads threads(num_threads_);
@@ -149,6 +155,7 @@ class OneDnnPool final : public PreparedKernel {
         y_user_.set_data_handle(y);
         plain_.execute(stream_, {{DNNL_ARG_SRC, x_user_}, {DNNL_ARG_DST, y_user_}});
         stream_.wait();
+        if (std::isfinite(x_bound)) SetOutputBound(ctx, 0, x_bound * 1.01);
         return Status::Ok();
       }
       if (x_channels_last_) {
@@ -168,6 +175,8 @@ class OneDnnPool final : public PreparedKernel {
     } catch (const dnnl::error& e) {
       return Internal(std::string(ctx.op) + ": oneDNN pooling failed: " + e.what());
     }
+    // A maximum or an average of values within a bound stays within it (1% for rounding).
+    if (std::isfinite(x_bound)) SetOutputBound(ctx, 0, x_bound * 1.01);
     return Status::Ok();
   }
 

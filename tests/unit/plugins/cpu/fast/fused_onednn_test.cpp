@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -423,6 +424,107 @@ TEST(FusedOneDnnTest, ConvNaNAndInfinitiesAsTheReference) {
     ExpectMatchesRef("fused_conv", inputs, attrs, 1e-4, {{false, true, false, false}});
   }
 }
+
+#if SY_CPU_HAS_ONEDNN
+// ---- magnitude bounds (KernelContext::input_bounds / output_bounds) --------------------
+
+// Prepares `op` on the fast table with inputs 1.. constant and runs it once with the given
+// input bounds; returns the output bound the kernel left (+inf: none).
+double RunWithBounds(const std::string& op, const std::vector<Tensor>& inputs, const Attrs& attrs,
+                     std::vector<double> input_bounds, Tensor& y) {
+  const KernelTable::Entry* entry = FastKernels().FindEntry(op);
+  EXPECT_NE(entry, nullptr);
+  std::vector<TensorType> types;
+  std::vector<ConstTensorView> views;
+  std::vector<const std::byte*> constants;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    types.push_back(inputs[i].type());
+    views.push_back({inputs[i].type(), inputs[i].data()});
+    constants.push_back(i == 0 ? nullptr : inputs[i].data());
+  }
+  Expected<std::vector<Tensor>> ref = RunRef(op, inputs, attrs);
+  EXPECT_TRUE(ref.ok());
+  y = *Tensor::Allocate(DType::kF32, (*ref)[0].shape());
+  const std::vector<TensorType> out_types = {y.type()};
+  std::unique_ptr<PreparedKernel> kernel =
+      entry->prepare({op, types, out_types, attrs, constants, 1});
+  EXPECT_NE(kernel, nullptr);
+  if (kernel == nullptr) return 0.0;
+  std::vector<TensorView> out = {{y.type(), y.mutable_data()}};
+  std::vector<double> output_bounds = {std::numeric_limits<double>::infinity()};
+  const KernelContext ctx{op, views, out, attrs, nullptr, input_bounds, output_bounds};
+  EXPECT_TRUE(kernel->Run(ctx).ok());
+  return output_bounds[0];
+}
+
+double MaxAbsOf(const Tensor& t) {
+  double m = 0.0;
+  for (double v : Values(t)) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+TEST(FusedOneDnnTest, ConvBoundsItsOutputAndTrustsOnlyBoundedInputs) {
+  if (!ExpectOneDnn({Make(DType::kF32, {1}, {0.0})})) GTEST_SKIP() << "no oneDNN";
+  std::mt19937 rng(45);
+  Attrs attrs = ActivationAttrs("relu");
+  attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  std::vector<Tensor> in = {Random(DType::kF32, {1, 4, 6, 6}, rng),
+                            Random(DType::kF32, {5, 4, 3, 3}, rng), Random(DType::kF32, {5}, rng)};
+  // The bound: max|x| (found by the guard's scan) times the largest per-channel sum of |w|,
+  // plus max|bias|, 1% wide; and at least max|y|.
+  double w_sum = 0.0;
+  const std::vector<double> w = Values(in[1]);
+  for (int m = 0; m < 5; ++m) {
+    double sum = 0.0;
+    for (int i = 0; i < 36; ++i) sum += std::fabs(w[m * 36 + i]);
+    w_sum = std::max(w_sum, sum);
+  }
+  const double want = (MaxAbsOf(in[0]) * w_sum + MaxAbsOf(in[2])) * 1.01;
+  Tensor y;
+  const double bound = RunWithBounds("fused_conv", in, attrs, {kInf, kInf, kInf}, y);
+  EXPECT_NEAR(bound, want, 1e-5 * want);
+  EXPECT_GE(bound, MaxAbsOf(y));
+  // A NaN in an x the run does not bound: scanned, the reference runs, NaN comes out, and
+  // no bound is passed on.
+  std::vector<double> x = Values(in[0]);
+  x[20] = kNaN;
+  in[0] = Make(DType::kF32, {1, 4, 6, 6}, x);
+  EXPECT_TRUE(std::isinf(RunWithBounds("fused_conv", in, attrs, {kInf, kInf, kInf}, y)));
+  bool any_nan = false;
+  for (double v : Values(y)) any_nan |= std::isnan(v);
+  EXPECT_TRUE(any_nan);
+  // The same x with a bound claimed for it: the scan is skipped (oneDNN's relu turns the
+  // NaN into 0), which is what lets a chain of convs scan only its first input.
+  RunWithBounds("fused_conv", in, attrs, {1.0, kInf, kInf}, y);
+  any_nan = false;
+  for (double v : Values(y)) any_nan |= std::isnan(v);
+  EXPECT_FALSE(any_nan);
+}
+
+TEST(FusedOneDnnTest, ConvPassesNoBoundWhereItsSumsCouldOverflow) {
+  if (!ExpectOneDnn({Make(DType::kF32, {1}, {0.0})})) GTEST_SKIP() << "no oneDNN";
+  // |x| 1e19 and |w| 1e19: the products' bound is far above kLargestBound.
+  const std::vector<Tensor> in = {Make(DType::kF32, {1, 1, 3, 3}, std::vector<double>(9, 1e19)),
+                                  Make(DType::kF32, {1, 1, 3, 3}, std::vector<double>(9, -1e19))};
+  Tensor y;
+  EXPECT_TRUE(
+      std::isinf(RunWithBounds("fused_conv", in, ActivationAttrs("relu"), {kInf, kInf}, y)));
+}
+
+TEST(FusedOneDnnTest, PoolsPassTheirInputsBoundOn) {
+  if (!ExpectOneDnn({Make(DType::kF32, {1}, {0.0})})) GTEST_SKIP() << "no oneDNN";
+  std::mt19937 rng(46);
+  Attrs attrs;
+  attrs.Set("kernel_shape", std::vector<int64_t>{2, 2});
+  const std::vector<Tensor> in = {Random(DType::kF32, {1, 3, 6, 6}, rng)};
+  Tensor y;
+  EXPECT_NEAR(RunWithBounds("max_pool", in, attrs, {2.0}, y), 2.02, 1e-12);
+  EXPECT_NEAR(RunWithBounds("avg_pool", in, attrs, {2.0}, y), 2.02, 1e-12);
+  // max_pool scans an x the run does not bound, which bounds it; avg_pool does not scan.
+  EXPECT_NEAR(RunWithBounds("max_pool", in, attrs, {kInf}, y), MaxAbsOf(in[0]) * 1.01, 1e-6);
+  EXPECT_TRUE(std::isinf(RunWithBounds("avg_pool", in, attrs, {kInf}, y)));
+}
+#endif
 
 #if SY_CPU_HAS_ONEDNN
 int ThreadsOfThisProcess() {
