@@ -111,6 +111,12 @@ expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repe
 # SWITCHYARD_PLUGIN_PATH, as a vendor's plugin would be.
 TP="$(dirname "$SY")/../test_plugins"
 WITH_TEST_PLUGINS=(env "SWITCHYARD_PLUGIN_PATH=$TP/partial:$TP/remote")
+# devices says so when a plugin answers the op-level supports_node query with errors.
+expect "devices: warns on failing op queries" 0 \
+  "warning: misbehaving:0: [0-9]+ of [0-9]+ op-level supports_node queries .* returned an error.*first: [a-z_]+: node has no inputs" \
+  -- env SY_MISBEHAVING_OP_QUERY_FAILS=1 "$SY" devices --plugin "$TP/misbehaving/libswitchyard_test_misbehaving.so"
+expect "devices: no warning for a plugin that answers" 0 "misbehaving:0 .*ops 6/" \
+  -- "$SY" devices --plugin "$TP/misbehaving/libswitchyard_test_misbehaving.so"
 expect "plan one device" 0 "partitions: 1" -- "$SY" plan "$SRC/examples/mlp"
 expect "plan --json" 0 '"nodes":\[\{"index":0,[^}]*"device":"cpu:0","reason":"order"' \
   -- "$SY" plan --json "$SRC/examples/mlp"

@@ -8,6 +8,10 @@
 //   sigmoid   also writes one byte past the end of its output (caught by guard bytes)
 //   add, mul  are correct
 //
+// With SY_MISBEHAVING_OP_QUERY_FAILS set, supports_node answers the op-level query (a node
+// naming the op only, no inputs) with an error instead of yes or no, as a plugin that
+// expects inputs would (tests/cli/cli_test.sh: `devices` warns).
+//
 // Everything else is declined. Never install or ship this.
 #include <chrono>
 #include <cstdlib>
@@ -73,6 +77,9 @@ class MisbehavingContext : public sy_context {
     info.memory_bytes = uint64_t{1} << 30;
   }
   bool Supports(uint32_t, const sy_node& node, std::string& reason) const override {
+    if (node.num_inputs == 0 && std::getenv("SY_MISBEHAVING_OP_QUERY_FAILS") != nullptr) {
+      throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, "node has no inputs");
+    }
     const std::string op = node.op;
     if (op != "add" && op != "mul" && op != "neg" && op != "abs" && op != "relu" &&
         op != "sigmoid") {

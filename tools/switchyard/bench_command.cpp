@@ -32,7 +32,8 @@ int RunBench(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
       "usage: switchyard bench MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
-      "                        [--input ...] [--warmup N] [--repeat N] [--json]\n\n"
+      "                        [--input ...] [--warmup N] [--repeat N] [--no-island-pass]\n"
+      "                        [--optimize 0|1|2] [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
       "times, then times --repeat runs and prints the median, minimum and maximum latency\n"
       "of one run (inputs copied in, outputs copied out), and the median CPU time of one\n"
