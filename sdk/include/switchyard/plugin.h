@@ -20,8 +20,10 @@
  * Ownership and lifetime, in one place (each function repeats what applies to it):
  *  - Strings and arrays the host passes in are borrowed for the duration of the call
  *    only, unless a function says otherwise. A plugin that needs them later copies them.
- *  - Strings a plugin returns in sy_plugin_info and sy_device_info live until
- *    `shutdown` of the context they came from (static storage is fine).
+ *  - Strings in the sy_plugin_info a plugin returns live as long as the library stays
+ *    loaded (sy_plugin_query runs before any context exists; static storage is the
+ *    usual choice). Strings in sy_device_info (and context_status's) live until
+ *    `shutdown` of the context they came from.
  *  - sy_error objects are created by the plugin and destroyed by the host with
  *    `error_destroy`; the message lives until then.
  *  - Handles (sy_context, sy_buffer, sy_executable) are created and destroyed by the

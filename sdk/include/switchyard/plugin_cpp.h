@@ -98,6 +98,61 @@ inline sy_error* MakeError(uint32_t code, std::string message) noexcept {
   }
 }
 
+// What makes a node malformed (docs/plugin-abi.md, "Malformed nodes"), or nullptr when
+// it is well formed: a struct_size below ABI 1's, a NULL op, an array NULL where its count
+// is not 0, a tensor type with a dtype outside sy_dtype, rank > 0 with NULL dims or a
+// negative dim, an attribute with a NULL name, a kind outside sy_attr_kind, or a NULL
+// string or list where its kind and count need one. Reads nothing through a pointer the
+// checks have not cleared. The trampolines refuse such nodes in supports_node.
+inline const char* MalformedNodeReason(const sy_node& node) noexcept {
+  if (node.struct_size < sizeof(sy_node) - 16) return "struct_size too small";
+  if (node.op == nullptr) return "op is NULL";
+  if (node.num_inputs != 0 && node.inputs == nullptr) return "inputs is NULL";
+  if (node.num_outputs != 0 && node.outputs == nullptr) return "outputs is NULL";
+  if (node.num_attrs != 0 && node.attrs == nullptr) return "attrs is NULL";
+  auto bad_type = [](const sy_tensor_type& t) -> const char* {
+    if (t.dtype > SY_DTYPE_BOOL) return "a tensor type's dtype is not an sy_dtype";
+    if (t.rank > 0 && t.dims == nullptr) return "a tensor type has rank > 0 and NULL dims";
+    for (uint32_t d = 0; d < t.rank; ++d) {
+      if (t.dims[d] < 0) return "a tensor type has a negative dim";
+    }
+    return nullptr;
+  };
+  for (uint32_t i = 0; i < node.num_inputs; ++i) {
+    if (const char* why = bad_type(node.inputs[i])) return why;
+  }
+  for (uint32_t i = 0; i < node.num_outputs; ++i) {
+    if (const char* why = bad_type(node.outputs[i])) return why;
+  }
+  for (uint32_t i = 0; i < node.num_attrs; ++i) {
+    const sy_attr& a = node.attrs[i];
+    if (a.name == nullptr) return "an attribute's name is NULL";
+    switch (a.kind) {
+      case SY_ATTR_INT:
+      case SY_ATTR_FLOAT:
+        break;
+      case SY_ATTR_STRING:
+        if (a.s == nullptr) return "a string attribute is NULL";
+        break;
+      case SY_ATTR_INTS:
+        if (a.count != 0 && a.ints == nullptr) return "an ints attribute's array is NULL";
+        break;
+      case SY_ATTR_FLOATS:
+        if (a.count != 0 && a.floats == nullptr) return "a floats attribute's array is NULL";
+        break;
+      case SY_ATTR_STRINGS:
+        if (a.count != 0 && a.strings == nullptr) return "a strings attribute's array is NULL";
+        for (uint32_t k = 0; k < a.count; ++k) {
+          if (a.strings[k] == nullptr) return "a strings attribute holds NULL";
+        }
+        break;
+      default:
+        return "an attribute's kind is not an sy_attr_kind";
+    }
+  }
+  return nullptr;
+}
+
 // Runs `body` (returning void); converts any exception into an sy_error.
 template <typename Body>
 sy_error* Guard(Body&& body) noexcept {
@@ -239,11 +294,9 @@ struct Trampolines {
     }
     if (device >= c->device_count())
       return MakeError(SY_ERROR_NOT_FOUND, "supports_node: no such device");
-    if (node->struct_size < sizeof(sy_node) - 16 || node->op == nullptr ||
-        (node->num_inputs && node->inputs == nullptr) ||
-        (node->num_outputs && node->outputs == nullptr) ||
-        (node->num_attrs && node->attrs == nullptr)) {
-      return Invalid("supports_node: malformed node");
+    if (const char* why = MalformedNodeReason(*node)) {
+      return MakeError(SY_ERROR_INVALID_ARGUMENT,
+                       std::string("supports_node: malformed node: ") + why);
     }
     return Guard([&] {
       std::string why;

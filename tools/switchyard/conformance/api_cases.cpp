@@ -356,6 +356,74 @@ CaseResult WrongArity(const std::filesystem::path&, const Device& device, const 
   return Pass();
 }
 
+// supports_node with each kind of malformed node (docs/plugin-abi.md, "Malformed nodes"),
+// made from a well-formed f32 add: an error or a decline, never a crash and never
+// "supported".
+CaseResult MalformedNodes(const std::filesystem::path&, const Device& device, const Device&) {
+  const Plugin& plugin = *device.plugin;
+  const sy_plugin_api* api = plugin.api();
+  const int64_t negative[2] = {2, -3};
+  const char* const no_strings[2] = {"a", nullptr};
+  struct Mangle {
+    const char* what;
+    void (*apply)(AddNode& a, sy_attr& attr, const int64_t* negative, const char* const* strs);
+  };
+  const Mangle mangles[] = {
+      {"op NULL",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.node.op = nullptr; }},
+      {"inputs NULL",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.node.inputs = nullptr; }},
+      {"outputs NULL",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.node.outputs = nullptr; }},
+      {"rank 2 with dims NULL",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.types[1].dims = nullptr; }},
+      {"dtype 99",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.types[0].dtype = 99; }},
+      {"a negative dim",
+       [](AddNode& a, sy_attr&, const int64_t* neg, const char* const*) { a.types[0].dims = neg; }},
+      {"attrs NULL with num_attrs 1",
+       [](AddNode& a, sy_attr&, const int64_t*, const char* const*) { a.node.num_attrs = 1; }},
+      {"an attribute named NULL",
+       [](AddNode& a, sy_attr& attr, const int64_t*, const char* const*) {
+         attr.name = nullptr;
+         a.node.num_attrs = 1;
+         a.node.attrs = &attr;
+       }},
+      {"an attribute of kind 77",
+       [](AddNode& a, sy_attr& attr, const int64_t*, const char* const*) {
+         attr.kind = 77;
+         a.node.num_attrs = 1;
+         a.node.attrs = &attr;
+       }},
+      {"a strings attribute holding NULL",
+       [](AddNode& a, sy_attr& attr, const int64_t*, const char* const* strs) {
+         attr.kind = SY_ATTR_STRINGS;
+         attr.count = 2;
+         attr.strings = strs;
+         a.node.num_attrs = 1;
+         a.node.attrs = &attr;
+       }},
+  };
+  for (const Mangle& m : mangles) {
+    AddNode add;
+    sy_attr attr{};
+    attr.name = "extra";
+    attr.kind = SY_ATTR_INT;
+    m.apply(add, attr, negative, no_strings);
+    uint32_t supported = 7;
+    char reason[128];
+    sy_error* e = api->supports_node(plugin.context(), device.index, &add.node, &supported, reason,
+                                     sizeof reason);
+    if (e != nullptr) {
+      const std::string problem = CheckError(api, e, "supports_node");
+      if (!problem.empty()) return Fail(std::string(m.what) + ": " + problem);
+    } else if (supported != 0) {
+      return Fail(std::string("supports_node accepted a malformed node: ") + m.what);
+    }
+  }
+  return Pass();
+}
+
 // Four threads, each with its own executable of one f32 [64, 64] add, execute at once.
 CaseResult Concurrency(const std::filesystem::path&, const Device& device, const Device&) {
   const Plugin& plugin = *device.plugin;
@@ -435,6 +503,7 @@ const std::vector<ApiCase>& ApiCases() {
       {"copies", Copies},
       {"bad_arguments", BadArguments},
       {"every_op_with_wrong_arity", WrongArity},
+      {"malformed_nodes", MalformedNodes},
       {"four_threads_execute", Concurrency},
   };
   return cases;
