@@ -79,6 +79,12 @@ dnnl::memory::dims Dims(const Shape& shape) {
   return dnnl::memory::dims(shape.begin(), shape.end());
 }
 
+dnnl::memory::format_tag ChannelsLast(size_t rank) {
+  return rank == 3   ? dnnl::memory::format_tag::nwc
+         : rank == 4 ? dnnl::memory::format_tag::nhwc
+                     : dnnl::memory::format_tag::ndhwc;
+}
+
 dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
@@ -190,16 +196,6 @@ Status RunOnRowMajorCopies(KernelFn fallback, const KernelContext& ctx,
   }
 }
 
-bool AllFinite(ThreadPool* pool, const std::byte* data, int64_t count) {
-  std::atomic<bool> finite{true};
-  ParallelFor(pool, count, fast::kCheapGrain * 4, [data, &finite](int64_t begin, int64_t end) {
-    if (finite.load(std::memory_order_relaxed) && !AllFinite(data + begin * 4, end - begin)) {
-      finite.store(false, std::memory_order_relaxed);
-    }
-  });
-  return finite.load(std::memory_order_relaxed);
-}
-
 namespace {
 
 // The largest |v| of n floats as the bit pattern of its absolute value (with the sign
@@ -248,22 +244,25 @@ double WeightBound(const std::byte* weights, const Shape& shape) {
   return worst;
 }
 
-double ActivationBound(const Attrs& attrs, double pre) {
+ActivationBound ActivationBound::FromAttrs(const Attrs& attrs) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const std::string act = attrs.Has("activation") ? attrs.GetString("activation") : "none";
-  double bound = kInf;
+  ActivationBound b;
   if (act == "none" || act == "relu" || act == "gelu" || act == "gelu_tanh" || act == "silu") {
-    bound = pre;  // |f(x)| <= |x| for each
+    // |f(x)| <= |x| for each
   } else if (act == "leaky_relu") {
-    bound = pre * std::max(1.0, std::fabs(attrs.GetFloat("activation_alpha")));
+    b.scale = std::max(1.0, std::fabs(attrs.GetFloat("activation_alpha")));
   } else if (act == "clip") {
     const double lo = attrs.Has("clip_min") ? attrs.GetFloat("clip_min") : -kInf;
     const double hi = attrs.Has("clip_max") ? attrs.GetFloat("clip_max") : kInf;
-    bound = std::min(pre, std::max(std::fabs(lo), std::fabs(hi)));
+    b.cap = std::max(std::fabs(lo), std::fabs(hi));
   } else if (act == "sigmoid" || act == "tanh") {
-    bound = 1.0;
+    b.constant = true;
+    b.cap = 1.0;
+  } else {
+    b.constant = true;  // unknown: nothing bounds it
   }
-  return bound * 1.01;
+  return b;
 }
 
 bool IsJit(const dnnl::primitive_desc_base& pd) {

@@ -12,7 +12,9 @@
 // state); primitives and memory objects belong to the prepared kernels that create them.
 #pragma once
 
+#include <algorithm>
 #include <dnnl.hpp>
+#include <limits>
 #include <span>
 #include <string>
 
@@ -48,6 +50,9 @@ std::string Description();
 // f32 row-major dims of a shape (as oneDNN's int64 dims).
 dnnl::memory::dims Dims(const Shape& shape);
 
+// oneDNN's channels-last tag for a tensor of `rank` 3 to 5 (nwc, nhwc, ndhwc).
+dnnl::memory::format_tag ChannelsLast(size_t rank);
+
 // A plain (row-major) f32 descriptor of `dims`.
 dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims);
 
@@ -63,9 +68,6 @@ bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_
 
 // True when none of the `count` f32 values at `data` is NaN or infinite.
 bool AllFinite(const std::byte* data, int64_t count);
-// The same, the scan split over `pool` (nullptr: the calling thread) for the guards run on
-// every call, which read the whole operand.
-bool AllFinite(ThreadPool* pool, const std::byte* data, int64_t count);
 
 // The f32 tensor of `shape` [N, C, spatial...] at `src` copied into `dst`, from row-major
 // (NCHW) to channels-last (NHWC) or back. Only fallback paths use it; the primitives' own
@@ -104,9 +106,17 @@ inline constexpr double kLargestBound = 1e37;
 // one is not finite): |conv(x)| <= |x| * this.
 double WeightBound(const std::byte* weights, const Shape& shape);
 
-// A bound of fused_conv's `activation` (with its attributes; none for conv) of any value
-// of magnitude at most `pre`, 1% wide for the post-op's own rounding; +inf when unknown.
-double ActivationBound(const Attrs& attrs, double pre);
+// How fused_conv's `activation` (none for conv) bounds its output, read from the node's
+// attributes once at prepare: Of(pre) bounds the activation of any value of magnitude at
+// most `pre`, 1% wide for the post-op's own rounding (+inf when unknown).
+struct ActivationBound {
+  double scale = 1.0;                                    // |f(x)| <= scale * |x| ...
+  double cap = std::numeric_limits<double>::infinity();  // ... and <= cap
+  bool constant = false;  // f's range alone bounds it: cap, whatever pre is
+
+  static ActivationBound FromAttrs(const Attrs& attrs);
+  double Of(double pre) const { return (constant ? cap : std::min(pre * scale, cap)) * 1.01; }
+};
 
 // True when `pd` chose a JIT-compiled implementation: oneDNN falls back to its scalar
 // reference one ("ref:any") for argument shapes or post-ops its fast kernels lack; the

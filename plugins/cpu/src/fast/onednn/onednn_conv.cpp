@@ -46,18 +46,12 @@ namespace {
 
 using dnnl::memory;
 
-memory::format_tag ChannelsLast(size_t rank) {
-  return rank == 3   ? memory::format_tag::nwc
-         : rank == 4 ? memory::format_tag::nhwc
-                     : memory::format_tag::ndhwc;
-}
-
 class OneDnnConv final : public PreparedKernel {
  public:
   // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
   // input 3, the residual.
   OneDnnConv(const PrepareContext& ctx, const dnnl::primitive_attr& attr, bool guard_non_finite)
-      : attrs_(ctx.attrs),
+      : activation_bound_(onednn::ActivationBound::FromAttrs(ctx.attrs)),
         num_threads_(ctx.num_threads),
         has_residual_(ctx.inputs.size() > 3),
         guard_non_finite_(guard_non_finite),
@@ -85,8 +79,10 @@ class OneDnnConv final : public PreparedKernel {
       wdims.insert(wdims.begin(), group);
     }
     w_plain_ = onednn::PlainF32(wdims);
-    const memory::desc x_md(onednn::Dims(sx), memory::data_type::f32, ChannelsLast(sx.size()));
-    const memory::desc y_md(onednn::Dims(sy), memory::data_type::f32, ChannelsLast(sy.size()));
+    const memory::desc x_md(onednn::Dims(sx), memory::data_type::f32,
+                            onednn::ChannelsLast(sx.size()));
+    const memory::desc y_md(onednn::Dims(sy), memory::data_type::f32,
+                            onednn::ChannelsLast(sy.size()));
     const memory::desc w_any(wdims, memory::data_type::f32, memory::format_tag::any);
     has_bias_ = ctx.inputs.size() > 2;
     const memory::desc b_md = has_bias_ ? onednn::PlainF32({sw[0]}) : memory::desc();
@@ -186,7 +182,8 @@ class OneDnnConv final : public PreparedKernel {
         residual_bound = onednn::MaxAbs(ctx.pool, r, ctx.inputs[3].count());
       }
       if (!std::isfinite(x_bound) || !std::isfinite(residual_bound) ||
-          (!weights_constant_ && !onednn::AllFinite(ctx.pool, w, ctx.inputs[1].count())) ||
+          (!weights_constant_ &&
+           !std::isfinite(onednn::MaxAbs(ctx.pool, w, ctx.inputs[1].count()))) ||
           (has_bias_ && !onednn::AllFinite(b, ctx.inputs[2].count()))) {
         return RunFallback(ctx);
       }
@@ -226,7 +223,7 @@ class OneDnnConv final : public PreparedKernel {
     // |y| before the activation is at most |x| * (the largest per-channel sum of |w|) +
     // |bias| + |residual|; NaN when a bound is unknown, and then nothing is passed on.
     const double pre = x_bound * weight_bound_ + bias_bound_ + residual_bound;
-    if (pre < onednn::kLargestBound) SetOutputBound(ctx, 0, onednn::ActivationBound(attrs_, pre));
+    if (pre < onednn::kLargestBound) SetOutputBound(ctx, 0, activation_bound_.Of(pre));
     return Status::Ok();
   }
 
@@ -240,7 +237,7 @@ class OneDnnConv final : public PreparedKernel {
         fallback_, ctx, std::span(inputs_channels_last, ctx.inputs.size()), y_channels_last_);
   }
 
-  Attrs attrs_;  // the node's, for ActivationBound
+  onednn::ActivationBound activation_bound_;  // of the node's activation
   int num_threads_;
   bool has_residual_, guard_non_finite_;
   double weight_bound_ = std::numeric_limits<double>::infinity();  // WeightBound, if constant

@@ -23,6 +23,7 @@
 // dims, alpha = 0, rank over oneDNN's limit) and buffers not aligned for f32 at execute go
 // to the kernel the table holds besides (OpenBLAS, or the reference).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -126,7 +127,7 @@ class OneDnnMatMul final : public PreparedKernel {
     if (s_.guard_non_finite) {
       for (size_t i = 0; i < ctx.inputs.size(); ++i) {
         if (i == 1 && s_.weights_constant) continue;  // checked at prepare
-        if (!onednn::AllFinite(ctx.pool, ctx.inputs[i].data, ctx.inputs[i].count())) {
+        if (!std::isfinite(onednn::MaxAbs(ctx.pool, ctx.inputs[i].data, ctx.inputs[i].count()))) {
           return s_.fallback(ctx);
         }
       }

@@ -47,12 +47,6 @@ namespace {
 
 using dnnl::memory;
 
-memory::format_tag ChannelsLast(size_t rank) {
-  return rank == 3   ? memory::format_tag::nwc
-         : rank == 4 ? memory::format_tag::nhwc
-                     : memory::format_tag::ndhwc;
-}
-
 // One pooling window geometry, in the catalogue's terms (dilations counted from 1).
 struct PoolWindow {
   std::vector<int64_t> kernel, strides, pads_begin, pads_end, dilations;
@@ -101,8 +95,10 @@ class OneDnnPool final : public PreparedKernel {
     };
     const memory::desc x_plain = onednn::PlainF32(onednn::Dims(sx));
     const memory::desc y_plain = onednn::PlainF32(onednn::Dims(sy));
-    const memory::desc x_cl(onednn::Dims(sx), memory::data_type::f32, ChannelsLast(sx.size()));
-    const memory::desc y_cl(onednn::Dims(sy), memory::data_type::f32, ChannelsLast(sy.size()));
+    const memory::desc x_cl(onednn::Dims(sx), memory::data_type::f32,
+                            onednn::ChannelsLast(sx.size()));
+    const memory::desc y_cl(onednn::Dims(sy), memory::data_type::f32,
+                            onednn::ChannelsLast(sy.size()));
     plain_ = make(x_plain, y_plain);
     channels_last_ = make(x_cl, y_cl);
     stream_ = dnnl::stream(eng);
