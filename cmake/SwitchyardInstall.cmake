@@ -1,8 +1,9 @@
 # `cmake --install <build> --prefix P` lays out the SDK and the runtime:
 #
 #   P/bin/switchyard                          the CLI
-#   P/include/switchyard/*.h                  plugin.h, plugin_cpp.h (the SDK) and the host
-#                                             API (core/include/switchyard/)
+#   P/include/switchyard/*.h                  the SDK's headers (sdk/include/switchyard/)
+#                                             and the host API's (core/include/switchyard/)
+#   P/lib/libswitchyard_plugin_kit.a          the SDK's C++ plugin kit (static)
 #   P/lib/libswitchyard_core.a                the runtime (static)
 #   P/lib/switchyard/plugins/*.so             the bundled plugins
 #   P/lib/cmake/Switchyard/                   find_package(Switchyard CONFIG): the targets
@@ -24,13 +25,16 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/include/switchyard
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 
-# Exported targets: Switchyard::sdk (headers only, for plugin authors) and
-# Switchyard::runtime (the core library, for host applications). The core is a static
+# Exported targets: Switchyard::sdk (the C ABI and plugin_cpp.h, headers only),
+# Switchyard::plugin_kit (the SDK's C++20 kit: vocabulary types, decoded nodes and
+# partitions) for plugin authors, and Switchyard::runtime (the core library, which uses
+# the kit's vocabulary types) for host applications. The core is a static
 # library, so its private dependencies (Boost.JSON, Boost.Filesystem, libdl) appear as
 # link-only dependencies; SwitchyardConfig.cmake finds Boost for them.
 set_target_properties(switchyard_sdk PROPERTIES EXPORT_NAME sdk)
+set_target_properties(switchyard_plugin_kit PROPERTIES EXPORT_NAME plugin_kit)
 set_target_properties(switchyard_core PROPERTIES EXPORT_NAME runtime)
-install(TARGETS switchyard_sdk switchyard_core
+install(TARGETS switchyard_sdk switchyard_plugin_kit switchyard_core
         EXPORT SwitchyardTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "node_types.h"
+#include "kernel_error.h"
 #include "ref/ref_kernels.h"
+#include "switchyard/plugin_partition.h"
 
 namespace sy_test_plugin {
 namespace {
@@ -24,36 +25,13 @@ std::string NodeLabel(uint32_t n, const sy_node& node) {
 RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
                              const NodeFilter& filter)
     : resolve_(std::move(resolve)) {
-  if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
-      (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
-  }
-  for (uint32_t v = 0; v < p.num_values; ++v) {
-    auto type = sy::TensorTypeFromC(p.values[v]);
-    if (!type.ok())
-      Fail(SY_ERROR_INVALID_ARGUMENT,
-           "prepare: value " + std::to_string(v) + ": " + type.status().message());
-    values_.push_back(std::move(*type));
-  }
-  auto check_value = [&](uint32_t v) {
-    if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
-    return v;
-  };
-  std::vector<bool> is_bound(values_.size(), false);
-  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
-  for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
-  for (uint32_t v : bound_) is_bound[v] = true;
-
+  const sy::plugin::Partition partition(p);  // checks and decodes it (the SDK's kit)
+  values_ = partition.values();
+  bound_ = partition.bound();
   const sy::cpu::KernelTable& table = sy::cpu::RefKernels();
   for (uint32_t n = 0; n < p.num_nodes; ++n) {
     const sy_node& node = p.nodes[n];
-    if (node.op == nullptr || (node.num_inputs && node.input_values == nullptr) ||
-        (node.num_outputs && node.output_values == nullptr) ||
-        (node.num_inputs && node.inputs == nullptr) ||
-        (node.num_outputs && node.outputs == nullptr) ||
-        (node.num_attrs && node.attrs == nullptr)) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed node " + std::to_string(n));
-    }
+    const sy::plugin::Partition::Node& decoded = partition.nodes()[n];
     // A test device is strict: a node the scheduler should not have placed here is an
     // error at prepare, not a silent success on the reference kernels.
     std::string reason;
@@ -66,31 +44,15 @@ RefExecutable::RefExecutable(const sy_partition& p, BufferResolver resolve,
     if (step.kernel == nullptr) {
       Fail(SY_ERROR_UNSUPPORTED, "prepare: " + NodeLabel(n, node) + ": no reference kernel");
     }
-    for (uint32_t a = 0; a < node.num_attrs; ++a) {
-      sy::Expected<sy::AttrValue> value = sy::AttrFromC(node.attrs[a]);
-      if (!value.ok() || node.attrs[a].name == nullptr) {
-        Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed attribute of " + NodeLabel(n, node));
-      }
-      step.attrs.Set(node.attrs[a].name, std::move(*value));
-    }
-    for (uint32_t i = 0; i < node.num_inputs; ++i) {
-      step.inputs.push_back(check_value(node.input_values[i]));
-      step.input_views.push_back({values_[step.inputs.back()], nullptr});
-    }
-    for (uint32_t i = 0; i < node.num_outputs; ++i) {
-      step.outputs.push_back(check_value(node.output_values[i]));
-      step.output_views.push_back({values_[step.outputs.back()], nullptr});
-    }
-    std::vector<sy::TensorType> in_types, out_types;
-    for (uint32_t v : step.inputs) in_types.push_back(values_[v]);
-    for (uint32_t v : step.outputs) out_types.push_back(values_[v]);
-    const sy::Status consistent = sy::cpu::CheckNodeTypes(step.op, in_types, out_types, step.attrs);
-    if (!consistent.ok()) {
-      Fail(SY_ERROR_INVALID_ARGUMENT,
-           "prepare: " + NodeLabel(n, node) + ": " + consistent.message());
-    }
+    step.attrs = decoded.info.attrs;
+    step.inputs = decoded.inputs;
+    step.outputs = decoded.outputs;
+    for (uint32_t v : step.inputs) step.input_views.push_back({values_[v], nullptr});
+    for (uint32_t v : step.outputs) step.output_views.push_back({values_[v], nullptr});
     steps_.push_back(std::move(step));
   }
+  std::vector<bool> is_bound(values_.size());
+  for (uint32_t v = 0; v < values_.size(); ++v) is_bound[v] = partition.is_bound(v);
 
   data_.assign(values_.size(), nullptr);
   bytes_.resize(values_.size());

@@ -62,6 +62,7 @@ unset SWITCHYARD_PLUGIN_PATH
 cmake --install "$BUILD" --prefix "$PREFIX" >"$TMP/install.log" 2>&1 ||
   fatal "cmake --install $BUILD" "$TMP/install.log"
 for file in bin/switchyard lib/switchyard/plugins/libswitchyard_cpu.so lib/libswitchyard_core.a \
+  lib/libswitchyard_plugin_kit.a \
   include/switchyard/plugin.h include/switchyard/plugin_cpp.h include/switchyard/status.h \
   include/switchyard/graph.h include/switchyard/plugin_host.h include/switchyard/plan.h \
   include/switchyard/session.h include/switchyard/model_io.h include/switchyard/tensor.h \

@@ -1,8 +1,8 @@
 // The C descriptions of a graph's nodes that cross the plugin boundary: sy_node for the
 // support queries and sy_partition for prepare. Both point into storage owned here.
 // Sessions and the scheduler use them, and so does the conformance suite, which drives
-// plugins through the C ABI directly. AttrFromC and TensorTypeFromC go the other way,
-// for plugins that link core and read what the host sent them.
+// plugins through the C ABI directly. The other direction, reading an sy_node back into
+// C++ types, is the SDK's (switchyard/plugin_node.h).
 #pragma once
 
 #include <cstdint>
@@ -14,12 +14,6 @@
 #include "switchyard/plugin.h"
 
 namespace sy {
-
-// An attribute as core stores it; kInvalidArgument for a malformed one (a NULL array
-// with a non-zero count, an unknown kind).
-Expected<AttrValue> AttrFromC(const sy_attr& attr);
-// A tensor type; kInvalidArgument for an unknown dtype, NULL dims or an impossible size.
-Expected<TensorType> TensorTypeFromC(const sy_tensor_type& type);
 
 // One sy_node per graph node (input_values and output_values NULL, as support queries
 // want). Borrows `graph`, which must outlive this object; not copyable (the sy_nodes

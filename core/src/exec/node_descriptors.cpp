@@ -132,39 +132,4 @@ PartitionDescriptor::PartitionDescriptor(const NodeDescriptors& descriptors, con
   }
 }
 
-Expected<AttrValue> AttrFromC(const sy_attr& a) {
-  switch (a.kind) {
-    case SY_ATTR_INT:
-      return AttrValue(a.i);
-    case SY_ATTR_FLOAT:
-      return AttrValue(a.f);
-    case SY_ATTR_STRING:
-      return AttrValue(std::string(a.s ? a.s : ""));
-    case SY_ATTR_INTS:
-      if (a.count && a.ints == nullptr) break;
-      return AttrValue(std::vector<int64_t>(a.ints, a.ints + a.count));
-    case SY_ATTR_FLOATS:
-      if (a.count && a.floats == nullptr) break;
-      return AttrValue(std::vector<double>(a.floats, a.floats + a.count));
-    case SY_ATTR_STRINGS: {
-      if (a.count && a.strings == nullptr) break;
-      std::vector<std::string> out;
-      for (uint32_t i = 0; i < a.count; ++i) out.emplace_back(a.strings[i] ? a.strings[i] : "");
-      return AttrValue(std::move(out));
-    }
-    default:
-      break;
-  }
-  return InvalidArgument("malformed attribute");
-}
-
-Expected<TensorType> TensorTypeFromC(const sy_tensor_type& t) {
-  if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
-    return InvalidArgument("malformed tensor type");
-  }
-  TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
-  SY_RETURN_IF_ERROR(CheckedElementCount(type.shape).status());
-  return type;
-}
-
 }  // namespace sy

@@ -17,6 +17,7 @@
 
 #include "kernel.h"
 #include "switchyard/plugin_cpp.h"
+#include "switchyard/plugin_partition.h"
 
 namespace sy::cpu {
 
@@ -26,6 +27,8 @@ class CpuExecutable : public sy_executable {
   // be null: run on the executing thread) is the context's, borrowed: the host destroys
   // executables before shutting their context down.
   CpuExecutable(const KernelTable& table, const sy_partition& partition, ThreadPool* pool);
+  // The same from a partition already decoded by the SDK's plugin kit.
+  CpuExecutable(const KernelTable& table, const plugin::Partition& partition, ThreadPool* pool);
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
 
@@ -53,9 +56,6 @@ class CpuExecutable : public sy_executable {
   };
 
   ThreadPool* pool_;  // passed to every kernel
-  // Throws unless the step's declared output types are what its op gives its inputs
-  // (node_types.h).
-  void CheckTypes(uint32_t n, Step& step) const;
   // The second half of prepare: stores channels-last each value whose layout the host
   // does not fix (`layout_fixed`, per value: the bound ones), that has a producing step
   // and whose producer and readers all accept it that way
@@ -64,12 +64,9 @@ class CpuExecutable : public sy_executable {
 
   std::vector<TensorType> values_;
   std::vector<Step> steps_;
-  std::vector<uint32_t> bound_;                    // partition inputs, then outputs
-  std::vector<std::unique_ptr<sy_buffer>> owned_;  // intermediates' storage
-  std::vector<std::byte*> data_;                   // per value: where its bytes are
-  std::vector<uint64_t> bytes_;                    // per value: its byte size
-  std::vector<Layout> layouts_;                    // per value: how its bytes are ordered
-  std::vector<double> bounds_;  // per value: its magnitude bound in the current run
+  plugin::HostValues host_values_;  // per value: where its bytes are this run
+  std::vector<Layout> layouts_;     // per value: how its bytes are ordered
+  std::vector<double> bounds_;      // per value: its magnitude bound in the current run
 };
 
 }  // namespace sy::cpu

@@ -21,9 +21,10 @@
 
 #include <cuda_runtime.h>
 
-#include "plugin_node.h"
+#include "broadcast.h"
 #include "switchyard/attrs.h"
 #include "switchyard/plugin_cpp.h"
+#include "switchyard/plugin_node.h"
 #include "switchyard/shape.h"
 
 namespace sy::cuda {
@@ -31,8 +32,8 @@ namespace sy::cuda {
 struct Device;      // cuda_runtime.h (the plugin's, next to this file)
 class DeviceBlock;  // cuda_runtime.h
 
-// NodeInfo, DecodeNode and CollapseBroadcast are shared with the other GPU plugin
-// (plugins/common/plugin_node.h).
+// NodeInfo and DecodeNode come from the SDK's plugin kit (switchyard/plugin_node.h);
+// CollapseBroadcast is shared with the other GPU plugin (plugins/common/broadcast.h).
 using plugin::CollapseBroadcast;
 using plugin::DecodeNode;
 using plugin::NodeInfo;

@@ -20,16 +20,17 @@
 #include <string_view>
 #include <vector>
 
+#include "broadcast.h"
 #include "cl_runtime.h"
-#include "plugin_node.h"
 #include "switchyard/attrs.h"
 #include "switchyard/plugin_cpp.h"
+#include "switchyard/plugin_node.h"
 #include "switchyard/shape.h"
 
 namespace sy::opencl {
 
-// NodeInfo, DecodeNode and CollapseBroadcast are shared with the other GPU plugin
-// (plugins/common/plugin_node.h).
+// NodeInfo and DecodeNode come from the SDK's plugin kit (switchyard/plugin_node.h);
+// CollapseBroadcast is shared with the other GPU plugin (plugins/common/broadcast.h).
 using plugin::CollapseBroadcast;
 using plugin::DecodeNode;
 using plugin::NodeInfo;

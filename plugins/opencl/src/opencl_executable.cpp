@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "switchyard/op_schema.h"
+#include "switchyard/plugin_partition.h"
 
 namespace sy::opencl {
 namespace {
@@ -19,124 +19,51 @@ DeviceCaps CapsOf(const Device& device) {
   return caps;
 }
 
-// The declared output types must be what the op's shape rule gives the inputs: kernels
-// trust them, so a malformed partition is refused here rather than read out of bounds.
-void CheckNodeTypes(uint32_t n, NodeInfo& node) {
-  const OpSchema* schema = OpRegistry::Global().Find(node.op);
-  if (schema == nullptr) Fail(SY_ERROR_UNSUPPORTED, "unknown op " + node.op);
-  Expected<std::vector<TensorType>> inferred =
-      InferOutputTypes(*schema, node.inputs, node.attrs, static_cast<int>(node.outputs.size()));
-  std::string problem;
-  if (!inferred.ok()) {
-    problem = inferred.status().message();
-  } else {
-    for (size_t k = 0; k < node.outputs.size() && problem.empty(); ++k) {
-      if ((*inferred)[k] != node.outputs[k]) {
-        problem = "output " + std::to_string(k) + " is declared " + node.outputs[k].ToString() +
-                  " but its inputs give " + (*inferred)[k].ToString();
-      }
-    }
-  }
-  if (!problem.empty()) {
-    Fail(SY_ERROR_INVALID_ARGUMENT,
-         "prepare: node " + std::to_string(n) + " (" + node.op + "): " + problem);
-  }
-}
-
 }  // namespace
 
 bool SupportsNode(const Device& device, const NodeInfo& node, std::string& reason) {
   const ClOpRegistry::Entry* entry = ClOpRegistry::Global().Find(node.op);
   if (entry == nullptr) {
-    reason = OpRegistry::Global().Find(node.op) == nullptr
-                 ? "unknown op \"" + node.op + "\" (not in the catalogue)"
-                 : "not implemented in the OpenCL plugin yet";
+    reason = "not implemented in the OpenCL plugin";
     return false;
   }
   // A node with neither inputs nor outputs asks about the op itself (how `switchyard
-  // devices` counts ops); any other node must match its op's schema before the op's own
-  // checks, which index inputs and read attributes as the schema promises.
+  // devices` counts ops). Any other is canonical (docs/plugin-abi.md): the host has
+  // checked it against the op's schema, so the op's own checks only ask what this device
+  // can do; NodeInfo's checked operand access refuses a node with too few operands.
   if (node.inputs.empty() && node.outputs.empty()) return true;
-  const OpSchema* schema = OpRegistry::Global().Find(node.op);
-  Attrs attrs = node.attrs;
-  Expected<std::vector<TensorType>> outputs =
-      InferOutputTypes(*schema, node.inputs, attrs, static_cast<int>(node.outputs.size()));
-  if (!outputs.ok() || *outputs != node.outputs) {
-    reason =
-        "the node does not match the op's schema" +
-        (outputs.ok() ? std::string(" (output types differ)") : ": " + outputs.status().message());
-    return false;
-  }
   return entry->supports(node, CapsOf(device), reason);
 }
 
 OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : device_(device) {
-  if ((p.num_values && p.values == nullptr) || (p.num_nodes && p.nodes == nullptr) ||
-      (p.num_inputs && p.inputs == nullptr) || (p.num_outputs && p.outputs == nullptr)) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed partition");
-  }
+  // Checks and decodes the partition (the SDK's plugin kit); its value table is
+  // authoritative for the types.
+  const plugin::Partition partition(p);
   cl_int err = CL_SUCCESS;
   queue_.reset(clCreateCommandQueue(device.context.get(), device.id, 0, &err));
   CheckCl(err, "clCreateCommandQueue");
 
-  for (uint32_t v = 0; v < p.num_values; ++v) {
-    const sy_tensor_type& t = p.values[v];
-    if (t.dtype >= static_cast<uint32_t>(kNumDTypes) || (t.rank && t.dims == nullptr)) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed value type");
-    }
-    TensorType type{static_cast<DType>(t.dtype), Shape(t.dims, t.dims + t.rank)};
-    if (!CheckedElementCount(type.shape).ok()) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: bad tensor shape");
-    }
-    values_.push_back(std::move(type));
-  }
-  auto check_value = [&](uint32_t v) {
-    if (v >= p.num_values) Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: value index out of range");
-    return v;
-  };
-  std::vector<bool> is_bound(values_.size(), false);
-  for (uint32_t i = 0; i < p.num_inputs; ++i) bound_.push_back(check_value(p.inputs[i]));
-  for (uint32_t i = 0; i < p.num_outputs; ++i) bound_.push_back(check_value(p.outputs[i]));
-  for (uint32_t v : bound_) is_bound[v] = true;
-
+  values_ = partition.values();
+  bound_ = partition.bound();
   tensors_.resize(values_.size());
   bytes_.resize(values_.size());
-  for (size_t v = 0; v < values_.size(); ++v) {
+  for (uint32_t v = 0; v < values_.size(); ++v) {
     tensors_[v].type = &values_[v];
-    bytes_[v] = static_cast<uint64_t>(ElementCount(values_[v].shape)) * DTypeSize(values_[v].dtype);
+    bytes_[v] = partition.bytes(v);
   }
 
-  for (uint32_t n = 0; n < p.num_nodes; ++n) {
-    const sy_node& raw = p.nodes[n];
-    if ((raw.num_inputs && raw.input_values == nullptr) ||
-        (raw.num_outputs && raw.output_values == nullptr)) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "prepare: malformed node " + std::to_string(n));
-    }
+  for (size_t n = 0; n < partition.nodes().size(); ++n) {
+    const plugin::Partition::Node& node = partition.nodes()[n];
     Step step;
-    try {
-      step.node = DecodeNode(raw);
-    } catch (const sy_sdk::Error& e) {
-      Fail(e.code(), "prepare: node " + std::to_string(n) + ": " + e.what());
-    }
-    // The partition's value table is authoritative for the types.
-    step.node.inputs.clear();
-    step.node.outputs.clear();
-    for (uint32_t i = 0; i < raw.num_inputs; ++i) {
-      step.inputs.push_back(check_value(raw.input_values[i]));
-      step.node.inputs.push_back(values_[step.inputs.back()]);
-    }
-    for (uint32_t i = 0; i < raw.num_outputs; ++i) {
-      step.outputs.push_back(check_value(raw.output_values[i]));
-      step.node.outputs.push_back(values_[step.outputs.back()]);
-    }
-    CheckNodeTypes(n, step.node);
+    step.node = node.info;
+    step.inputs = node.inputs;
+    step.outputs = node.outputs;
     std::string reason;
     const ClOpRegistry::Entry* entry = ClOpRegistry::Global().Find(step.node.op);
     if (entry == nullptr || !entry->supports(step.node, CapsOf(device), reason)) {
-      Fail(SY_ERROR_UNSUPPORTED, "node " + std::to_string(n) + " (" + step.node.op + "): " +
-                                     (entry == nullptr ? "not implemented in the "
-                                                         "OpenCL plugin yet"
-                                                       : reason));
+      Fail(SY_ERROR_UNSUPPORTED,
+           "node " + std::to_string(n) + " (" + step.node.op +
+               "): " + (entry == nullptr ? "not implemented in the OpenCL plugin" : reason));
     }
     step.op = entry->create(step.node);
     step.input_tensors.resize(step.inputs.size());
@@ -155,8 +82,8 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
   }
   for (std::string& m : error_messages_) m = "execute: " + m;
 
-  for (size_t v = 0; v < values_.size(); ++v) {
-    if (is_bound[v]) continue;
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    if (partition.is_bound(v)) continue;
     owned_.push_back(std::make_unique<ClBuffer>(device, bytes_[v]));
     tensors_[v].mem = owned_.back()->mem();
     tensors_[v].offset = 0;

@@ -22,19 +22,6 @@ int64_t ElementCount(const Dims& dims) {
   return n;
 }
 
-std::optional<Dims> BroadcastDims(const Dims& a, const Dims& b) {
-  const size_t rank = a.size() > b.size() ? a.size() : b.size();
-  Dims out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Counting from the last dimension; a missing leading dim acts as 1.
-    const int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[rank - 1 - i] = da == 1 ? db : da;  // 1 against 0 gives 0: an empty result
-  }
-  return out;
-}
-
 namespace {
 
 // Element strides of `in` (row-major, contiguous) seen through `out`'s dims: 0 along

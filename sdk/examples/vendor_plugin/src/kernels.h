@@ -18,10 +18,6 @@ bool IsBinary(Op op);
 
 using Dims = std::vector<int64_t>;
 
-// NumPy broadcasting: align the shapes at their last dimension; each pair of dims must
-// be equal or one of them 1. The result, or nullopt when they do not broadcast.
-std::optional<Dims> BroadcastDims(const Dims& a, const Dims& b);
-
 // How a binary op walks its inputs, computed once at prepare time: the output dims and,
 // per input, the element stride along each output dim (0 where that input is
 // broadcast, i.e. its dim is 1 or missing).

@@ -6,8 +6,10 @@
 //
 // It uses only the SDK: switchyard/plugin.h (the C ABI) through switchyard/plugin_cpp.h
 // (the C++ helper), which supplies the function table, catches every exception at the
-// boundary and checks arguments (null pointers, device indices, copy ranges) before our
-// code sees them. What is left to write:
+// boundary and checks arguments (null pointers, device indices, copy ranges, malformed
+// nodes) before our code sees them, and the plugin kit (Switchyard::plugin_kit), which
+// reads nodes and partitions back into C++ types and keeps the bookkeeping of bound and
+// intermediate values. What is left to write:
 //
 //   sy_plugin_info        who we are (static)
 //   sy_context            one per `initialize`: devices, support answers, allocation,
@@ -72,7 +74,9 @@ class VendorContext : public sy_context {
       reason = std::string("vendor-accel does not run \"") + node.op + "\"";
       return false;
     }
-    return vendor::CheckNode(node, reason);
+    // The trampoline has refused a malformed node (plugin-abi.md); the kit decodes the
+    // rest into C++ types.
+    return vendor::CheckNode(sy::plugin::DecodeNode(node), reason);
   }
 
   // Buffers: host memory, 64-byte aligned. The host owns them until buffer_free, which

@@ -1,4 +1,5 @@
-// Status and Expected<T>: how every fallible function in core reports failure.
+// Status and Expected<T>: how every fallible function in core (and in the plugin kit)
+// reports failure. Part of the SDK, so that plugins built on the kit share the type.
 //
 // Errors are values. Nothing in core throws across its API or aborts on bad input; a
 // function that can fail returns Status (no payload) or Expected<T> (a payload or a
