@@ -44,13 +44,12 @@ install(EXPORT SwitchyardTargets
         FILE SwitchyardTargets.cmake
         DESTINATION ${SY_INSTALL_CMAKE_DIR})
 
-# The bundled plugins (plugins/<name>/), those that this configuration builds (OpenCL
-# only when found). A new backend adds its name here; test plugins
-# (switchyard_test_*) are never listed.
-foreach(name cpu opencl cuda metal)
-  if(TARGET switchyard_${name})
-    install(TARGETS switchyard_${name} LIBRARY DESTINATION ${SY_INSTALL_PLUGIN_DIR})
-  endif()
+# The bundled plugins this configuration builds: each plugins/<name>/CMakeLists.txt
+# declares its own with sy_add_plugin(... INSTALL), so no backend is named here; test
+# plugins (switchyard_test_*) do not declare it.
+get_property(_sy_installed_plugins GLOBAL PROPERTY SY_INSTALLED_PLUGINS)
+foreach(target IN LISTS _sy_installed_plugins)
+  install(TARGETS ${target} LIBRARY DESTINATION ${SY_INSTALL_PLUGIN_DIR})
 endforeach()
 
 if(SY_BUILD_TOOLS)

@@ -7,6 +7,8 @@
 //   SY_TEST_PARTIAL_DTYPES  comma list of dtypes; every input and output of a node must
 //                           have one of them (default "f32")
 //   SY_TEST_PARTIAL_MEMORY  bytes the device declares and allocates at most (default 1 GiB)
+//   SY_TEST_PARTIAL_FALLBACK  "1": the device declares SY_DEVICE_FLAG_FALLBACK (a test of
+//                           the host finding its fallback by capability, not by name)
 //
 // Allocations past the declared memory fail with SY_ERROR_RESOURCE_EXHAUSTED, as on a
 // real device. prepare is strict: a node outside the subset is SY_ERROR_UNSUPPORTED.
@@ -53,9 +55,12 @@ class PartialContext : public sy_context {
     info.name = "partial-accel";
     info.vendor = "Switchyard tests";
     info.kind = SY_DEVICE_ACCELERATOR;
-    info.flags = SY_DEVICE_FLAG_HOST_MEMORY |
-                 (filter_.has_dtype(sy::DType::kF16) ? SY_DEVICE_FLAG_F16 : 0u) |
-                 (filter_.has_dtype(sy::DType::kF64) ? SY_DEVICE_FLAG_F64 : 0u);
+    info.flags =
+        SY_DEVICE_FLAG_HOST_MEMORY |
+        (filter_.has_dtype(sy::DType::kF16) ? SY_DEVICE_FLAG_F16 : 0u) |
+        (filter_.has_dtype(sy::DType::kF64) ? SY_DEVICE_FLAG_F64 : 0u) |
+        (sy_test_plugin::EnvOr("SY_TEST_PARTIAL_FALLBACK", "0") == "1" ? SY_DEVICE_FLAG_FALLBACK
+                                                                       : 0u);
     info.memory_bytes = memory_;
   }
 

@@ -102,6 +102,7 @@ int RunDevices(const std::vector<std::string>& args) {
                      {"kind", DeviceKindName(d->kind)},
                      {"memory_bytes", d->memory_bytes},
                      {"reference", d->reference()},
+                     {"fallback", d->fallback()},
                      {"ops_supported", ops},
                      {"ops_in_catalogue", catalogue},
                      {"op_query_errors", count.errors},

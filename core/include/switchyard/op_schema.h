@@ -60,6 +60,12 @@ struct InferContext {
 // dimension 0 must equal input x's last dimension 16".
 using ShapeRule = Expected<std::vector<TensorType>> (*)(const InferContext& ctx);
 
+// How an op's work grows with its data, for the scheduler. kCompute: faster than its
+// bytes (products, convolutions, attention), which is where a preferred device earns its
+// place, so the island pass never moves such a node to save a copy; kMemory: about as its
+// bytes (elementwise, movement, reductions, norms).
+enum class OpCost : uint8_t { kMemory, kCompute };
+
 struct OpSchema {
   std::string_view name;       // lower_snake_case catalogue name
   std::string_view onnx_name;  // the ONNX operator whose semantics it has ("" if none)
@@ -69,6 +75,7 @@ struct OpSchema {
   int max_outputs = 1;  // kVariadic: any number >= min_outputs
   std::vector<AttrSpec> attrs;
   ShapeRule infer = nullptr;
+  OpCost cost = OpCost::kMemory;
 
   static constexpr int kVariadic = INT32_MAX;
 

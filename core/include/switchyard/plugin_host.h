@@ -44,6 +44,8 @@ struct Device {
 
   bool host_memory() const { return flags & 0x1u; }
   bool reference() const { return flags & 0x2u; }
+  // Declares SY_DEVICE_FLAG_FALLBACK: runs every catalogue op (docs/scheduling.md).
+  bool fallback() const { return flags & 0x10u; }
   // "cpu:1"
   std::string Spec() const;
 };

@@ -291,10 +291,12 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out) {
       "conv", "Conv", conv_inputs,
       {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"), Int("group", 1)},
       InferConv));
+  out.back().cost = OpCost::kCompute;
   out.push_back(Schema("conv_transpose", "ConvTranspose", conv_inputs,
                        {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"),
                         Int("group", 1), OptionalInts("output_padding")},
                        InferConvTranspose));
+  out.back().cost = OpCost::kCompute;
   out.push_back(Schema("max_pool", "MaxPool", {{"x", 0}}, PoolAttrs(false), InferPool));
   out.push_back(Schema("avg_pool", "AveragePool", {{"x", 0}}, PoolAttrs(true), InferPool));
   out.push_back(Schema("global_avg_pool", "GlobalAveragePool", {{"x", 0}}, {}, InferGlobalPool));

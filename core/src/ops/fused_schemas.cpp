@@ -128,6 +128,7 @@ void AddFusedSchemas(std::vector<OpSchema>& out) {
       "fused_matmul", "", kF,
       {{"a", 0}, {"b", 0}, {"bias", 0, /*optional=*/true}, {"residual", 0, /*optional=*/true}},
       std::move(matmul_attrs), InferFusedMatmul));
+  out.back().cost = OpCost::kCompute;
 
   std::vector<AttrSpec> conv_attrs = {OptionalInts("strides"), OptionalInts("pads"),
                                       OptionalInts("dilations"), Int("group", 1)};
@@ -136,6 +137,7 @@ void AddFusedSchemas(std::vector<OpSchema>& out) {
       "fused_conv", "", kF,
       {{"x", 0}, {"w", 0}, {"bias", 0, /*optional=*/true}, {"residual", 0, /*optional=*/true}},
       std::move(conv_attrs), InferFusedConv));
+  out.back().cost = OpCost::kCompute;
 
   OpSchema add_norm = MakeSchema("add_layer_norm", "", kF,
                                  {{"a", 0}, {"b", 0}, {"scale", 0}, {"bias", 0, /*optional=*/true}},

@@ -120,6 +120,7 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.type_vars = OneTypeVar(kFI);
     s.inputs = {{"a", 0}, {"b", 0}};
     s.infer = InferMatmul;
+    s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }
   {
@@ -130,6 +131,7 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.inputs = {{"a", 0}, {"b", 0}, {"c", 0, /*optional=*/true}};
     s.attrs = {Float("alpha", 1.0), Float("beta", 1.0), Flag("trans_a"), Flag("trans_b")};
     s.infer = InferGemm;
+    s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }
 }

@@ -282,6 +282,7 @@ void AddNeuralSchemas(std::vector<OpSchema>& out) {
                {{"scale", AttrKind::kFloat, std::nullopt}, Flag("is_causal")}, InferAttention);
     // The mask is bool or q's float dtype (checked by the shape rule).
     s.type_vars.push_back({"M", kF | DTypeSet::Bool()});
+    s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }
   out.push_back(Schema(

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "switchyard/op_schema.h"
+
 namespace sy::sched {
 namespace {
 
@@ -34,12 +36,11 @@ double CopyCost(const std::vector<const Device*>& devices, int32_t from, int32_t
   return latency + passes * static_cast<double>(bytes) / model.bytes_per_us;
 }
 
-// Ops whose work grows faster than their bytes: the island pass never moves them, since
-// they are where a preferred device earns its place.
+// Ops whose work grows faster than their bytes (the schema's cost class): the island
+// pass never moves them, since they are where a preferred device earns its place.
 bool IsHeavy(std::string_view op) {
-  static const std::unordered_set<std::string_view> heavy = {
-      "matmul", "gemm", "conv", "conv_transpose", "attention", "batch_matmul"};
-  return heavy.count(op) > 0;
+  const OpSchema* schema = OpRegistry::Global().Find(op);
+  return schema != nullptr && schema->cost == OpCost::kCompute;
 }
 
 }  // namespace

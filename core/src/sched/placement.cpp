@@ -45,11 +45,12 @@ Status PlaceNodes(const Graph& graph, const PluginHost* host, const PlanOptions&
   const size_t order_size = devices.size();
   const Device* fallback = nullptr;
   if (hints_and_fallback) {
-    for (const auto& plugin : host->plugins()) {
-      if (plugin->name() != "cpu") continue;
-      for (const Device& d : plugin->devices()) {
-        if (!d.reference()) fallback = &d;
-        if (fallback) break;
+    // The first loaded device that declares it runs every op (SY_DEVICE_FLAG_FALLBACK);
+    // no plugin is known here by name.
+    for (const Device* d : host->devices()) {
+      if (d->fallback() && !d->reference()) {
+        fallback = d;
+        break;
       }
     }
   }
@@ -112,7 +113,7 @@ Status PlaceNodes(const Graph& graph, const PluginHost* host, const PlanOptions&
       } else {
         placement.detail = unhonoured;
         if (!declines.empty()) placement.detail += (unhonoured.empty() ? "" : "; ") + declines;
-        if (d >= order_size) placement.detail += "; the CPU plugin is the fallback";
+        if (d >= order_size) placement.detail += "; " + devices[d]->Spec() + " is the fallback";
       }
       if (options.strict && !first) {
         return Unsupported(graph.DescribeNode(n) + " would fall back to " + devices[d]->Spec() +
@@ -122,7 +123,9 @@ Status PlaceNodes(const Graph& graph, const PluginHost* host, const PlanOptions&
     if (placement.device < 0) {
       std::string answers = declines.empty() ? "no device was tried" : declines;
       if (!unhonoured.empty()) answers = unhonoured + "; " + answers;
-      if (fallback == nullptr && hints_and_fallback) answers += "; the CPU plugin is not loaded";
+      if (fallback == nullptr && hints_and_fallback) {
+        answers += "; no fallback device is loaded (the CPU plugin's \"cpu\" is one)";
+      }
       return Unsupported("no device can run " + DescribeNodeTypes(graph, n) + ": " + answers);
     }
   }

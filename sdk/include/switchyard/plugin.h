@@ -94,6 +94,12 @@ typedef enum sy_device_kind {
 #define SY_DEVICE_FLAG_REFERENCE 0x2u   /* a reference device: never chosen unless asked for */
 #define SY_DEVICE_FLAG_F16 0x4u         /* computes f16 natively */
 #define SY_DEVICE_FLAG_F64 0x8u         /* computes f64 natively */
+/* Appended after the first release. The device runs every op of the catalogue on every
+ * dtype the op allows: the host places there any node no device of the order takes
+ * (docs/scheduling.md, "Fallback"). The CPU plugin's device "cpu" declares it; when
+ * several devices do, the first loaded is the fallback. A host of the first release
+ * ignores the flag (it fell back to the plugin named "cpu"). */
+#define SY_DEVICE_FLAG_FALLBACK 0x10u
 
 typedef enum sy_attr_kind {
   SY_ATTR_INT = 0,
@@ -333,8 +339,7 @@ SY_STATIC_ASSERT(sizeof(sy_attr) == 64, "sy_attr is frozen (no size field)");
 SY_STATIC_ASSERT(sizeof(sy_node) == 80, "sy_node v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_node, output_values) == 72, "sy_node layout is frozen");
 SY_STATIC_ASSERT(SY_PARTITION_V1_SIZE == 56, "sy_partition v1 layout is frozen");
-SY_STATIC_ASSERT(offsetof(sy_partition, outputs_internal) == 64,
-                 "sy_partition layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_partition, outputs_internal) == 64, "sy_partition layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_partition) == 72, "sy_partition layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_init_options) == 16, "sy_init_options v1 layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, info) == 8, "sy_plugin_api layout is frozen");

@@ -135,6 +135,16 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   for (const std::string& op : registered) EXPECT_TRUE(kCatalogue.count(op)) << "extra " << op;
 }
 
+// The scheduler's cost classes (docs/scheduling.md, island pass): exactly the products,
+// convolutions and attention, fused forms included, do work that grows faster than bytes.
+TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
+  const std::set<std::string> compute = {"matmul",    "gemm",         "conv",      "conv_transpose",
+                                         "attention", "fused_matmul", "fused_conv"};
+  for (const OpSchema& s : OpRegistry::Global().schemas()) {
+    EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
+  }
+}
+
 TEST(OpRegistry, FindIsExact) {
   ASSERT_NE(OpRegistry::Global().Find("add"), nullptr);
   EXPECT_EQ(OpRegistry::Global().Find("add")->onnx_name, "Add");

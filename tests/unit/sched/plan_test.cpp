@@ -51,7 +51,7 @@ TEST_F(PlanTest, DeclinedNodesFallBackWithTheReason) {
   SY_ASSERT_OK(plan);
   EXPECT_EQ(DeviceOf(*plan, 0), "partial:0");
   EXPECT_EQ(DeviceOf(*plan, 1), "partial:0");
-  EXPECT_EQ(DeviceOf(*plan, 2), "cpu:0");  // tanh: the CPU plugin is the fallback
+  EXPECT_EQ(DeviceOf(*plan, 2), "cpu:0");  // tanh: cpu:0 is the fallback
   EXPECT_EQ(DeviceOf(*plan, 3), "partial:0");
   EXPECT_EQ(plan->nodes[2].reason, PlacementReason::kFallback);
   EXPECT_NE(plan->nodes[2].detail.find("partial:0 declined"), std::string::npos)
@@ -115,6 +115,23 @@ TEST_F(PlanTest, AnUnhonouredHintFallsThroughAndSaysWhy) {
       << rejected.status().message();
 }
 
+// The fallback is whichever loaded device declares SY_DEVICE_FLAG_FALLBACK, not a plugin
+// of a given name: here the test accelerator, with no CPU plugin loaded.
+TEST_F(PlanTest, TheFallbackIsTheDeviceThatDeclaresIt) {
+  Load(kPartial | kRemote, {{"SY_TEST_PARTIAL_FALLBACK", "1"}, {"SY_TEST_REMOTE_OPS", "add,tanh"}});
+  PlanOptions options;
+  options.devices = {Find("remote:0")};
+  options.merge_islands = false;
+  Expected<Plan> plan = Plan::Build(Chain(), host_.get(), options);
+  SY_ASSERT_OK(plan);
+  EXPECT_EQ(DeviceOf(*plan, 0), "remote:0");
+  EXPECT_EQ(DeviceOf(*plan, 1), "partial:0");  // relu: remote declines
+  EXPECT_EQ(plan->nodes[1].reason, PlacementReason::kFallback);
+  EXPECT_NE(plan->nodes[1].detail.find("partial:0 is the fallback"), std::string::npos)
+      << plan->nodes[1].detail;
+  EXPECT_EQ(DeviceOf(*plan, 2), "remote:0");
+}
+
 TEST_F(PlanTest, ANodeNoDeviceRunsIsAnErrorListingEveryAnswer) {
   Load(kPartial);  // no CPU plugin: no fallback
   Expected<Plan> plan = Plan::Build(Chain(), host_.get(), {});
@@ -122,7 +139,7 @@ TEST_F(PlanTest, ANodeNoDeviceRunsIsAnErrorListingEveryAnswer) {
   const std::string m = plan.status().message();
   EXPECT_NE(m.find("no device can run node 2 (tanh) \"t\" on f32 [4, 8]"), std::string::npos) << m;
   EXPECT_NE(m.find("partial:0 declined"), std::string::npos) << m;
-  EXPECT_NE(m.find("the CPU plugin is not loaded"), std::string::npos) << m;
+  EXPECT_NE(m.find("no fallback device is loaded"), std::string::npos) << m;
 }
 
 TEST_F(PlanTest, DtypeSubsetsAreRespected) {
