@@ -39,9 +39,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include "plugin/node_descriptors.h"
 #include "switchyard/half.h"
 #include "switchyard/model_io.h"
-#include "switchyard/node_descriptors.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
 

@@ -7,7 +7,9 @@
 #      Switchyard::core, Switchyard::runtime);
 #   3. a bundled plugin library defines a symbol that the core library defines (its
 #      strong symbols: functions and data of core/src, not inline or template code of the
-#      SDK's headers, which both may instantiate).
+#      SDK's headers, which both may instantiate);
+#   4. core's format layer (core/src/format/, core/src/ir/) includes a header of the op
+#      catalogue, the scheduler, execution or the plugin host.
 # Prints what it checked, so that the closing note of a change can quote it.
 # usage: plugin_boundary.sh SOURCE_DIR BUILD_DIR
 set -u
@@ -82,6 +84,25 @@ else
   done
   [ "$plugins" -gt 0 ] || fail "no plugin libraries in $BUILD/lib/switchyard/plugins"
 fi
+
+# --- 4. core's own layers --------------------------------------------------------------
+# The format layer (core/src/format/, core/src/ir/) reads and writes files and knows no op,
+# schedule or plugin: loading's second pass (the op catalogue) sits above it.
+layer_files=0
+while IFS= read -r file; do
+  layer_files=$((layer_files + 1))
+  while IFS= read -r header; do
+    case "$header" in
+      switchyard/op_schema.h | switchyard/plan.h | switchyard/session.h | \
+        switchyard/optimize.h | switchyard/plugin_host.h | ops/* | sched/* | exec/* | opt/* | \
+        plugin/*)
+        fail "${file#"$SRC"/} (format layer) includes \"$header\""
+        ;;
+    esac
+  done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+done < <(find "$SRC/core/src/format" "$SRC/core/src/ir" -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
+echo "layers: $layer_files files of core's format layer include nothing of ops, scheduling," \
+  "execution or the plugin host"
 
 if [ "$failures" -ne 0 ]; then
   echo "plugin boundary: $failures failure(s)"

@@ -39,8 +39,13 @@ struct ModelPaths {
 };
 ModelPaths ResolveModelPaths(const std::filesystem::path& model);
 
-// Both passes on files; errors start with the JSON file's path. The safetensors file is
-// opened only when it exists (and is then required to be well-formed).
+// Pass 1 on files; errors start with the JSON file's path. The safetensors file is
+// opened only when it exists (and is then required to be well-formed). The format layer
+// (core/src/format/) knows no op: this is all it does.
+Expected<Graph> ReadModel(const std::filesystem::path& model);
+
+// ReadModel, then pass 2; errors start with the JSON file's path. Defined with pass 2
+// (core/src/ops/validate_types.cpp), above the format layer.
 Expected<Graph> LoadModel(const std::filesystem::path& model);
 
 // The graph as rml-graph v1 JSON (2-space indented). Constants with a tensor_name are

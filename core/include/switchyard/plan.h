@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "switchyard/graph.h"
-#include "switchyard/node_descriptors.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/status.h"
 
@@ -108,10 +107,6 @@ struct Plan {
   // strict mode on a fallback, or when a device's memory cannot hold the plan.
   static Expected<Plan> Build(const Graph& graph, const PluginHost* host,
                               const PlanOptions& options);
-  // The same, asking plugins about the nodes as `descriptors` (of `graph`) describe
-  // them; for callers that need the descriptors afterwards too (Session::Create).
-  static Expected<Plan> Build(const Graph& graph, const NodeDescriptors& descriptors,
-                              const PluginHost* host, const PlanOptions& options);
 
   std::vector<const Device*> devices;  // every device the plan may use; indices below
   std::vector<NodePlacement> nodes;    // per graph node

@@ -4,7 +4,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "switchyard/node_descriptors.h"
+#include "plugin/node_descriptors.h"
+#include "sched/plan_builder.h"
 
 namespace sy {
 
@@ -141,7 +142,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
   const Graph& graph = s.graph_;
   // One description of the nodes serves the plan's support queries and the prepares.
   const NodeDescriptors descriptors(graph);
-  SY_ASSIGN_OR_RETURN(s.plan_, Plan::Build(graph, descriptors, host, options));
+  SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(graph, descriptors, host, options));
   const Plan& plan = s.plan_;
 
   // Arenas, then a slice of one for every (value, device) the plan holds.

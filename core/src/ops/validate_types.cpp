@@ -88,4 +88,11 @@ Status ValidateGraphTypes(Graph& graph) {
   return Status::Ok();
 }
 
+Expected<Graph> LoadModel(const std::filesystem::path& model) {
+  SY_ASSIGN_OR_RETURN(Graph graph, ReadModel(model));
+  Status types = ValidateGraphTypes(graph);
+  if (!types.ok()) return types.WithContext(ResolveModelPaths(model).json.string());
+  return graph;
+}
+
 }  // namespace sy

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "opt/rules.h"
+#include "plugin/node_descriptors.h"
 #include "switchyard/model_io.h"
-#include "switchyard/node_descriptors.h"
 #include "switchyard/op_schema.h"
 #include "switchyard/session.h"
 

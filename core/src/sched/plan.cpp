@@ -1,11 +1,12 @@
 // Plan::Build: placement, the island pass, partitions and copies, the memory plan.
 #include "switchyard/plan.h"
 
+#include "plugin/node_descriptors.h"
 #include "sched/memory_planner.h"
 #include "sched/partitioner.h"
 #include "sched/placement.h"
+#include "sched/plan_builder.h"
 #include "sched/support_oracle.h"
-#include "switchyard/node_descriptors.h"
 
 namespace sy {
 
@@ -31,11 +32,13 @@ uint64_t Plan::CopyBytes() const {
 
 Expected<Plan> Plan::Build(const Graph& graph, const PluginHost* host, const PlanOptions& options) {
   const NodeDescriptors descriptors(graph);
-  return Build(graph, descriptors, host, options);
+  return sched::BuildPlan(graph, descriptors, host, options);
 }
 
-Expected<Plan> Plan::Build(const Graph& graph, const NodeDescriptors& descriptors,
-                           const PluginHost* host, const PlanOptions& options) {
+namespace sched {
+
+Expected<Plan> BuildPlan(const Graph& graph, const NodeDescriptors& descriptors,
+                         const PluginHost* host, const PlanOptions& options) {
   Plan plan;
   plan.devices = options.devices;
   if (plan.devices.empty() && host != nullptr) plan.devices = sched::PlatformOrder(*host);
@@ -56,4 +59,5 @@ Expected<Plan> Plan::Build(const Graph& graph, const NodeDescriptors& descriptor
   return plan;
 }
 
+}  // namespace sched
 }  // namespace sy

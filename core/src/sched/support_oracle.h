@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "switchyard/node_descriptors.h"
+#include "plugin/node_descriptors.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/status.h"
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "conformance/compare.h"
-#include "switchyard/node_descriptors.h"
+#include "plugin/node_descriptors.h"
 #include "switchyard/op_schema.h"
 
 namespace sy::conformance {

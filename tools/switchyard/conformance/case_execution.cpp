@@ -5,8 +5,8 @@
 
 #include "conformance/compare.h"
 #include "conformance/input_generator.h"
+#include "plugin/node_descriptors.h"
 #include "switchyard/model_io.h"
-#include "switchyard/node_descriptors.h"
 #include "switchyard/op_schema.h"
 
 namespace sy::conformance {

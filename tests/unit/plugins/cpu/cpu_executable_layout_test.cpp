@@ -20,8 +20,8 @@
 #include "cpu_executable.h"
 #include "fast/fast_kernels.h"
 #include "graph_builder.h"
+#include "plugin/node_descriptors.h"
 #include "ref/ref_kernels.h"
-#include "switchyard/node_descriptors.h"
 #include "switchyard/plugin_cpp.h"
 #include "thread_pool.h"
 

@@ -1,7 +1,8 @@
-// The C descriptions of a graph's nodes that cross the plugin boundary: sy_node for the
-// support queries and sy_partition for prepare. Both point into storage owned here.
-// Sessions and the scheduler use them, and so does the conformance suite, which drives
-// plugins through the C ABI directly. The other direction, reading an sy_node back into
+// The plugin host's encoding of a graph for the boundary (internal to core, not
+// installed): sy_node for the support queries and sy_partition for prepare. Both point
+// into storage owned here. Sessions and the scheduler use them, and so do the conformance
+// suite and the plugins' tests and benchmarks, which drive plugins through the C ABI
+// directly. The other direction, reading an sy_node back into
 // C++ types, is the SDK's (switchyard/plugin_node.h).
 #pragma once
 

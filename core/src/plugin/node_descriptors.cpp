@@ -1,4 +1,4 @@
-#include "switchyard/node_descriptors.h"
+#include "plugin/node_descriptors.h"
 
 #include <unordered_map>
 
