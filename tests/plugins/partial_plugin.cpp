@@ -9,6 +9,8 @@
 //   SY_TEST_PARTIAL_MEMORY  bytes the device declares and allocates at most (default 1 GiB)
 //   SY_TEST_PARTIAL_FALLBACK  "1": the device declares SY_DEVICE_FLAG_FALLBACK (a test of
 //                           the host finding its fallback by capability, not by name)
+//   SY_TEST_PARTIAL_WRAP_HOST "1": buffer_wrap_host works (it declines by default), so
+//                           values reach the device from the CPU by pointer
 //
 // Allocations past the declared memory fail with SY_ERROR_RESOURCE_EXHAUSTED, as on a
 // real device. prepare is strict: a node outside the subset is SY_ERROR_UNSUPPORTED.
@@ -84,6 +86,13 @@ class PartialContext : public sy_context {
       used_ -= bytes;
       throw;
     }
+  }
+
+  std::unique_ptr<sy_buffer> WrapHost(uint32_t device, void* host, uint64_t bytes) override {
+    if (sy_test_plugin::EnvOr("SY_TEST_PARTIAL_WRAP_HOST", "0") != "1") {
+      return sy_context::WrapHost(device, host, bytes);  // declines
+    }
+    return std::make_unique<sy_sdk::WrappedHostBuffer>(host, bytes);
   }
 
   std::unique_ptr<sy_executable> Prepare(uint32_t, const sy_partition& p) override {

@@ -120,6 +120,12 @@ expect "vendor plan: matmul falls back to cpu:0" 0 \
 expect "vendor plan --json: both devices" 0 \
   '"device":"vendor:0".*"device":"cpu:0"' \
   -- "${WITH_VENDOR[@]}" "$SY" plan --json "$MODEL" "${ORDER[@]}"
+# Both devices address host memory and wrap it: values cross between them by pointer.
+expect "vendor plan: copies between vendor:0 and cpu:0 are shared" 0 \
+  'copies: [1-9][0-9]*, 0 B per run' \
+  -- "${WITH_VENDOR[@]}" "$SY" plan "$MODEL" "${ORDER[@]}"
+expect "vendor plan: a shared copy" 0 'shared: host memory read in place' \
+  -- "${WITH_VENDOR[@]}" "$SY" plan "$MODEL" "${ORDER[@]}"
 expect "vendor run matches NumPy" 0 "matches" \
   -- "${WITH_VENDOR[@]}" "$SY" run "$MODEL" "${ORDER[@]}" --compare "$MODEL/expected"
 expect "vendor run --json on both devices" 0 \

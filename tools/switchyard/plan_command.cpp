@@ -51,7 +51,8 @@ boost::json::object PlanToJson(const Graph& graph, const Plan& plan) {
                                          {"to", plan.devices[c.to_device]->Spec()},
                                          {"bytes", c.bytes},
                                          {"before_partition", c.before_partition},
-                                         {"staged", c.staged}});
+                                         {"staged", c.staged},
+                                         {"shared", c.shared}});
   }
   return boost::json::object{
       {"devices", std::move(devices)},       {"nodes", std::move(nodes)},

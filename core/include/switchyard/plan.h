@@ -80,6 +80,9 @@ struct PlanCopy {
   uint64_t bytes = 0;
   size_t before_partition = 0;
   bool staged = false;  // through host memory: neither side offers a direct path
+  // No bytes move: both devices address host memory and the destination reads the
+  // source's bytes in place (Device::wraps_host); the session binds a wrapped pointer.
+  bool shared = false;
 };
 
 // One value resident on one device for part of a run: a slice of that device's arena.
@@ -116,6 +119,7 @@ struct Plan {
   std::vector<std::vector<ValueId>> weights;  // per device: constants uploaded there
   std::vector<DeviceMemory> memory;           // per device
 
+  // Bytes copied per run (shared copies move none).
   uint64_t CopyBytes() const;
   // The human-readable explanation `switchyard plan` prints.
   std::string Explain(const Graph& graph) const;

@@ -41,6 +41,10 @@ struct Device {
   uint32_t flags = 0;  // SY_DEVICE_FLAG_*
   uint64_t memory_bytes = 0;
   std::string details;  // how the device computes, free form ("" when the plugin says nothing)
+  // The device reads host memory in place: it declares SY_DEVICE_FLAG_HOST_MEMORY and
+  // its buffer_wrap_host accepted a probe when the plugin was loaded. Values produced on
+  // another host-memory device then reach it by pointer, not by copy (docs/scheduling.md).
+  bool wraps_host = false;
 
   bool host_memory() const { return flags & 0x1u; }
   bool reference() const { return flags & 0x2u; }

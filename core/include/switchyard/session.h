@@ -26,6 +26,8 @@
 
 namespace sy {
 
+class NodeDescriptors;  // the plugin host's encoding of a graph (internal to core)
+
 class Session {
  public:
   // `graph` must have passed LoadModel's validation (or ValidateGraphTypes); it may be
@@ -66,6 +68,9 @@ class Session {
     // Graph inputs passed in place (buffer_wrap_host on host-memory devices) rather than
     // copied, over all runs.
     uint64_t inputs_in_place = 0;
+    // Values read in place by a second host-memory device (a shared plan copy), bound
+    // once when the session is built.
+    uint64_t values_shared = 0;
   };
   const Stats& stats() const { return stats_; }
 
@@ -76,6 +81,17 @@ class Session {
   struct Buffer;
   struct Transfer;
   struct Step;
+  struct Residency;
+  // Session::Build's three builders, in order. PlaceValues: arenas and their slices,
+  // weights, shared copies' wrapped buffers. PrepareSteps: the copies and each
+  // partition's prepare. BindInputsAndOutputs: where each run puts the graph inputs and
+  // reads the outputs.
+  Status PlaceValues(Residency& where);
+  Status PrepareSteps(const NodeDescriptors& descriptors, const Residency& where);
+  void BindInputsAndOutputs(const Residency& where);
+  // A buffer of `device` over `bytes` of host memory the session owns (an arena slice of
+  // another device), owned by buffers_; null when the plugin declines.
+  const Buffer* WrapHost(const Device& device, void* host, uint64_t bytes);
   // A buffer of `bytes` on `device`, owned by buffers_.
   Expected<const Buffer*> Allocate(const Device& device, uint64_t bytes, std::string_view what);
   // A slice of `arena` (or, when the plugin has no buffer_view, a buffer of its own).

@@ -129,6 +129,21 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Plu
   return Build(graph, &host, options);
 }
 
+// Where each (value, device) of the plan lives.
+struct Session::Residency {
+  explicit Residency(size_t devices) : num_devices(devices) {}
+  int64_t Key(ValueId v, int32_t d) const { return static_cast<int64_t>(v) * num_devices + d; }
+  const Buffer* at(ValueId v, int32_t d) const { return buffers.at(Key(v, d)); }
+  const Buffer* Find(ValueId v, int32_t d) const {
+    auto it = buffers.find(Key(v, d));
+    return it == buffers.end() ? nullptr : it->second;
+  }
+  size_t num_devices;
+  std::unordered_map<int64_t, const Buffer*> buffers;
+  // Per plan copy: its destination reads the source's bytes in place (no step).
+  std::vector<bool> copy_shared;
+};
+
 Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, const PluginHost* host,
                                                   const PlanOptions& options) {
   auto session = std::unique_ptr<Session>(new Session());
@@ -139,12 +154,19 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
                       OptimizeGraph(input_graph, host, options, options.optimize_level));
   s.graph_ = std::move(optimized.graph);
   s.optimize_report_ = std::move(optimized.report);
-  const Graph& graph = s.graph_;
   // One description of the nodes serves the plan's support queries and the prepares.
-  const NodeDescriptors descriptors(graph);
-  SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(graph, descriptors, host, options));
-  const Plan& plan = s.plan_;
+  const NodeDescriptors descriptors(s.graph_);
+  SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(s.graph_, descriptors, host, options));
+  Residency where(s.plan_.devices.size());
+  SY_RETURN_IF_ERROR(s.PlaceValues(where));
+  SY_RETURN_IF_ERROR(s.PrepareSteps(descriptors, where));
+  s.BindInputsAndOutputs(where);
+  return session;
+}
 
+Status Session::PlaceValues(Residency& where) {
+  const Plan& plan = plan_;
+  const Graph& graph = graph_;
   // Arenas, then a slice of one for every (value, device) the plan holds.
   std::vector<const Buffer*> arenas(plan.devices.size(), nullptr);
   for (size_t d = 0; d < plan.devices.size(); ++d) {
@@ -152,33 +174,75 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     for (const ArenaSlot& slot : plan.slots) used = used || slot.device == static_cast<int32_t>(d);
     if (!used) continue;
     SY_ASSIGN_OR_RETURN(arenas[d],
-                        s.Allocate(*plan.devices[d], plan.memory[d].arena_bytes, "the arena"));
+                        Allocate(*plan.devices[d], plan.memory[d].arena_bytes, "the arena"));
   }
-  const size_t num_devices = plan.devices.size();
-  auto key = [&](ValueId v, int32_t d) { return static_cast<int64_t>(v) * num_devices + d; };
-  std::unordered_map<int64_t, const Buffer*> where;  // (value, device) -> buffer
   for (const ArenaSlot& slot : plan.slots) {
     SY_ASSIGN_OR_RETURN(
-        where[key(slot.value, slot.device)],
-        s.Slice(*arenas[slot.device], slot.offset, slot.bytes, graph.DescribeValue(slot.value)));
+        where.buffers[where.Key(slot.value, slot.device)],
+        Slice(*arenas[slot.device], slot.offset, slot.bytes, graph.DescribeValue(slot.value)));
   }
   // Weights: uploaded once per device that reads them.
   std::unordered_map<ValueId, const Constant*> constants;
   for (const Constant& c : graph.constants) constants[c.value] = &c;
-  for (size_t d = 0; d < num_devices; ++d) {
+  for (size_t d = 0; d < plan.devices.size(); ++d) {
     const Device& device = *plan.devices[d];
     for (ValueId id : plan.weights[d]) {
       const Tensor& data = constants.at(id)->data;
       const std::string what = "constant " + graph.DescribeValue(id);
-      SY_ASSIGN_OR_RETURN(const Buffer* buffer, s.Allocate(device, data.byte_size(), what));
+      SY_ASSIGN_OR_RETURN(const Buffer* buffer, Allocate(device, data.byte_size(), what));
       SY_RETURN_IF_ERROR(
           device.plugin->TakeError(device.plugin->api()->copy_host_to_device(
                                        buffer->handle, 0, data.data(), data.byte_size()),
                                    "uploading " + what + " to " + device.Spec()));
-      where[key(id, static_cast<int32_t>(d))] = buffer;
+      where.buffers[where.Key(id, static_cast<int32_t>(d))] = buffer;
     }
   }
+  // Shared copies: the destination device reads the source's arena slice in place, which
+  // stays put for the session's life. A plugin that declines (it accepted the probe at
+  // load time, so this is unexpected) gets a buffer of its own and a copy each run.
+  where.copy_shared.assign(plan.copies.size(), false);
+  for (size_t k = 0; k < plan.copies.size(); ++k) {
+    const PlanCopy& c = plan.copies[k];
+    if (!c.shared) continue;
+    const Buffer* source = where.at(c.value, c.from_device);
+    const Device& to = *plan.devices[c.to_device];
+    const std::string what =
+        graph.DescribeValue(c.value) + " from " + plan.devices[c.from_device]->Spec();
+    const Buffer* wrapped = source->host != nullptr ? WrapHost(to, source->host, c.bytes) : nullptr;
+    if (wrapped != nullptr) {
+      where.buffers[where.Key(c.value, c.to_device)] = wrapped;
+      where.copy_shared[k] = true;
+      ++stats_.values_shared;
+      continue;
+    }
+    SY_ASSIGN_OR_RETURN(where.buffers[where.Key(c.value, c.to_device)],
+                        Allocate(to, c.bytes, what));
+  }
+  return Status::Ok();
+}
 
+const Session::Buffer* Session::WrapHost(const Device& device, void* host, uint64_t bytes) {
+  const sy_plugin_api* api = device.plugin->api();
+  if (api->buffer_wrap_host == nullptr) return nullptr;
+  auto buffer = std::make_unique<Buffer>();
+  buffer->device = &device;
+  buffer->bytes = bytes;
+  buffer->host = host;
+  sy_error* error =
+      api->buffer_wrap_host(device.plugin->context(), device.index, host, bytes, &buffer->handle);
+  if (error != nullptr) {
+    api->error_destroy(error);
+    return nullptr;
+  }
+  if (buffer->handle == nullptr) return nullptr;
+  // Freed before the arena it points into: buffers_ goes in reverse order of creation.
+  buffers_.push_back(std::move(buffer));
+  return buffers_.back().get();
+}
+
+Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency& where) {
+  const Plan& plan = plan_;
+  const Graph& graph = graph_;
   // Steps: the copies before each partition, then the partition.
   uint64_t staging_bytes = 0;
   size_t next_copy = 0;
@@ -201,12 +265,13 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     const PlanPartition& part = plan.partitions[k];
     for (; next_copy < plan.copies.size() && plan.copies[next_copy].before_partition == k;
          ++next_copy) {
+      if (where.copy_shared[next_copy]) continue;  // read in place: nothing to do per run
       const PlanCopy& c = plan.copies[next_copy];
       auto step = std::make_unique<Step>();
       step->partition = k;
       Transfer& t = step->copy;
-      t.from = where.at(key(c.value, c.from_device));
-      t.to = where.at(key(c.value, c.to_device));
+      t.from = where.at(c.value, c.from_device);
+      t.to = where.at(c.value, c.to_device);
       t.bytes = c.bytes;
       t.what = "copying " + graph.DescribeValue(c.value) + " from " +
                plan.devices[c.from_device]->Spec() + " to " + plan.devices[c.to_device]->Spec();
@@ -221,14 +286,14 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
         t.path = Transfer::Path::kStaged;
         staging_bytes = std::max(staging_bytes, t.bytes);
       }
-      s.steps_.push_back(std::move(step));
+      steps_.push_back(std::move(step));
     }
     const Device& device = *plan.devices[part.device];
     auto step = std::make_unique<Step>();
     step->partition = k;
     step->plugin = device.plugin;
-    for (ValueId id : part.inputs) step->bound.push_back(where.at(key(id, part.device))->handle);
-    for (ValueId id : part.produced) step->bound.push_back(where.at(key(id, part.device))->handle);
+    for (ValueId id : part.inputs) step->bound.push_back(where.at(id, part.device)->handle);
+    for (ValueId id : part.produced) step->bound.push_back(where.at(id, part.device)->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
     // all, so the plugin needs no memory of its own for intermediates.
     // Produced values nothing outside this partition reads: the plugin may keep those in
@@ -237,7 +302,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     for (ValueId id : part.produced) internal.push_back(!read_outside[id]);
     PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced,
                                    internal);
-    ++s.stats_.prepares;
+    ++stats_.prepares;
     const Status prepared = device.plugin->TakeError(
         device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),
                                       &step->executable),
@@ -246,33 +311,40 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
       return Internal("plugin " + device.plugin->name() + ": prepare returned no executable");
     }
     SY_RETURN_IF_ERROR(prepared);
-    s.steps_.push_back(std::move(step));
+    steps_.push_back(std::move(step));
   }
-  s.staging_.resize(staging_bytes);
+  staging_.resize(staging_bytes);
+  return Status::Ok();
+}
 
+void Session::BindInputsAndOutputs(const Residency& where) {
+  const Plan& plan = plan_;
+  const Graph& graph = graph_;
   // Graph inputs: where each run uploads them.
   std::vector<bool> is_input(graph.values.size(), false);
   for (ValueId id : graph.inputs) {
     is_input[id] = true;
-    s.input_names_.push_back(graph.values[id].name);
-    s.input_types_.push_back(graph.values[id].type);
+    input_names_.push_back(graph.values[id].name);
+    input_types_.push_back(graph.values[id].type);
     std::vector<InputTarget> targets;
-    for (size_t d = 0; d < num_devices; ++d) {
-      auto it = where.find(key(id, static_cast<int32_t>(d)));
-      if (it == where.end()) continue;
+    for (size_t d = 0; d < plan.devices.size(); ++d) {
+      const Buffer* buffer = where.Find(id, static_cast<int32_t>(d));
+      if (buffer == nullptr) continue;
       InputTarget target;
-      target.buffer = it->second;
+      target.buffer = buffer;
       const Device& device = *plan.devices[d];
       target.in_place = device.host_memory() && device.plugin->api()->buffer_wrap_host != nullptr;
-      for (size_t step = 0; step < s.steps_.size() && target.in_place; ++step) {
-        for (size_t b = 0; b < s.steps_[step]->bound.size(); ++b) {
-          if (s.steps_[step]->bound[b] == target.buffer->handle) target.uses.push_back({step, b});
+      for (size_t step = 0; step < steps_.size() && target.in_place; ++step) {
+        for (size_t b = 0; b < steps_[step]->bound.size(); ++b) {
+          if (steps_[step]->bound[b] == target.buffer->handle) target.uses.push_back({step, b});
         }
       }
       targets.push_back(std::move(target));
     }
-    s.input_targets_.push_back(std::move(targets));
+    input_targets_.push_back(std::move(targets));
   }
+  std::unordered_map<ValueId, const Constant*> constants;
+  for (const Constant& c : graph.constants) constants[c.value] = &c;
   std::vector<int32_t> producer(graph.values.size(), -1);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (ValueId id : graph.nodes[n].outputs) producer[id] = plan.nodes[n].device;
@@ -288,11 +360,10 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
     } else if (auto it = constants.find(id); it != constants.end()) {
       out.fixed = it->second->data;
     } else {
-      out.source = where.at(key(id, producer[id]));
+      out.source = where.at(id, producer[id]);
     }
-    s.outputs_.push_back(std::move(out));
+    outputs_.push_back(std::move(out));
   }
-  return session;
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {

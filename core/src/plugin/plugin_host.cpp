@@ -176,6 +176,19 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     device.flags = info.flags;
     device.memory_bytes = info.memory_bytes;
     device.details = SafeString(info.details);
+    if (device.host_memory() && plugin->api()->buffer_wrap_host != nullptr) {
+      // Probed once here, so that plans can count on it: a plugin may decline
+      // buffer_wrap_host (SY_ERROR_UNSUPPORTED) although its table has the function.
+      alignas(256) static std::byte probe[256];
+      sy_buffer* wrapped = nullptr;
+      sy_error* error = plugin->api()->buffer_wrap_host(context, i, probe, sizeof probe, &wrapped);
+      if (error != nullptr) {
+        plugin->api()->error_destroy(error);
+      } else if (wrapped != nullptr) {
+        device.wraps_host = true;
+        plugin->api()->buffer_free(wrapped);
+      }
+    }
     plugin->devices_.push_back(std::move(device));
   }
   if (plugin->devices_.empty()) {

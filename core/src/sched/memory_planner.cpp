@@ -63,8 +63,15 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     const TensorType& t = graph.values[v].type;
     return static_cast<uint64_t>(ElementCount(t.shape)) * DTypeSize(t.dtype);
   };
+  // A shared copy's destination is its source's bytes (no slot of its own): every use of
+  // (v, to) keeps the source (v, from) alive instead.
+  std::unordered_map<int64_t, int32_t> shared_from;
+  for (const PlanCopy& copy : plan.copies) {
+    if (copy.shared) shared_from[key(copy.value, copy.to_device)] = copy.from_device;
+  }
   // Creates the slot of (v, d) starting at `time`, or extends an existing one to it.
   auto touch = [&](ValueId v, int32_t d, int64_t time) {
+    if (auto it = shared_from.find(key(v, d)); it != shared_from.end()) d = it->second;
     auto [it, inserted] = slot_of.emplace(key(v, d), plan.slots.size());
     if (inserted) {
       plan.slots.push_back(ArenaSlot{v, d, 0, bytes_of(v), time, time});

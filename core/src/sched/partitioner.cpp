@@ -27,8 +27,15 @@ bool Staged(const std::vector<const Device*>& devices, int32_t from, int32_t to)
   return !(a.plugin == b.plugin && a.plugin->api()->copy_device_to_device != nullptr);
 }
 
+// Host memory to a device that reads host memory in place: a pointer, no copy.
+bool Shared(const std::vector<const Device*>& devices, int32_t from, int32_t to) {
+  return from >= 0 && to >= 0 && devices[from]->host_memory() && devices[to]->wraps_host;
+}
+
 double CopyCost(const std::vector<const Device*>& devices, int32_t from, int32_t to, uint64_t bytes,
                 const TransferCostModel& model) {
+  // A shared copy moves no bytes; switching partitions still costs its latency.
+  if (Shared(devices, from, to)) return model.host_copy_latency_us;
   const bool host_from = from < 0 || devices[from]->host_memory();
   const bool host_to = to < 0 || devices[to]->host_memory();
   const double latency = host_from && host_to ? model.host_copy_latency_us : model.copy_latency_us;
@@ -152,7 +159,8 @@ void BuildPartitions(const Graph& graph, Plan& plan) {
       } else if (producer[id] >= 0 && producer[id] != device) {
         plan.copies.push_back(PlanCopy{id, producer[id], device, ValueBytes(graph, id),
                                        plan.partitions.size() - 1,
-                                       Staged(plan.devices, producer[id], device)});
+                                       Staged(plan.devices, producer[id], device),
+                                       Shared(plan.devices, producer[id], device)});
       }
     }
     for (ValueId id : graph.nodes[n].outputs) {

@@ -26,7 +26,7 @@ std::string_view PlacementReasonName(PlacementReason reason) {
 
 uint64_t Plan::CopyBytes() const {
   uint64_t total = 0;
-  for (const PlanCopy& c : copies) total += c.bytes;
+  for (const PlanCopy& c : copies) total += c.shared ? 0 : c.bytes;
   return total;
 }
 

@@ -94,8 +94,9 @@ std::string Plan::Explain(const Graph& graph) const {
   for (const PlanCopy& c : copies) {
     out += "  " + graph.DescribeValue(c.value) + " " + FormatBytes(c.bytes) + ": " +
            devices[c.from_device]->Spec() + " -> " + devices[c.to_device]->Spec() +
-           (c.staged ? " (staged through host memory)" : "") + ", before partition " +
-           std::to_string(c.before_partition) + "\n";
+           (c.staged ? " (staged through host memory)" : "") +
+           (c.shared ? " (shared: host memory read in place, no bytes move)" : "") +
+           ", before partition " + std::to_string(c.before_partition) + "\n";
   }
   out += "memory:\n";
   for (size_t d = 0; d < devices.size(); ++d) {

@@ -138,6 +138,33 @@ TEST_F(MultiDeviceSessionTest, HostMemoryAcceleratorWithCpuFallback) {
   ExpectSameAsCpu(IntGraph(), options, {{"x", Random(DType::kI32, {3, 4}, 2)}}, 1);
 }
 
+// Two devices that both address host memory and both wrap it exchange pointers: every
+// planned copy is shared, no bytes move, no destination slot is planned, and results are
+// those of the CPU alone.
+TEST_F(MultiDeviceSessionTest, HostMemoryDevicesShareValuesWithoutCopies) {
+  Load(kCpu | kPartial, {{"SY_TEST_PARTIAL_WRAP_HOST", "1"}});
+  PlanOptions options;
+  options.devices = {Find("partial")};
+  options.merge_islands = false;
+  const Graph graph = FloatGraph();
+  Expected<Plan> plan = Plan::Build(graph, host_.get(), options);
+  SY_ASSERT_OK(plan);
+  ASSERT_EQ(plan->copies.size(), 2u) << plan->Explain(graph);  // into and out of the tanh island
+  for (const PlanCopy& c : plan->copies) {
+    EXPECT_TRUE(c.shared);
+    for (const ArenaSlot& slot : plan->slots) {
+      EXPECT_FALSE(slot.value == c.value && slot.device == c.to_device)
+          << "a slot was planned for the shared copy of value " << c.value;
+    }
+  }
+  EXPECT_EQ(plan->CopyBytes(), 0u);
+  EXPECT_NE(plan->Explain(graph).find("shared: host memory read in place"), std::string::npos);
+  ExpectSameAsCpu(graph, options, {{"x", Random(DType::kF32, {4, 6}, 7)}}, 3);
+  Expected<std::unique_ptr<Session>> session = Session::Create(graph, *host_, options);
+  SY_ASSERT_OK(session);
+  EXPECT_EQ((*session)->stats().values_shared, 2u);
+}
+
 TEST_F(MultiDeviceSessionTest, DeviceMemoryWithCopiesBothWays) {
   Load(kCpu | kRemote, {{"SY_TEST_REMOTE_OPS", "matmul,add,relu,mul,sub"}});
   PlanOptions options;

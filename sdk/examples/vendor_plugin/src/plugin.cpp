@@ -87,6 +87,13 @@ class VendorContext : public sy_context {
     return std::make_unique<sy_sdk::HostBuffer>(bytes);
   }
 
+  // Host memory the caller owns, used in place (buffer_wrap_host): graph inputs, and
+  // values another host-memory device (the CPU) produced, then reach us by pointer
+  // instead of by copy. We only read such buffers; the caller keeps the memory alive.
+  std::unique_ptr<sy_buffer> WrapHost(uint32_t, void* host, uint64_t bytes) override {
+    return std::make_unique<sy_sdk::WrappedHostBuffer>(host, bytes);
+  }
+
   // Compile a partition once; the host then executes it many times.
   std::unique_ptr<sy_executable> Prepare(uint32_t, const sy_partition& p) override {
     return std::make_unique<vendor::VendorExecutable>(p);
