@@ -21,6 +21,15 @@ const TensorType& TypeList::at_checked(size_t k) const {
   return data()[k];
 }
 
+SliceWindow CanonicalSlice(const Attrs& attrs, size_t rank) {
+  SliceWindow window{attrs.GetInts("starts"), attrs.GetInts("steps")};
+  if (window.starts.size() != rank || window.steps.size() != rank) {
+    Invalid("slice: starts and steps must give each of the " + std::to_string(rank) +
+            " axes of x (a canonical node: docs/plugin-abi.md)");
+  }
+  return window;
+}
+
 std::string NodeInfo::Describe() const {
   std::string s = op;
   if (!name.empty()) s += " \"" + name + "\"";

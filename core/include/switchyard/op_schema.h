@@ -105,4 +105,14 @@ Expected<std::vector<TensorType>> InferOutputTypes(const OpSchema& schema,
                                                    std::span<const TensorType> inputs, Attrs& attrs,
                                                    int num_outputs);
 
+// The canonical form of a validated node's attributes: what the plugin host sends across
+// the boundary (docs/plugin-abi.md, "Canonical nodes"), so that no plugin resolves them
+// again. Every `axis` and `axes` entry is made non-negative (they count the first
+// input's axes); reduce_* list their `axes` explicitly, in increasing order (every axis
+// when absent or empty); slice gives starts, ends, axes and steps for every axis of x in
+// order, starts the first index read and ends resolved so that ONNX Slice reads the same
+// elements. `attrs` must have passed InferOutputTypes for `inputs` (defaults filled in).
+Attrs CanonicalAttrs(const OpSchema& schema, std::span<const TensorType> inputs,
+                     const Attrs& attrs);
+
 }  // namespace sy

@@ -8,6 +8,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_rule_helpers.h"
+#include "ops/slice_axis.h"
 
 namespace sy::ops {
 namespace {
@@ -211,25 +212,6 @@ Expected<std::vector<TensorType>> InferSplit(const InferContext& ctx) {
 
 // ---- slice ----
 
-// One axis of ONNX Slice: negative starts/ends count from the end, then both are clamped
-// ([0, dim] for positive steps, [0, dim-1] and [-1, dim-1] for negative ones).
-int64_t SliceLength(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-  } else {
-    // Upper bound last, so that an empty dim gives start = end = -1 (length 0).
-    start = std::min<int64_t>(std::max<int64_t>(start, 0), dim - 1);
-    end = std::min<int64_t>(std::max<int64_t>(end, -1), dim - 1);
-  }
-  const int64_t diff = end - start;
-  if (diff == 0 || (diff > 0) != (step > 0)) return 0;
-  // Same signs: truncation is floor, so this is ceil(diff / step).
-  return diff / step + (diff % step != 0 ? 1 : 0);
-}
-
 Expected<std::vector<TensorType>> InferSlice(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const int64_t rank = x.rank();
@@ -265,7 +247,7 @@ Expected<std::vector<TensorType>> InferSlice(const InferContext& ctx) {
   Shape shape = x.shape;
   for (size_t i = 0; i < n; ++i) {
     if (steps[i] == 0) return AttrError("steps", ShapeToString(steps) + " has a 0 entry");
-    shape[axes[i]] = SliceLength(x.shape[axes[i]], starts[i], ends[i], steps[i]);
+    shape[axes[i]] = ResolveSliceAxis(x.shape[axes[i]], starts[i], ends[i], steps[i]).count;
   }
   return std::vector<TensorType>{{x.dtype, std::move(shape)}};
 }

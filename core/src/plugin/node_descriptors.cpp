@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "switchyard/op_schema.h"
+
 namespace sy {
 namespace {
 
@@ -62,14 +64,21 @@ NodeDescriptors::NodeDescriptors(const Graph& graph) {
   in_types_.resize(n);
   out_types_.resize(n);
   attrs_.resize(n);
+  canonical_attrs_.resize(n);  // never resized again: the sy_attrs point into it
   string_lists_.resize(n);
   nodes_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = graph.nodes[i];
     for (ValueId id : node.inputs) in_types_[i].push_back(value_types_[id]);
     for (ValueId id : node.outputs) out_types_[i].push_back(value_types_[id]);
-    string_lists_[i].reserve(node.attrs.size());
-    AttrsToC(node.attrs, attrs_[i], string_lists_[i]);
+    // Canonical attributes (op_schema.h): what every plugin may rely on.
+    std::vector<TensorType> input_types;
+    for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
+    const OpSchema* schema = OpRegistry::Global().Find(node.op);
+    canonical_attrs_[i] =
+        schema != nullptr ? CanonicalAttrs(*schema, input_types, node.attrs) : node.attrs;
+    string_lists_[i].reserve(canonical_attrs_[i].size());
+    AttrsToC(canonical_attrs_[i], attrs_[i], string_lists_[i]);
     sy_node& c = nodes_[i];
     c.struct_size = sizeof(sy_node);
     c.abi_version = SY_PLUGIN_ABI_VERSION;

@@ -32,6 +32,7 @@ class NodeDescriptors {
   std::vector<sy_tensor_type> value_types_;            // per graph value
   std::vector<std::vector<sy_tensor_type>> in_types_;  // per node
   std::vector<std::vector<sy_tensor_type>> out_types_;
+  std::vector<Attrs> canonical_attrs_;  // per node; the sy_attrs below point into them
   std::vector<std::vector<sy_attr>> attrs_;
   std::vector<std::vector<std::vector<const char*>>> string_lists_;
   std::vector<sy_node> nodes_;

@@ -217,28 +217,12 @@ class IndexMapOp : public CuOp {
     if (op == "slice") {
       m = MapDims::Identity(in);
       m.ydims = node.outputs[0].shape;
-      const std::vector<int64_t> starts = node.attrs.GetInts("starts");
-      const size_t n = starts.size();
-      std::vector<int64_t> axes;
-      if (node.attrs.Has("axes")) {
-        axes = node.attrs.GetInts("axes");
-      } else {
-        for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
-      }
-      const std::vector<int64_t> steps =
-          node.attrs.Has("steps") ? node.attrs.GetInts("steps") : std::vector<int64_t>(n, 1);
-      for (size_t i = 0; i < n; ++i) {
-        const auto a = static_cast<size_t>(NormAxis(axes[i], in.size()));
-        const int64_t dim = in[a];
-        int64_t start = starts[i];
-        if (start < 0) start += dim;
-        if (steps[i] > 0) {
-          start = std::clamp<int64_t>(start, 0, dim);
-        } else {
-          start = std::min<int64_t>(std::max<int64_t>(start, 0), dim - 1);
-        }
-        m.steps[a] = steps[i];
-        m.subs[a] = -start;
+      // Canonical (docs/plugin-abi.md): the host resolved the bounds; per axis, the
+      // first index read and the step.
+      const plugin::SliceWindow window = plugin::CanonicalSlice(node.attrs, in.size());
+      for (size_t a = 0; a < in.size(); ++a) {
+        m.steps[a] = window.steps[a];
+        m.subs[a] = -window.starts[a];
       }
     } else if (op == "pad") {
       m = MapDims::Identity(in);

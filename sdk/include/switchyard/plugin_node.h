@@ -52,6 +52,16 @@ struct NodeInfo {
   std::string Describe() const;
 };
 
+// A canonical slice (docs/plugin-abi.md, "Canonical nodes"): per axis of x, in order, the
+// first index read and the step; the output's dims are the counts. Throws
+// sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) when `attrs` do not give every one of `rank`
+// axes (a node that is not canonical).
+struct SliceWindow {
+  std::vector<int64_t> starts;
+  std::vector<int64_t> steps;
+};
+SliceWindow CanonicalSlice(const Attrs& attrs, size_t rank);
+
 // Throws sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) on a malformed node (the definition of
 // docs/plugin-abi.md, sy_sdk::MalformedNodeReason) or an impossible element count.
 NodeInfo DecodeNode(const sy_node& node);

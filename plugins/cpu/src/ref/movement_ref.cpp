@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ref/ref_kernels.h"
+#include "switchyard/plugin_node.h"
 
 namespace sy::cpu {
 namespace {
@@ -234,41 +235,19 @@ Status Split(const KernelContext& ctx) {
 
 // ---- slice ----
 
-// The first index ONNX Slice reads on an axis of `dim`: negative counts from the end,
-// then clamped to [0, dim] for positive steps and [0, dim - 1] for negative ones (as the
-// schema's shape rule clamps).
-int64_t SliceStart(int64_t dim, int64_t start, int64_t step) {
-  if (start < 0) start += dim;
-  if (step > 0) return std::clamp<int64_t>(start, 0, dim);
-  return std::min<int64_t>(std::max<int64_t>(start, 0), dim - 1);
-}
-
 Status Slice(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
-  const int64_t rank = x.rank();
-  const std::vector<int64_t> starts = ctx.attrs.GetInts("starts");
-  const size_t n = starts.size();
-  std::vector<int64_t> axes;
-  if (ctx.attrs.Has("axes")) {
-    axes = ctx.attrs.GetInts("axes");
-  } else {
-    for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(i));
-  }
-  const std::vector<int64_t> steps =
-      ctx.attrs.Has("steps") ? ctx.attrs.GetInts("steps") : std::vector<int64_t>(n, 1);
+  // Canonical (docs/plugin-abi.md): per axis, the first index read and the step; the
+  // host resolved ONNX's negative and out-of-range bounds, and the output's dims are the
+  // counts.
+  const plugin::SliceWindow window = plugin::CanonicalSlice(ctx.attrs, x.shape().size());
   const std::vector<int64_t> in_strides = Strides(x.shape());
   std::vector<int64_t> strides = in_strides;
   int64_t base = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t a = static_cast<size_t>(Axis(axes[i], rank));
-    const int64_t dim = x.shape()[a];
-    const int64_t length = ctx.outputs[0].shape()[a];
-    if (length == 0) return Status::Ok();  // empty output: nothing to read
-    const int64_t start = SliceStart(dim, starts[i], steps[i]);
-    // The last index read, start + (length - 1) * step, lies within the axis: the shape
-    // rule derived `length` from the same clamped bounds.
-    base += start * in_strides[a];
-    strides[a] = steps[i] * in_strides[a];
+  for (size_t a = 0; a < x.shape().size(); ++a) {
+    if (ctx.outputs[0].shape()[a] == 0) return Status::Ok();  // empty output: nothing to read
+    base += window.starts[a] * in_strides[a];
+    strides[a] = window.steps[a] * in_strides[a];
   }
   return StridedCopy(ctx, base, strides);
 }

@@ -61,6 +61,8 @@ Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_
   }
   SY_ASSIGN_OR_RETURN(std::vector<TensorType> output_types,
                       InferOutputTypes(*schema, input_types, attrs, num_outputs));
+  // Kernels see what the plugin host sends: canonical attributes (op_schema.h).
+  attrs = CanonicalAttrs(*schema, input_types, attrs);
   std::vector<Tensor> outputs;
   std::vector<TensorView> output_views;
   for (const TensorType& type : output_types) {
