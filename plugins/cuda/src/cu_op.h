@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "broadcast.h"
+#include "gpu_op_registry.h"
 #include "switchyard/attrs.h"
 #include "switchyard/plugin_cpp.h"
 #include "switchyard/plugin_node.h"
@@ -101,33 +102,14 @@ struct DeviceCaps {
   bool bf16 = false;  // compute capability >= 8.0
 };
 
-using SupportsFn = bool (*)(const NodeInfo& node, const DeviceCaps& device, std::string& reason);
-using CreateFn = std::unique_ptr<CuOp> (*)(const NodeInfo& node);
-
-class CuOpRegistry {
+// The op table (plugins/common/gpu_op_registry.h, shared with the other GPU plugin).
+class CuOpRegistry : public plugin::GpuOpRegistry<DeviceCaps, CuOp> {
  public:
-  struct Entry {
-    std::string_view op;
-    SupportsFn supports;
-    CreateFn create;
-  };
-  void Add(std::string_view op, SupportsFn supports, CreateFn create) {
-    entries_.push_back({op, supports, create});
-  }
-  const Entry* Find(std::string_view op) const {
-    for (const Entry& e : entries_) {
-      if (e.op == op) return &e;
-    }
-    return nullptr;
-  }
-  std::span<const Entry> entries() const { return entries_; }
-
   // Every family registered (op_registry.cpp).
   static const CuOpRegistry& Global();
-
- private:
-  std::vector<Entry> entries_;
 };
+using SupportsFn = CuOpRegistry::SupportsFn;
+using CreateFn = CuOpRegistry::CreateFn;
 
 // The families (one per ops_*.cpp file).
 void RegisterElementwiseOps(CuOpRegistry& registry);  // unary, binary, cast, where, clip, ...

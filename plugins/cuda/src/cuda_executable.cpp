@@ -46,23 +46,7 @@ CudaExecutable::CudaExecutable(Device& device, const sy_partition& p) : device_(
   data_.assign(values_.size(), nullptr);
   for (uint32_t v = 0; v < values_.size(); ++v) bytes_[v] = partition.bytes(v);
 
-  for (size_t n = 0; n < partition.nodes().size(); ++n) {
-    const plugin::Partition::Node& node = partition.nodes()[n];
-    Step step;
-    step.node = node.info;
-    step.inputs = node.inputs;
-    step.outputs = node.outputs;
-    std::string reason;
-    const CuOpRegistry::Entry* entry = CuOpRegistry::Global().Find(step.node.op);
-    if (entry == nullptr || !entry->supports(step.node, device.caps(), reason)) {
-      Fail(SY_ERROR_UNSUPPORTED, "node " + std::to_string(n) + " (" + step.node.op +
-                                     "): " + (entry == nullptr ? kNotYet : reason));
-    }
-    step.op = entry->create(step.node);
-    step.input_tensors.resize(step.inputs.size());
-    step.output_tensors.resize(step.outputs.size());
-    steps_.push_back(std::move(step));
-  }
+  steps_ = plugin::CreateSteps<Step>(partition, CuOpRegistry::Global(), device.caps(), "CUDA");
 
   UseDevice(device.ordinal);
   CheckCuda(cudaStreamCreateWithFlags(&handles_.stream, cudaStreamNonBlocking),

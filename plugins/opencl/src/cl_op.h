@@ -22,6 +22,7 @@
 
 #include "broadcast.h"
 #include "cl_runtime.h"
+#include "gpu_op_registry.h"
 #include "switchyard/attrs.h"
 #include "switchyard/plugin_cpp.h"
 #include "switchyard/plugin_node.h"
@@ -92,33 +93,14 @@ struct DeviceCaps {
   size_t max_work_group_size = 1;
 };
 
-using SupportsFn = bool (*)(const NodeInfo& node, const DeviceCaps& device, std::string& reason);
-using CreateFn = std::unique_ptr<ClOp> (*)(const NodeInfo& node);
-
-class ClOpRegistry {
+// The op table (plugins/common/gpu_op_registry.h, shared with the other GPU plugin).
+class ClOpRegistry : public plugin::GpuOpRegistry<DeviceCaps, ClOp> {
  public:
-  struct Entry {
-    std::string_view op;
-    SupportsFn supports;
-    CreateFn create;
-  };
-  void Add(std::string_view op, SupportsFn supports, CreateFn create) {
-    entries_.push_back({op, supports, create});
-  }
-  const Entry* Find(std::string_view op) const {
-    for (const Entry& e : entries_) {
-      if (e.op == op) return &e;
-    }
-    return nullptr;
-  }
-  std::span<const Entry> entries() const { return entries_; }
-
   // Every family registered (op_registry.cpp).
   static const ClOpRegistry& Global();
-
- private:
-  std::vector<Entry> entries_;
 };
+using SupportsFn = ClOpRegistry::SupportsFn;
+using CreateFn = ClOpRegistry::CreateFn;
 
 // The families (one per ops_*.cpp file).
 void RegisterElementwiseOps(ClOpRegistry& registry);

@@ -52,24 +52,7 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
     bytes_[v] = partition.bytes(v);
   }
 
-  for (size_t n = 0; n < partition.nodes().size(); ++n) {
-    const plugin::Partition::Node& node = partition.nodes()[n];
-    Step step;
-    step.node = node.info;
-    step.inputs = node.inputs;
-    step.outputs = node.outputs;
-    std::string reason;
-    const ClOpRegistry::Entry* entry = ClOpRegistry::Global().Find(step.node.op);
-    if (entry == nullptr || !entry->supports(step.node, CapsOf(device), reason)) {
-      Fail(SY_ERROR_UNSUPPORTED,
-           "node " + std::to_string(n) + " (" + step.node.op +
-               "): " + (entry == nullptr ? "not implemented in the OpenCL plugin" : reason));
-    }
-    step.op = entry->create(step.node);
-    step.input_tensors.resize(step.inputs.size());
-    step.output_tensors.resize(step.outputs.size());
-    steps_.push_back(std::move(step));
-  }
+  steps_ = plugin::CreateSteps<Step>(partition, ClOpRegistry::Global(), CapsOf(device), "OpenCL");
   // Prepared after every step exists, so that NodeInfo references stay put.
   for (size_t n = 0; n < steps_.size(); ++n) {
     PrepareContext ctx(device, steps_[n].node, error_messages_);
