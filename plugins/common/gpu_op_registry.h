@@ -71,4 +71,35 @@ std::vector<Step> CreateSteps(const PartitionT& partition, const Registry& regis
   return steps;
 }
 
+// Execute's `buffers` as the plugin's own Buffer type, calling bind(value, buffer) for each
+// in bound order. Checks the count (one per entry of `bound`), that each is a Buffer of
+// the executable's device (`same_device(buffer)`) and holds bytes[value]; throws
+// sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) naming the buffer otherwise.
+template <typename Buffer, typename SameDevice, typename Bind>
+void BindBuffers(sy_buffer* const* buffers, uint32_t count, const std::vector<uint32_t>& bound,
+                 const std::vector<uint64_t>& bytes, std::string_view device_kind,
+                 SameDevice same_device, Bind bind) {
+  if (count != bound.size()) {
+    throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, "execute: expected " +
+                                                       std::to_string(bound.size()) +
+                                                       " buffers, got " + std::to_string(count));
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t v = bound[i];
+    auto* buffer = dynamic_cast<Buffer*>(buffers[i]);
+    if (buffer == nullptr || !same_device(*buffer)) {
+      throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) +
+                                                         " is not memory of this " +
+                                                         std::string(device_kind) + " device");
+    }
+    if (buffer->size() < bytes[v]) {
+      throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT,
+                          "execute: buffer " + std::to_string(i) + " holds " +
+                              std::to_string(buffer->size()) + " bytes, needs " +
+                              std::to_string(bytes[v]));
+    }
+    bind(v, *buffer);
+  }
+}
+
 }  // namespace sy::plugin

@@ -159,24 +159,10 @@ bool CudaExecutable::Capture() {
 }
 
 void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
-  if (count != bound_.size()) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "execute: expected " + std::to_string(bound_.size()) +
-                                        " buffers, got " + std::to_string(count));
-  }
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t v = bound_[i];
-    auto* buffer = dynamic_cast<CudaBuffer*>(buffers[i]);
-    if (buffer == nullptr || &buffer->device() != &device_) {
-      Fail(SY_ERROR_INVALID_ARGUMENT,
-           "execute: buffer " + std::to_string(i) + " is not memory of this CUDA device");
-    }
-    if (buffer->size() < bytes_[v]) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " holds " +
-                                          std::to_string(buffer->size()) + " bytes, needs " +
-                                          std::to_string(bytes_[v]));
-    }
-    data_[v] = bytes_[v] != 0 ? buffer->data() : nullptr;
-  }
+  plugin::BindBuffers<CudaBuffer>(
+      buffers, count, bound_, bytes_, "CUDA",
+      [&](const CudaBuffer& b) { return &b.device() == &device_; },
+      [&](uint32_t v, CudaBuffer& b) { data_[v] = bytes_[v] != 0 ? b.data() : nullptr; });
   for (Step& step : steps_) {
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       step.input_tensors[i] = {data_[step.inputs[i]], &values_[step.inputs[i]]};

@@ -78,25 +78,13 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
 }
 
 void OpenClExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
-  if (count != bound_.size()) {
-    Fail(SY_ERROR_INVALID_ARGUMENT, "execute: expected " + std::to_string(bound_.size()) +
-                                        " buffers, got " + std::to_string(count));
-  }
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t v = bound_[i];
-    auto* buffer = dynamic_cast<ClBuffer*>(buffers[i]);
-    if (buffer == nullptr || buffer->device().context.get() != device_.context.get()) {
-      Fail(SY_ERROR_INVALID_ARGUMENT,
-           "execute: buffer " + std::to_string(i) + " is not memory of this OpenCL device");
-    }
-    if (buffer->size() < bytes_[v]) {
-      Fail(SY_ERROR_INVALID_ARGUMENT, "execute: buffer " + std::to_string(i) + " holds " +
-                                          std::to_string(buffer->size()) + " bytes, needs " +
-                                          std::to_string(bytes_[v]));
-    }
-    tensors_[v].mem = buffer->mem();
-    tensors_[v].offset = buffer->offset();
-  }
+  plugin::BindBuffers<ClBuffer>(
+      buffers, count, bound_, bytes_, "OpenCL",
+      [&](const ClBuffer& b) { return b.device().context.get() == device_.context.get(); },
+      [&](uint32_t v, const ClBuffer& b) {
+        tensors_[v].mem = b.mem();
+        tensors_[v].offset = b.offset();
+      });
   cl_command_queue queue = queue_.get();
   const bool checks_errors = !error_messages_.empty();
   if (checks_errors) {
