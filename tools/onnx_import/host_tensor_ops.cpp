@@ -8,6 +8,7 @@
 
 #include "switchyard/half.h"
 #include "switchyard/shape.h"
+#include "switchyard/slice_bounds.h"
 
 namespace sy::onnx_import {
 namespace {
@@ -273,20 +274,10 @@ Expected<Tensor> SliceHost(const Tensor& x, std::span<const int64_t> starts,
     SY_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank));
     const int64_t s = steps_in.empty() ? 1 : steps_in[i];
     if (s == 0) return InvalidModel("Slice step 0");
-    const int64_t dim = in[axis];
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b += dim;
-    if (e < 0) e += dim;
-    if (s > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      out_shape[axis] = e > b ? (e - b + s - 1) / s : 0;
-    } else {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      out_shape[axis] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
-    }
-    begin[axis] = b;
+    // The catalogue's resolution (switchyard/slice_bounds.h), as the graph's slice gets.
+    const SliceAxis resolved = ResolveSliceAxis(in[axis], starts[i], ends[i], s);
+    out_shape[axis] = resolved.count;
+    begin[axis] = resolved.start;
     step[axis] = s;
   }
   SY_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(x.dtype(), out_shape));

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/slice_axis.h"
 #include "switchyard/op_schema.h"
+#include "switchyard/slice_bounds.h"
 
 namespace sy {
 namespace {
@@ -31,8 +31,7 @@ void CanonicalSlice(const TensorType& x, Attrs& attrs) {
   for (size_t i = 0; i < n && i < ends.size() && i < axes.size(); ++i) {
     const int64_t axis = NonNegative(axes[i], rank);
     if (axis < 0 || axis >= rank) continue;  // validation has ruled it out
-    const ops::SliceAxis resolved =
-        ops::ResolveSliceAxis(x.shape[axis], starts[i], ends[i], steps[i]);
+    const SliceAxis resolved = ResolveSliceAxis(x.shape[axis], starts[i], ends[i], steps[i]);
     out_starts[axis] = resolved.start;
     out_ends[axis] = resolved.end;
     out_steps[axis] = steps[i];

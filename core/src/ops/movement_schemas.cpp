@@ -8,7 +8,7 @@
 
 #include "ops/op_families.h"
 #include "ops/shape_rule_helpers.h"
-#include "ops/slice_axis.h"
+#include "switchyard/slice_bounds.h"
 
 namespace sy::ops {
 namespace {

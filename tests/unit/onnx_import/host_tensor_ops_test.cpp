@@ -27,6 +27,12 @@ TEST(HostTensorOpsTest, SliceClampsAndStepsBackwards) {
   ASSERT_TRUE(col.ok());
   EXPECT_EQ(col->shape(), (Shape{2, 1}));
   EXPECT_EQ(ToInt64s(*col), (std::vector<int64_t>{1, 4}));
+  // An empty axis stepped backwards reads nothing (clamping [0, dim - 1] must not be
+  // asked of dim 0).
+  Expected<Tensor> empty = SliceHost(Ints({0}, {}), std::vector<int64_t>{-1},
+                                     std::vector<int64_t>{INT64_MIN}, {}, std::vector<int64_t>{-1});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->shape(), (Shape{0}));
 }
 
 TEST(HostTensorOpsTest, GatherWrapsNegativeIndicesAndRejectsOutOfRange) {

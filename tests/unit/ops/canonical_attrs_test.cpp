@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "graph_builder.h"
-#include "ops/slice_axis.h"
 #include "plugin/node_descriptors.h"
 #include "switchyard/op_schema.h"
+#include "switchyard/slice_bounds.h"
 
 namespace sy {
 namespace {
@@ -74,8 +74,8 @@ TEST(CanonicalAttrsTest, SliceBoundsAreAFixedPointOfOnnxResolution) {
     for (int64_t start = -9; start <= 9; ++start) {
       for (int64_t end = -9; end <= 9; ++end) {
         for (int64_t step : {-3, -2, -1, 1, 2, 3}) {
-          const ops::SliceAxis once = ops::ResolveSliceAxis(dim, start, end, step);
-          const ops::SliceAxis twice = ops::ResolveSliceAxis(dim, once.start, once.end, step);
+          const SliceAxis once = ResolveSliceAxis(dim, start, end, step);
+          const SliceAxis twice = ResolveSliceAxis(dim, once.start, once.end, step);
           ASSERT_EQ(twice.count, once.count) << dim << " " << start << " " << end << " " << step;
           if (once.count == 0) continue;
           ASSERT_EQ(twice.start, once.start) << dim << " " << start << " " << end << " " << step;

@@ -1,11 +1,12 @@
-// ONNX Slice on one axis, resolved once for the whole of core: the shape rule counts the
-// elements with it, and the canonical form plugins receive (canonical_attrs.h) is written
-// from it, so that no plugin resolves negative or out-of-range bounds itself.
+// ONNX Slice on one axis, resolved in one place: the catalogue's shape rule counts the
+// elements with it, the canonical form plugins receive (op_schema.h, CanonicalAttrs) is
+// written from it, and the ONNX importer folds constant slices with it. No plugin
+// resolves negative or out-of-range bounds itself.
 #pragma once
 
 #include <cstdint>
 
-namespace sy::ops {
+namespace sy {
 
 struct SliceAxis {
   int64_t start = 0;  // the first index read, in [0, dim) when count > 0; 0 when empty
@@ -19,4 +20,4 @@ struct SliceAxis {
 // positive steps, [0, dim-1] and [-1, dim-1] for negative ones). `step` is not 0.
 SliceAxis ResolveSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step);
 
-}  // namespace sy::ops
+}  // namespace sy

@@ -1,8 +1,8 @@
-#include "ops/slice_axis.h"
+#include "switchyard/slice_bounds.h"
 
 #include <algorithm>
 
-namespace sy::ops {
+namespace sy {
 
 SliceAxis ResolveSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (start < 0) start += dim;
@@ -29,4 +29,4 @@ SliceAxis ResolveSliceAxis(int64_t dim, int64_t start, int64_t end, int64_t step
   return axis;
 }
 
-}  // namespace sy::ops
+}  // namespace sy
