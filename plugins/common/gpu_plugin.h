@@ -3,18 +3,21 @@
 // queries on decoded nodes, device buffers, prepare, and direct device-to-device copies
 // (the SDK's default stages every copy through host memory). Sees only the SDK.
 //
-// A plugin supplies a Backend, its runtime and op table behind one struct:
+// A plugin supplies a Backend, its runtime and op table behind one struct (a sketch):
 //
 //   struct Backend {
 //     using Device = ...;      // one device of the runtime
 //     using Buffer = ...;      // sy_buffer; Buffer(Device&, uint64_t bytes)
 //     using Executable = ...;  // sy_executable; Executable(Device&, const sy_partition&)
-//     static constexpr const char* kName = "OpenCL";     // in messages
-//     static auto Discover();  // {std::vector<std::unique_ptr<Device>> devices; std::string
-//     status;} static void Describe(const Device&, sy_device_info&);  // strings live as long as
-//     Device static bool Supports(const Device&, const NodeInfo&, std::string& reason); static void
-//     Copy(Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
-//                      uint64_t bytes);  // both of this plugin, ranges checked
+//     static constexpr const char* kName = "OpenCL";  // in messages
+//     // {std::vector<std::unique_ptr<Device>> devices; std::string status;}
+//     static Discovery Discover();
+//     // Strings must live as long as the Device.
+//     static void Describe(const Device&, sy_device_info&);
+//     static bool Supports(const Device&, const NodeInfo&, std::string& reason);
+//     // Both buffers of this plugin; ranges already checked.
+//     static void Copy(Buffer& dst, uint64_t dst_offset, const Buffer& src,
+//                      uint64_t src_offset, uint64_t bytes);
 //   };
 //
 // and defines its one exported symbol with SY_GPU_DEFINE_PLUGIN(info, Backend).
@@ -56,7 +59,8 @@ class GpuContext : public sy_context {
 
 template <const sy_plugin_info* Info, typename Backend>
 struct GpuPlugin {
-  static std::unique_ptr<sy_context> Create(const sy_init_options&) {
+  static std::unique_ptr<sy_context> Create(const sy_init_options& options) {
+    RequireCanonicalNodes(options, Info->name);
     return std::make_unique<GpuContext<Backend>>();
   }
   using Base = sy_sdk::Trampolines<Info, Create>;

@@ -21,11 +21,38 @@ const TensorType& TypeList::at_checked(size_t k) const {
   return data()[k];
 }
 
-SliceWindow CanonicalSlice(const Attrs& attrs, size_t rank) {
+void RequireCanonicalNodes(const sy_init_options& options, const char* plugin_name) {
+  if ((options.flags & SY_INIT_FLAG_CANONICAL_NODES) == 0) {
+    throw sy_sdk::Error(SY_ERROR_UNSUPPORTED,
+                        std::string("plugin ") + plugin_name +
+                            " needs a host that sends canonical nodes "
+                            "(SY_INIT_FLAG_CANONICAL_NODES; docs/plugin-abi.md): this host "
+                            "does not say it does");
+  }
+}
+
+SliceWindow CanonicalSlice(const Attrs& attrs, std::span<const int64_t> x,
+                           std::span<const int64_t> y) {
   SliceWindow window{attrs.GetInts("starts"), attrs.GetInts("steps")};
-  if (window.starts.size() != rank || window.steps.size() != rank) {
-    Invalid("slice: starts and steps must give each of the " + std::to_string(rank) +
-            " axes of x (a canonical node: docs/plugin-abi.md)");
+  const std::vector<int64_t> axes = attrs.GetInts("axes");
+  const size_t rank = x.size();
+  auto refuse = [](const std::string& why) {
+    Invalid("slice: " + why + " (not a canonical node: docs/plugin-abi.md)");
+  };
+  if (window.starts.size() != rank || window.steps.size() != rank || axes.size() != rank ||
+      y.size() != rank) {
+    refuse("starts, steps and axes must give each of the " + std::to_string(rank) + " axes of x");
+  }
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t start = window.starts[a], step = window.steps[a];
+    if (axes[a] != static_cast<int64_t>(a)) refuse("axes must be 0, 1, ... in order");
+    if (step == 0) refuse("a step is 0");
+    if (y[a] == 0) continue;  // nothing read on this axis
+    int64_t span = 0, last = 0;
+    if (y[a] < 0 || start < 0 || start >= x[a] || __builtin_mul_overflow(y[a] - 1, step, &span) ||
+        __builtin_add_overflow(start, span, &last) || last < 0 || last >= x[a]) {
+      refuse("axis " + std::to_string(a) + " reads outside x");
+    }
   }
   return window;
 }

@@ -94,7 +94,12 @@ expect "installed CLI runs an example" 0 "matches" \
 
 # --- 3. the vendor plugin, out of tree -------------------------------------------------
 VENDOR_BUILD=$TMP/vendor-build
-"${CONFIGURE[@]}" -S "$SRC/sdk/examples/vendor_plugin" -B "$VENDOR_BUILD" \
+# In a sanitizer build the installed plugin kit is instrumented too: the vendor plugin,
+# which links it, then needs the sanitizer runtimes (the shared ones, which the
+# instrumented host loads anyway).
+PLUGIN_FLAGS=()
+[ -n "$SANITIZE" ] && PLUGIN_FLAGS=(-DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=$SANITIZE")
+"${CONFIGURE[@]}" "${PLUGIN_FLAGS[@]}" -S "$SRC/sdk/examples/vendor_plugin" -B "$VENDOR_BUILD" \
   >"$TMP/vendor.log" 2>&1 || fatal "configure sdk/examples/vendor_plugin" "$TMP/vendor.log"
 cmake --build "$VENDOR_BUILD" -j 1 >>"$TMP/vendor.log" 2>&1 ||
   fatal "build sdk/examples/vendor_plugin" "$TMP/vendor.log"

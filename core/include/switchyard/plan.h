@@ -8,7 +8,8 @@
 //   2. else the first device of the order (PlanOptions::devices, or the platform order:
 //      discrete GPUs, accelerators, integrated GPUs, CPUs; reference devices never)
 //      that supports n;
-//   3. else the CPU plugin's device (the mandatory fallback);
+//   3. else the fallback device: the first loaded that declares SY_DEVICE_FLAG_FALLBACK
+//      (the CPU plugin's cpu);
 //   4. else an error naming the node, its op and dtypes, and every device's answer.
 // Then a transfer-aware pass moves short runs of nodes ("islands") to a neighbouring
 // device when the copies it saves are worth more than the estimated slowdown. Strict
@@ -30,7 +31,7 @@ namespace sy {
 struct PlanOptions {
   // Devices in order of preference; empty means the platform order.
   std::vector<const Device*> devices;
-  // Any fallback (a node not on the first device of the order, or on the CPU fallback)
+  // Any fallback (a node not on the first device of the order, or on the fallback device)
   // or unhonoured hint is an error, and the island pass does not move nodes.
   bool strict = false;
   // Bytes each device may use (weights plus the arena); a device without an entry is
@@ -38,7 +39,7 @@ struct PlanOptions {
   std::map<const Device*, uint64_t> memory_limits;
   // The transfer-aware island pass.
   bool merge_islands = true;
-  // Honour `backend` hints and fall back to the CPU plugin. Off pins every node to the
+  // Honour `backend` hints and fall back to the fallback device. Off pins every node to the
   // order's devices (Session::Create(graph, device) uses this).
   bool use_hints_and_fallback = true;
   // The graph optimization pass's level (switchyard/optimize.h), for Session::Create,
@@ -49,7 +50,7 @@ struct PlanOptions {
 enum class PlacementReason : uint8_t {
   kHint,      // the node's backend hint, honoured
   kOrder,     // the first device of the order
-  kFallback,  // a later device or the CPU fallback, because earlier ones declined
+  kFallback,  // a later device or the fallback device, because earlier ones declined
   kIsland,    // moved by the island pass to save copies
 };
 std::string_view PlacementReasonName(PlacementReason reason);  // "hint", "order", ...
@@ -105,7 +106,7 @@ struct DeviceMemory {
 };
 
 struct Plan {
-  // Builds the plan. `host` finds hinted plugins and the CPU fallback (it may be null
+  // Builds the plan. `host` finds hinted plugins and the fallback device (it may be null
   // when options.use_hints_and_fallback is false). Fails when a node has no device, in
   // strict mode on a fallback, or when a device's memory cannot hold the plan.
   static Expected<Plan> Build(const Graph& graph, const PluginHost* host,

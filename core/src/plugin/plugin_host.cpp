@@ -153,7 +153,9 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   plugin->vendor_ = SafeString(api->info->vendor);
   if (plugin->name_.empty()) return Unsupported("plugin info has no name");
 
-  sy_init_options options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads, 0};
+  // Every node this host sends comes from NodeDescriptors, which makes it canonical.
+  sy_init_options options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads,
+                          SY_INIT_FLAG_CANONICAL_NODES};
   sy_context* context = nullptr;
   Status init = plugin->TakeError(api->initialize(&options, &context), "initialize");
   if (!init.ok()) return Unsupported("initialisation failed: " + init.message());

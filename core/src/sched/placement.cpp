@@ -124,7 +124,7 @@ Status PlaceNodes(const Graph& graph, const PluginHost* host, const PlanOptions&
       std::string answers = declines.empty() ? "no device was tried" : declines;
       if (!unhonoured.empty()) answers = unhonoured + "; " + answers;
       if (fallback == nullptr && hints_and_fallback) {
-        answers += "; no fallback device is loaded (the CPU plugin's \"cpu\" is one)";
+        answers += "; no fallback device is loaded (none declares SY_DEVICE_FLAG_FALLBACK)";
       }
       return Unsupported("no device can run " + DescribeNodeTypes(graph, n) + ": " + answers);
     }

@@ -111,6 +111,7 @@ class CpuContext : public sy_context {
 };
 
 std::unique_ptr<sy_context> CreateContext(const sy_init_options& options) {
+  plugin::RequireCanonicalNodes(options, kInfo.name);  // its kernels read canonical attributes
   return std::make_unique<CpuContext>(options);
 }
 

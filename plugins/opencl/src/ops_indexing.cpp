@@ -106,7 +106,8 @@ class IndexMapOp : public ClOp {
       m.ydims = node.outputs[0].shape;
       // Canonical (docs/plugin-abi.md): the host resolved the bounds; per axis, the
       // first index read and the step.
-      const plugin::SliceWindow window = plugin::CanonicalSlice(node.attrs, in.size());
+      const plugin::SliceWindow window =
+          plugin::CanonicalSlice(node.attrs, in, node.outputs[0].shape);
       for (size_t a = 0; a < in.size(); ++a) {
         m.steps[a] = window.steps[a];
         m.subs[a] = -window.starts[a];

@@ -225,8 +225,15 @@ typedef struct sy_init_options {
   uint32_t struct_size;
   uint32_t abi_version;
   uint32_t num_threads; /* for CPU-side work; 0 = the plugin's default */
-  uint32_t reserved;
+  uint32_t flags;       /* SY_INIT_FLAG_*; 0 from a host of the first release */
 } sy_init_options;
+
+/* sy_init_options.flags. CANONICAL_NODES: every node this host sends is canonical
+ * (docs/plugin-abi.md, "Canonical nodes": validated, defaults filled, attributes resolved
+ * against the shapes, output types inferred). A plugin that relies on it (all bundled
+ * plugins do) refuses to initialise without it, rather than misread a host of the first
+ * release, which sent attributes as the model wrote them. */
+#define SY_INIT_FLAG_CANONICAL_NODES 0x1u
 
 /* ----------------------------------------------------------- the function table ---- */
 

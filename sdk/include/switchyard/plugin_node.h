@@ -53,14 +53,21 @@ struct NodeInfo {
 };
 
 // A canonical slice (docs/plugin-abi.md, "Canonical nodes"): per axis of x, in order, the
-// first index read and the step; the output's dims are the counts. Throws
-// sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) when `attrs` do not give every one of `rank`
-// axes (a node that is not canonical).
+// first index read and the step; the output's dims (`y`) are the counts. Checked, so that
+// a kernel reading from it stays inside x: throws sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT)
+// unless starts, steps and axes give every axis in order, no step is 0 and every index
+// read, start + k * step for k < y[a], lies in [0, x[a]).
 struct SliceWindow {
   std::vector<int64_t> starts;
   std::vector<int64_t> steps;
 };
-SliceWindow CanonicalSlice(const Attrs& attrs, size_t rank);
+SliceWindow CanonicalSlice(const Attrs& attrs, std::span<const int64_t> x,
+                           std::span<const int64_t> y);
+
+// Throws sy_sdk::Error(SY_ERROR_UNSUPPORTED) unless the host declares that it sends
+// canonical nodes (SY_INIT_FLAG_CANONICAL_NODES): for the initialize of a plugin that
+// relies on them, so that a host of the first release gets a clear refusal.
+void RequireCanonicalNodes(const sy_init_options& options, const char* plugin_name);
 
 // Throws sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT) on a malformed node (the definition of
 // docs/plugin-abi.md, sy_sdk::MalformedNodeReason) or an impossible element count.

@@ -1,5 +1,6 @@
-// Status and Expected<T>: how every fallible function in core (and in the plugin kit)
-// reports failure. Part of the SDK, so that plugins built on the kit share the type.
+// Status and Expected<T>: how every fallible function in core reports failure. Part of
+// the SDK, so that plugins built on the kit share the type (the kit's own decoding
+// throws sy_sdk::Error instead, which plugin_cpp.h's trampolines turn into sy_error).
 //
 // Errors are values. Nothing in core throws across its API or aborts on bad input; a
 // function that can fail returns Status (no payload) or Expected<T> (a payload or a

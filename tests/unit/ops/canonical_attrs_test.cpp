@@ -73,7 +73,8 @@ TEST(CanonicalAttrsTest, SliceBoundsAreAFixedPointOfOnnxResolution) {
   for (int64_t dim = 0; dim <= 6; ++dim) {
     for (int64_t start = -9; start <= 9; ++start) {
       for (int64_t end = -9; end <= 9; ++end) {
-        for (int64_t step : {-3, -2, -1, 1, 2, 3}) {
+        for (int64_t step : {INT64_MIN, int64_t{-7}, int64_t{-3}, int64_t{-2}, int64_t{-1},
+                             int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, INT64_MAX}) {
           const SliceAxis once = ResolveSliceAxis(dim, start, end, step);
           const SliceAxis twice = ResolveSliceAxis(dim, once.start, once.end, step);
           ASSERT_EQ(twice.count, once.count) << dim << " " << start << " " << end << " " << step;
@@ -85,6 +86,13 @@ TEST(CanonicalAttrsTest, SliceBoundsAreAFixedPointOfOnnxResolution) {
           const int64_t last = once.start + (once.count - 1) * step;
           ASSERT_GE(last, 0);
           ASSERT_LT(last, dim);
+          // The end is one step past the last index read, clamped as ONNX would.
+          if (step > 0) {
+            ASSERT_GT(once.end, last);
+            ASSERT_LE(once.end, dim);
+          } else {
+            ASSERT_LT(once.end, last);
+          }
         }
       }
     }

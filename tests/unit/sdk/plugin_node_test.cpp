@@ -124,6 +124,50 @@ TEST(PluginNodeTest, MalformedNodesAreInvalidArguments) {
   EXPECT_EQ(DecodeError(Node("relu", &t, 1, &t, 1, &unknown_kind, 1)), SY_ERROR_INVALID_ARGUMENT);
 }
 
+// The kit's reading of a canonical slice refuses any window that would read outside x.
+TEST(PluginNodeTest, CanonicalSliceIsCheckedAgainstTheShapes) {
+  Attrs attrs;
+  attrs.Set("starts", std::vector<int64_t>{4, 1});
+  attrs.Set("ends", std::vector<int64_t>{-6, 3});
+  attrs.Set("axes", std::vector<int64_t>{0, 1});
+  attrs.Set("steps", std::vector<int64_t>{-1, 2});
+  const Shape x = {5, 3}, y = {5, 1};  // x[::-1, 1:3:2]
+  const SliceWindow window = CanonicalSlice(attrs, x, y);
+  EXPECT_EQ(window.starts, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(window.steps, (std::vector<int64_t>{-1, 2}));
+  const Shape too_long = {6, 1};  // would read index -1 on axis 0
+  EXPECT_THROW(CanonicalSlice(attrs, x, too_long), sy_sdk::Error);
+  Attrs raw = attrs;
+  raw.Set("starts", std::vector<int64_t>{-1, 1});  // ONNX's form, not the canonical one
+  EXPECT_THROW(CanonicalSlice(raw, x, y), sy_sdk::Error);
+  raw = attrs;
+  raw.Set("axes", std::vector<int64_t>{1, 0});
+  EXPECT_THROW(CanonicalSlice(raw, x, y), sy_sdk::Error);
+  raw = attrs;
+  raw.Set("steps", std::vector<int64_t>{0, 2});
+  EXPECT_THROW(CanonicalSlice(raw, x, y), sy_sdk::Error);
+  raw = attrs;
+  raw.Set("steps", std::vector<int64_t>{-1, INT64_MAX});
+  const Shape two = {5, 2};  // 1 + INT64_MAX overflows: refused, not wrapped
+  EXPECT_THROW(CanonicalSlice(raw, x, two), sy_sdk::Error);
+  raw = attrs;
+  raw.Erase("axes");
+  EXPECT_THROW(CanonicalSlice(raw, x, y), sy_sdk::Error);
+}
+
+TEST(PluginNodeTest, HostsThatDoNotSendCanonicalNodesAreRefused) {
+  sy_init_options options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, 0, 0};
+  try {
+    RequireCanonicalNodes(options, "cpu");
+    FAIL() << "no throw";
+  } catch (const sy_sdk::Error& e) {
+    EXPECT_EQ(e.code(), SY_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::string(e.what()).find("canonical nodes"), std::string::npos) << e.what();
+  }
+  options.flags = SY_INIT_FLAG_CANONICAL_NODES;
+  EXPECT_NO_THROW(RequireCanonicalNodes(options, "cpu"));
+}
+
 TEST(PluginNodeTest, ConversionsReportMalformedValues) {
   sy_attr ints{};
   ints.name = "perm";

@@ -240,7 +240,8 @@ Status Slice(const KernelContext& ctx) {
   // Canonical (docs/plugin-abi.md): per axis, the first index read and the step; the
   // host resolved ONNX's negative and out-of-range bounds, and the output's dims are the
   // counts.
-  const plugin::SliceWindow window = plugin::CanonicalSlice(ctx.attrs, x.shape().size());
+  const plugin::SliceWindow window =
+      plugin::CanonicalSlice(ctx.attrs, x.shape(), ctx.outputs[0].shape());
   const std::vector<int64_t> in_strides = Strides(x.shape());
   std::vector<int64_t> strides = in_strides;
   int64_t base = 0;

@@ -51,8 +51,9 @@ VendorExecutable::VendorExecutable(const sy::plugin::Partition& partition) : val
 }
 
 void VendorExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
-  // Checks the count and sizes and that each buffer is host memory (ours, or views of
-  // ours: the host plans one arena per device and binds views of it).
+  // Checks the count and sizes and that each buffer is host memory: ours, views of ours
+  // (the host plans one arena per device and binds views of it), or host memory we
+  // wrapped (buffer_wrap_host: graph inputs, values the CPU produced).
   values_.Bind(buffers, count);
   auto floats = [&](uint32_t v) { return reinterpret_cast<float*>(values_.data(v)); };
   for (const Step& step : steps_) {

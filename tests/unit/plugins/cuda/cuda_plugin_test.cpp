@@ -26,6 +26,11 @@
 namespace sy::cuda {
 namespace {
 
+// Options as the plugin host passes them: the plugins refuse a host that does not say it
+// sends canonical nodes.
+constexpr sy_init_options kCanonicalHost = {sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, 0,
+                                            SY_INIT_FLAG_CANONICAL_NODES};
+
 // Expects `part` within `text` (both convertible to std::string).
 #define EXPECT_CONTAINS(text, part)                          \
   EXPECT_NE(std::string(text).find(part), std::string::npos) \
@@ -45,7 +50,7 @@ class CudaAbi {
     if (query == nullptr) return;
     api_ = query(SY_PLUGIN_ABI_VERSION);
     if (api_ == nullptr) return;
-    sy_error* error = api_->initialize(nullptr, &context_);
+    sy_error* error = api_->initialize(&kCanonicalHost, &context_);
     if (error != nullptr) {
       error_ = api_->error_message(error);
       api_->error_destroy(error);

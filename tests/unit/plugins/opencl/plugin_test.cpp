@@ -19,6 +19,11 @@
 namespace sy::opencl {
 namespace {
 
+// Options as the plugin host passes them: the plugins refuse a host that does not say it
+// sends canonical nodes.
+constexpr sy_init_options kCanonicalHost = {sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, 0,
+                                            SY_INIT_FLAG_CANONICAL_NODES};
+
 // A tensor type that owns its dims.
 struct Type {
   sy_dtype dtype;
@@ -103,7 +108,7 @@ class OpenClPluginTest : public testing::Test {
     ASSERT_NE(query, nullptr);
     api_ = query(SY_PLUGIN_ABI_VERSION);
     ASSERT_NE(api_, nullptr);
-    ASSERT_EQ(api_->initialize(nullptr, &context_), nullptr);
+    ASSERT_EQ(api_->initialize(&kCanonicalHost, &context_), nullptr);
     ASSERT_GT(api_->device_count(context_), 0u) << api_->context_status(context_);
   }
   void TearDown() override {
@@ -416,14 +421,14 @@ TEST_F(OpenClPluginTest, DeviceToDeviceCopies) {
 // plugin kit still refuses is structure: an operand naming a value the table lacks.
 TEST_F(OpenClPluginTest, OperandsOutsideTheValueTableAreRefusedAtPrepare) {
   PartitionBuilder pb({{SY_DTYPE_F32, {2, 3}}, {SY_DTYPE_F32, {2, 3}}, {SY_DTYPE_F32, {2, 3}}});
-  pb.Add({"add", {0, 7}, {2}, {}});
-  const sy_partition& p = pb.Build({0, 1}, {2});
+  pb.Add({"add", {0, 1}, {2}, {}});
+  const sy_partition& p = pb.Build({0, 7}, {2});  // a bound input the table lacks
   sy_executable* exe = nullptr;
   std::string message;
   EXPECT_EQ(Code(api_->prepare(context_, 0, &p, &exe), &message),
             static_cast<uint32_t>(SY_ERROR_INVALID_ARGUMENT));
   EXPECT_EQ(exe, nullptr);
-  EXPECT_NE(message.find("names value 7 of 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("input names value 7 of 3"), std::string::npos) << message;
 }
 
 }  // namespace
