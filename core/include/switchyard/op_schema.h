@@ -114,5 +114,8 @@ Expected<std::vector<TensorType>> InferOutputTypes(const OpSchema& schema,
 // elements. `attrs` must have passed InferOutputTypes for `inputs` (defaults filled in).
 Attrs CanonicalAttrs(const OpSchema& schema, std::span<const TensorType> inputs,
                      const Attrs& attrs);
+// False when CanonicalAttrs returns every node of `schema`'s op unchanged (the op has no
+// axis, axes or slice bounds), so that callers can skip the copy.
+bool HasCanonicalForm(const OpSchema& schema);
 
 }  // namespace sy

@@ -44,6 +44,11 @@ void CanonicalSlice(const TensorType& x, Attrs& attrs) {
 
 }  // namespace
 
+bool HasCanonicalForm(const OpSchema& schema) {
+  return schema.name == "slice" || schema.FindAttr("axis") != nullptr ||
+         schema.FindAttr("axes") != nullptr;
+}
+
 Attrs CanonicalAttrs(const OpSchema& schema, std::span<const TensorType> inputs,
                      const Attrs& attrs) {
   Attrs canonical = attrs;

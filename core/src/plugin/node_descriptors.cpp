@@ -72,13 +72,18 @@ NodeDescriptors::NodeDescriptors(const Graph& graph) {
     for (ValueId id : node.inputs) in_types_[i].push_back(value_types_[id]);
     for (ValueId id : node.outputs) out_types_[i].push_back(value_types_[id]);
     // Canonical attributes (op_schema.h): what every plugin may rely on.
-    std::vector<TensorType> input_types;
-    for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
+    // Canonical attributes (op_schema.h). Most ops have none to resolve: their attributes
+    // are sent from the graph as they are, without a copy.
+    const Attrs* attrs = &node.attrs;
     const OpSchema* schema = OpRegistry::Global().Find(node.op);
-    canonical_attrs_[i] =
-        schema != nullptr ? CanonicalAttrs(*schema, input_types, node.attrs) : node.attrs;
-    string_lists_[i].reserve(canonical_attrs_[i].size());
-    AttrsToC(canonical_attrs_[i], attrs_[i], string_lists_[i]);
+    if (schema != nullptr && HasCanonicalForm(*schema)) {
+      std::vector<TensorType> input_types;
+      for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
+      canonical_attrs_[i] = CanonicalAttrs(*schema, input_types, node.attrs);
+      attrs = &canonical_attrs_[i];
+    }
+    string_lists_[i].reserve(attrs->size());
+    AttrsToC(*attrs, attrs_[i], string_lists_[i]);
     sy_node& c = nodes_[i];
     c.struct_size = sizeof(sy_node);
     c.abi_version = SY_PLUGIN_ABI_VERSION;

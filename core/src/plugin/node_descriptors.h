@@ -32,7 +32,9 @@ class NodeDescriptors {
   std::vector<sy_tensor_type> value_types_;            // per graph value
   std::vector<std::vector<sy_tensor_type>> in_types_;  // per node
   std::vector<std::vector<sy_tensor_type>> out_types_;
-  std::vector<Attrs> canonical_attrs_;  // per node; the sy_attrs below point into them
+  // Per node, the canonical attributes where they differ from the graph's (empty
+  // otherwise); the sy_attrs below point into them or into the graph.
+  std::vector<Attrs> canonical_attrs_;
   std::vector<std::vector<sy_attr>> attrs_;
   std::vector<std::vector<std::vector<const char*>>> string_lists_;
   std::vector<sy_node> nodes_;
