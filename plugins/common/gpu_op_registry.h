@@ -23,9 +23,19 @@ class GpuOpRegistry {
     std::string_view op;
     SupportsFn supports;
     CreateFn create;
+    std::string_view family;  // the core family it was registered under (AddFamily)
   };
+  // Registers the ops of one family: `add` (the family file's Register*Ops) calls Add for
+  // each. `family` is core's name for it (OpSchema::family), so that a test can check that
+  // each plugin groups its ops as the catalogue does.
+  template <typename Derived>
+  void AddFamily(std::string_view family, void (*add)(Derived& registry)) {
+    family_ = family;
+    add(static_cast<Derived&>(*this));
+    family_ = {};
+  }
   void Add(std::string_view op, SupportsFn supports, CreateFn create) {
-    entries_.push_back({op, supports, create});
+    entries_.push_back({op, supports, create, family_});
   }
   const Entry* Find(std::string_view op) const {
     for (const Entry& e : entries_) {
@@ -37,6 +47,7 @@ class GpuOpRegistry {
 
  private:
   std::vector<Entry> entries_;
+  std::string_view family_;  // while AddFamily runs
 };
 
 // The steps of a GPU executable, one per node of `partition` in order: its decoded node,

@@ -45,8 +45,9 @@ expect "check corrupt safetensors" 1 "bad_shape.safetensors" -- "$SY" check "$TM
 
 expect "ops lists the catalogue" 0 "^102 ops$" -- "$SY" ops
 expect "ops one op" 0 "attrs:   approximate \(string, default \"none\", one of none tanh\)" -- "$SY" ops gelu
+expect "ops names the family" 0 "^  family:  movement$" -- "$SY" ops depth_to_space
 expect "ops --json" 0 '^\[\{"name":"abs","onnx":"Abs"' -- "$SY" ops --json
-expect "ops --markdown" 0 '^\| op \| ONNX \|' -- "$SY" ops --markdown
+expect "ops --markdown" 0 '^\| op \| family \| ONNX \|' -- "$SY" ops --markdown
 expect "ops unknown op" 1 'unknown op "matmull"' -- "$SY" ops matmull
 expect "ops --help" 0 "usage: switchyard ops" -- "$SY" ops --help
 

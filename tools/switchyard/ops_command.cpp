@@ -87,6 +87,7 @@ boost::json::object SchemaToJson(const OpSchema& s) {
   }
   return {{"name", s.name},
           {"onnx", s.onnx_name},
+          {"family", s.family},
           {"inputs", std::move(inputs)},
           {"types", std::move(types)},
           {"outputs", Arity(s.min_outputs, s.max_outputs)},
@@ -131,19 +132,20 @@ int RunOps(const std::vector<std::string>& args) {
     for (const OpSchema* s : selected) out.push_back(SchemaToJson(*s));
     std::cout << boost::json::serialize(out) << "\n";
   } else if (vm.count("markdown")) {
-    std::cout << "| op | ONNX | inputs | types | outputs | attributes |\n"
-                 "|---|---|---|---|---|---|\n";
+    std::cout << "| op | family | ONNX | inputs | types | outputs | attributes |\n"
+                 "|---|---|---|---|---|---|---|\n";
     for (const OpSchema* s : selected) {
-      std::cout << "| " << s->name << " | " << (s->onnx_name.empty() ? "-" : s->onnx_name) << " | "
-                << DescribeInputs(*s) << " | " << DescribeTypeVars(*s) << " | "
-                << Arity(s->min_outputs, s->max_outputs) << " | "
-                << (s->attrs.empty() ? "-" : DescribeAttrs(*s, "<br>")) << " |\n";
+      std::cout << "| " << s->name << " | " << s->family << " | "
+                << (s->onnx_name.empty() ? "-" : s->onnx_name) << " | " << DescribeInputs(*s)
+                << " | " << DescribeTypeVars(*s) << " | " << Arity(s->min_outputs, s->max_outputs)
+                << " | " << (s->attrs.empty() ? "-" : DescribeAttrs(*s, "<br>")) << " |\n";
     }
   } else {
     for (const OpSchema* s : selected) {
       std::cout << s->name;
       if (!s->onnx_name.empty()) std::cout << " (ONNX " << s->onnx_name << ")";
-      std::cout << "\n  inputs:  " << DescribeInputs(*s) << "\n  types:   " << DescribeTypeVars(*s)
+      std::cout << "\n  family:  " << s->family << "\n  inputs:  " << DescribeInputs(*s)
+                << "\n  types:   " << DescribeTypeVars(*s)
                 << "\n  outputs: " << Arity(s->min_outputs, s->max_outputs) << "\n";
       if (!s->attrs.empty())
         std::cout << "  attrs:   " << DescribeAttrs(*s, "\n           ") << "\n";

@@ -69,6 +69,7 @@ enum class OpCost : uint8_t { kMemory, kCompute };
 struct OpSchema {
   std::string_view name;       // lower_snake_case catalogue name
   std::string_view onnx_name;  // the ONNX operator whose semantics it has ("" if none)
+  std::string_view family;     // its file under core/src/ops/ and in every plugin (docs/ops.md)
   std::vector<TypeVar> type_vars;
   std::vector<InputSpec> inputs;
   int min_outputs = 1;

@@ -1,8 +1,9 @@
 // Shape and data movement ops of the catalogue (spec/ops.md, "Shape and data movement"):
-// reshape, transpose, expand, concat, split, slice, gather, gather_elements,
-// scatter_elements, pad, tile, range, trilu; and gather_nd, scatter_nd (extensions of v1,
-// docs/ops.md). They take every dtype; shapes follow the ONNX operators of the same
-// names with the static attributes of the catalogue.
+// reshape, transpose, expand, concat, split, slice, pad, tile, range, trilu; and
+// depth_to_space, space_to_depth (spec/ops.md lists them under "Neural network", but they
+// only move elements). They take every dtype; shapes follow the ONNX operators of the same names
+// with the static attributes of the catalogue. The ops that move data by index tensors (gather,
+// scatter) are the indexing family (indexing_schemas.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -252,133 +253,6 @@ Expected<std::vector<TensorType>> InferSlice(const InferContext& ctx) {
   return std::vector<TensorType>{{x.dtype, std::move(shape)}};
 }
 
-// ---- gather, gather_elements, scatter_elements ----
-
-OpSchema Indexing(std::string_view name, std::string_view onnx, ShapeRule rule,
-                  std::vector<InputSpec> inputs, std::vector<AttrSpec> attrs) {
-  OpSchema s = Movement(name, onnx, rule, std::move(attrs));
-  s.type_vars = {{"T", kAll}, {"Tind", kInd}};
-  s.inputs = std::move(inputs);
-  return s;
-}
-
-// ONNX Gather: output = data[:axis] + indices.shape + data[axis+1:].
-Expected<std::vector<TensorType>> InferGather(const InferContext& ctx) {
-  const TensorType& data = ctx.input(0);
-  const TensorType& indices = ctx.input(1);
-  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
-  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
-  Shape shape(data.shape.begin(), data.shape.begin() + axis);
-  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
-  shape.insert(shape.end(), data.shape.begin() + axis + 1, data.shape.end());
-  return std::vector<TensorType>{{data.dtype, std::move(shape)}};
-}
-
-// Indices of GatherElements / ScatterElements: the rank of data, and off the axis no
-// larger than data (as onnxruntime checks), so that every index tuple names an element.
-Status CheckElementIndices(const TensorType& data, const TensorType& indices, int64_t axis) {
-  SY_RETURN_IF_ERROR(RequireRank(indices, "indices", data.rank()));
-  for (int64_t d = 0; d < data.rank(); ++d) {
-    if (d != axis && indices.shape[d] > data.shape[d]) {
-      return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
-                          " which exceeds input data's shape " + ShapeToString(data.shape) +
-                          " on dimension " + Str(d) + " (only axis " + Str(axis) +
-                          " may be larger)");
-    }
-  }
-  return Status::Ok();
-}
-
-Expected<std::vector<TensorType>> InferGatherElements(const InferContext& ctx) {
-  const TensorType& data = ctx.input(0);
-  const TensorType& indices = ctx.input(1);
-  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
-  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
-  SY_RETURN_IF_ERROR(CheckElementIndices(data, indices, axis));
-  return std::vector<TensorType>{{data.dtype, indices.shape}};
-}
-
-Expected<std::vector<TensorType>> InferScatterElements(const InferContext& ctx) {
-  const TensorType& data = ctx.input(0);
-  const TensorType& indices = ctx.input(1);
-  const TensorType& updates = ctx.input(2);
-  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
-  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", data.rank()));
-  SY_RETURN_IF_ERROR(CheckElementIndices(data, indices, axis));
-  if (updates.shape != indices.shape) {
-    return InvalidModel("input updates has shape " + ShapeToString(updates.shape) +
-                        " but must equal input indices' shape " + ShapeToString(indices.shape));
-  }
-  return std::vector<TensorType>{data};
-}
-
-// ---- gather_nd, scatter_nd ----
-
-// The last dim of indices (k, the length of each index tuple) for GatherND / ScatterND:
-// 1 <= k <= max_k, the dims of data that a tuple can name.
-Expected<int64_t> IndexTupleLength(const TensorType& data, const TensorType& indices, int64_t max_k,
-                                   const std::string& which) {
-  const int64_t k = indices.shape.back();
-  if (k < 1 || k > max_k) {
-    return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
-                        " whose last dim " + Str(k) + " (the length of each index tuple) must be " +
-                        "between 1 and " + Str(max_k) + " (the rank of input data, shape " +
-                        ShapeToString(data.shape) + std::string(which) + ")");
-  }
-  return k;
-}
-
-// ONNX GatherND (opset 13): the first batch_dims dims of data and indices are shared;
-// each tuple of the last dim of indices (k entries) names a slice of data at dims
-// batch_dims .. batch_dims + k - 1. Output = indices.shape[:-1] + data.shape[batch_dims + k:].
-Expected<std::vector<TensorType>> InferGatherND(const InferContext& ctx) {
-  const TensorType& data = ctx.input(0);
-  const TensorType& indices = ctx.input(1);
-  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
-  SY_RETURN_IF_ERROR(RequireMinRank(indices, "indices", 1));
-  const int64_t b = ctx.attrs.GetInt("batch_dims");
-  const int64_t limit = std::min(data.rank(), indices.rank());
-  if (b < 0 || b >= limit) {
-    return AttrError("batch_dims", "is " + Str(b) + " but must be between 0 and " + Str(limit - 1) +
-                                       " (below the ranks of input data, " + Str(data.rank()) +
-                                       ", and input indices, " + Str(indices.rank()) + ")");
-  }
-  for (int64_t d = 0; d < b; ++d) {
-    if (indices.shape[d] != data.shape[d]) {
-      return InvalidModel("input indices has shape " + ShapeToString(indices.shape) +
-                          " but its first " + Str(b) + " dims (batch_dims) must equal input " +
-                          "data's, whose shape is " + ShapeToString(data.shape));
-    }
-  }
-  SY_ASSIGN_OR_RETURN(const int64_t k,
-                      IndexTupleLength(data, indices, data.rank() - b,
-                                       b == 0 ? std::string() : ", less batch_dims " + Str(b)));
-  Shape shape(indices.shape.begin(), indices.shape.end() - 1);
-  shape.insert(shape.end(), data.shape.begin() + b + k, data.shape.end());
-  return std::vector<TensorType>{{data.dtype, std::move(shape)}};
-}
-
-// ONNX ScatterND (opset 18): each tuple of the last dim of indices (k entries) names a
-// slice data[i_0, ..., i_k-1, ...] that the matching slice of updates replaces (or is
-// reduced into). updates.shape = indices.shape[:-1] + data.shape[k:]; output = data.
-Expected<std::vector<TensorType>> InferScatterND(const InferContext& ctx) {
-  const TensorType& data = ctx.input(0);
-  const TensorType& indices = ctx.input(1);
-  const TensorType& updates = ctx.input(2);
-  SY_RETURN_IF_ERROR(RequireMinRank(data, "data", 1));
-  SY_RETURN_IF_ERROR(RequireMinRank(indices, "indices", 1));
-  SY_ASSIGN_OR_RETURN(const int64_t k, IndexTupleLength(data, indices, data.rank(), ""));
-  Shape want(indices.shape.begin(), indices.shape.end() - 1);
-  want.insert(want.end(), data.shape.begin() + k, data.shape.end());
-  if (updates.shape != want) {
-    return InvalidModel("input updates has shape " + ShapeToString(updates.shape) +
-                        " but must be " + ShapeToString(want) +
-                        " (input indices' shape without its last dim, then input data's dims " +
-                        "from " + Str(k) + " on)");
-  }
-  return std::vector<TensorType>{data};
-}
-
 // ---- pad, tile ----
 
 // ONNX Pad: pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; negative pads crop.
@@ -480,6 +354,50 @@ Expected<std::vector<TensorType>> InferTrilu(const InferContext& ctx) {
   return std::vector<TensorType>{ctx.input(0)};
 }
 
+// ---- depth_to_space, space_to_depth ----
+
+Expected<int64_t> ReadBlocksize(const Attrs& attrs) {
+  const int64_t b = attrs.GetInt("blocksize");
+  // Bounded so that b * b and the scaled dims below cannot overflow int64.
+  if (b < 1 || b > (int64_t{1} << 31)) {
+    return AttrError("blocksize", "is " + Str(b) + " but must be between 1 and 2^31");
+  }
+  return b;
+}
+
+// [N, C, H, W] -> [N, C / (b * b), H * b, W * b]
+Expected<std::vector<TensorType>> InferDepthToSpace(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
+  if (x.shape[1] % (b * b) != 0) {
+    return DimError("x", x, 1,
+                    "be divisible by blocksize * blocksize (" + Str(b) + " * " + Str(b) + ")");
+  }
+  int64_t h = 0;
+  int64_t w = 0;
+  if (__builtin_mul_overflow(x.shape[2], b, &h) || __builtin_mul_overflow(x.shape[3], b, &w)) {
+    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
+  }
+  return std::vector<TensorType>{{x.dtype, {x.shape[0], x.shape[1] / (b * b), h, w}}};
+}
+
+// [N, C, H, W] -> [N, C * b * b, H / b, W / b]
+Expected<std::vector<TensorType>> InferSpaceToDepth(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
+  for (int64_t d : {2, 3}) {
+    if (x.shape[d] % b != 0)
+      return DimError("x", x, d, "be divisible by blocksize (" + Str(b) + ")");
+  }
+  int64_t c = 0;
+  if (__builtin_mul_overflow(x.shape[1], b * b, &c)) {
+    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
+  }
+  return std::vector<TensorType>{{x.dtype, {x.shape[0], c, x.shape[2] / b, x.shape[3] / b}}};
+}
+
 }  // namespace
 
 void AddMovementSchemas(std::vector<OpSchema>& out) {
@@ -500,20 +418,6 @@ void AddMovementSchemas(std::vector<OpSchema>& out) {
       "slice", "Slice", InferSlice,
       {RequiredInts("starts"), RequiredInts("ends"), OptionalInts("axes"), OptionalInts("steps")}));
   out.push_back(
-      Indexing("gather", "Gather", InferGather, {{"data", 0}, {"indices", 1}}, {Int("axis", 0)}));
-  out.push_back(Indexing("gather_elements", "GatherElements", InferGatherElements,
-                         {{"data", 0}, {"indices", 1}}, {Int("axis", 0)}));
-  out.push_back(Indexing(
-      "scatter_elements", "ScatterElements", InferScatterElements,
-      {{"data", 0}, {"indices", 1}, {"updates", 0}},
-      {Int("axis", 0),
-       {"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
-  out.push_back(Indexing("gather_nd", "GatherND", InferGatherND, {{"data", 0}, {"indices", 1}},
-                         {Int("batch_dims", 0)}));
-  out.push_back(Indexing(
-      "scatter_nd", "ScatterND", InferScatterND, {{"data", 0}, {"indices", 1}, {"updates", 0}},
-      {{"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
-  out.push_back(
       Movement("pad", "Pad", InferPad,
                {RequiredInts("pads"),
                 {"mode", AttrKind::kString, "constant", false, {"constant", "reflect", "edge"}},
@@ -531,6 +435,10 @@ void AddMovementSchemas(std::vector<OpSchema>& out) {
     out.push_back(std::move(s));
   }
   out.push_back(Movement("trilu", "Trilu", InferTrilu, {Int("upper", 1), Int("k", 0)}));
+  const AttrSpec blocksize = RequiredInt("blocksize");
+  out.push_back(Movement("depth_to_space", "DepthToSpace", InferDepthToSpace,
+                         {blocksize, {"mode", AttrKind::kString, "DCR", false, {"DCR", "CRD"}}}));
+  out.push_back(Movement("space_to_depth", "SpaceToDepth", InferSpaceToDepth, {blocksize}));
 }
 
 }  // namespace sy::ops

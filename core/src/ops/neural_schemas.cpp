@@ -1,5 +1,5 @@
 // Remaining neural-network ops of the catalogue (spec/ops.md, "Neural network"): resize
-// with static scales or sizes, depth_to_space and space_to_depth, attention (ONNX opset 23,
+// with static scales or sizes, attention (ONNX opset 23,
 // 4-D inputs, grouped-query heads, optional float or bool mask) and rotary_embedding
 // (ONNX opset 23, x [B, H, S, D] with cos/sin caches [S, rotary_dim / 2]); and the
 // extension grid_sample (ONNX GridSample opset 16, docs/ops.md "Extensions to spec v1").
@@ -14,7 +14,6 @@ namespace sy::ops {
 namespace {
 
 constexpr DTypeSet kF = DTypeSet::Float();
-constexpr DTypeSet kFIB = DTypeSet::All();
 
 AttrSpec Flag(std::string_view name) { return {name, AttrKind::kInt, int64_t{0}}; }
 AttrSpec String(std::string_view name, std::string_view value,
@@ -29,14 +28,6 @@ Status RequireFlag(const Attrs& attrs, std::string_view name) {
   const int64_t v = attrs.GetInt(name);
   if (v == 0 || v == 1) return Status::Ok();
   return AttrError(name, "is " + Str(v) + " but must be 0 or 1");
-}
-
-// "input k has shape [..] but its dimension 1 (3) must <rule>"
-Status DimError(std::string_view input, const TensorType& type, int64_t dim,
-                const std::string& rule) {
-  return InvalidModel("input " + std::string(input) + " has shape " + ShapeToString(type.shape) +
-                      " but its dimension " + Str(dim) + " (" + Str(type.shape[dim]) + ") must " +
-                      rule);
 }
 
 // resize: exactly one of scales (floats) and sizes (ints), one entry per dim of x.
@@ -114,48 +105,6 @@ Expected<std::vector<TensorType>> InferGridSample(const InferContext& ctx) {
     }
   }
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
-}
-
-Expected<int64_t> ReadBlocksize(const Attrs& attrs) {
-  const int64_t b = attrs.GetInt("blocksize");
-  // Bounded so that b * b and the scaled dims below cannot overflow int64.
-  if (b < 1 || b > (int64_t{1} << 31)) {
-    return AttrError("blocksize", "is " + Str(b) + " but must be between 1 and 2^31");
-  }
-  return b;
-}
-
-// [N, C, H, W] -> [N, C / (b * b), H * b, W * b]
-Expected<std::vector<TensorType>> InferDepthToSpace(const InferContext& ctx) {
-  const TensorType& x = ctx.input(0);
-  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
-  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
-  if (x.shape[1] % (b * b) != 0) {
-    return DimError("x", x, 1,
-                    "be divisible by blocksize * blocksize (" + Str(b) + " * " + Str(b) + ")");
-  }
-  int64_t h = 0;
-  int64_t w = 0;
-  if (__builtin_mul_overflow(x.shape[2], b, &h) || __builtin_mul_overflow(x.shape[3], b, &w)) {
-    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
-  }
-  return std::vector<TensorType>{{x.dtype, {x.shape[0], x.shape[1] / (b * b), h, w}}};
-}
-
-// [N, C, H, W] -> [N, C * b * b, H / b, W / b]
-Expected<std::vector<TensorType>> InferSpaceToDepth(const InferContext& ctx) {
-  const TensorType& x = ctx.input(0);
-  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
-  SY_ASSIGN_OR_RETURN(const int64_t b, ReadBlocksize(ctx.attrs));
-  for (int64_t d : {2, 3}) {
-    if (x.shape[d] % b != 0)
-      return DimError("x", x, d, "be divisible by blocksize (" + Str(b) + ")");
-  }
-  int64_t c = 0;
-  if (__builtin_mul_overflow(x.shape[1], b * b, &c)) {
-    return AttrError("blocksize", "is " + Str(b) + " which makes the output too large");
-  }
-  return std::vector<TensorType>{{x.dtype, {x.shape[0], c, x.shape[2] / b, x.shape[3] / b}}};
 }
 
 // q [B, Hq, S, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv], mask broadcasting to
@@ -270,11 +219,6 @@ void AddNeuralSchemas(std::vector<OpSchema>& out) {
       {String("mode", "bilinear", {"bilinear", "nearest", "bicubic"}),
        String("padding_mode", "zeros", {"zeros", "border", "reflection"}), Flag("align_corners")},
       InferGridSample));
-  const AttrSpec blocksize = {"blocksize", AttrKind::kInt, std::nullopt, /*required=*/true};
-  out.push_back(Schema("depth_to_space", "DepthToSpace", kFIB, {{"x", 0}},
-                       {blocksize, String("mode", "DCR", {"DCR", "CRD"})}, InferDepthToSpace));
-  out.push_back(
-      Schema("space_to_depth", "SpaceToDepth", kFIB, {{"x", 0}}, {blocksize}, InferSpaceToDepth));
   {
     OpSchema s =
         Schema("attention", "Attention", kF,

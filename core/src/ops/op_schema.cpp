@@ -31,14 +31,24 @@ int OpSchema::max_inputs() const {
 }
 
 OpRegistry::OpRegistry() {
-  ops::AddElementwiseSchemas(schemas_);
-  ops::AddLinalgSchemas(schemas_);
-  ops::AddMovementSchemas(schemas_);
-  ops::AddReductionSchemas(schemas_);
-  ops::AddNormalizationSchemas(schemas_);
-  ops::AddConvPoolSchemas(schemas_);
-  ops::AddNeuralSchemas(schemas_);
-  ops::AddFusedSchemas(schemas_);
+  // One family per file under core/src/ops/ (<family>_schemas.cpp); each plugin names its
+  // op files the same way (docs/ops.md, "Op families").
+  const std::pair<std::string_view, void (*)(std::vector<OpSchema>&)> families[] = {
+      {"elementwise", ops::AddElementwiseSchemas},
+      {"linalg", ops::AddLinalgSchemas},
+      {"movement", ops::AddMovementSchemas},
+      {"indexing", ops::AddIndexingSchemas},
+      {"reduction", ops::AddReductionSchemas},
+      {"normalization", ops::AddNormalizationSchemas},
+      {"conv_pool", ops::AddConvPoolSchemas},
+      {"neural", ops::AddNeuralSchemas},
+      {"fused", ops::AddFusedSchemas},
+  };
+  for (const auto& [family, add] : families) {
+    const size_t first = schemas_.size();
+    add(schemas_);
+    for (size_t i = first; i < schemas_.size(); ++i) schemas_[i].family = family;
+  }
   std::sort(schemas_.begin(), schemas_.end(),
             [](const OpSchema& a, const OpSchema& b) { return a.name < b.name; });
 }

@@ -71,4 +71,12 @@ Status AttrError(std::string_view attr, std::string_view what) {
   return InvalidModel("attribute " + std::string(attr) + " " + std::string(what));
 }
 
+// "input k has shape [..] but its dimension 1 (3) must <rule>"
+Status DimError(std::string_view input, const TensorType& type, int64_t dim,
+                const std::string& rule) {
+  return InvalidModel("input " + std::string(input) + " has shape " + ShapeToString(type.shape) +
+                      " but its dimension " + std::to_string(dim) + " (" +
+                      std::to_string(type.shape[dim]) + ") must " + rule);
+}
+
 }  // namespace sy::ops

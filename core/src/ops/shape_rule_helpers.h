@@ -39,4 +39,8 @@ Status RequireListSize(const Attrs& attrs, std::string_view attr, size_t size);
 // Builds an error "attribute <attr> <what>".
 Status AttrError(std::string_view attr, std::string_view what);
 
+// "input k has shape [..] but its dimension 1 (3) must <rule>"
+Status DimError(std::string_view input, const TensorType& type, int64_t dim,
+                const std::string& rule);
+
 }  // namespace sy::ops

@@ -138,7 +138,15 @@ using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const PrepareContext& ctx)
 class KernelTable {
  public:
   void Add(std::string_view op, KernelFn fn, PrepareFn prepare = nullptr) {
-    entries_.push_back({op, fn, prepare});
+    entries_.push_back({op, fn, prepare, family_});
+  }
+  // Adds one op family's kernels: `add` (the family file's Add*Kernels) calls Add for each.
+  // `family` is core's name for it (OpSchema::family), so that a test can check that the
+  // plugin groups its ops as the catalogue does.
+  void AddFamily(std::string_view family, void (*add)(KernelTable& table)) {
+    family_ = family;
+    add(*this);
+    family_ = {};
   }
   // Gives the entry of `op` (which must exist) a prepare step; its kernel stays.
   void SetPrepare(std::string_view op, PrepareFn prepare) {
@@ -153,7 +161,8 @@ class KernelTable {
   struct Entry {
     std::string_view op;
     KernelFn fn;
-    PrepareFn prepare;  // may be nullptr
+    PrepareFn prepare;        // may be nullptr
+    std::string_view family;  // set while AddFamily runs; empty otherwise
   };
   const Entry* FindEntry(std::string_view op) const {
     for (const auto& e : entries_) {
@@ -165,6 +174,7 @@ class KernelTable {
 
  private:
   std::vector<Entry> entries_;
+  std::string_view family_;  // while AddFamily runs
 };
 
 // Element access for reference kernels, which compute floats in double and integers in

@@ -10,9 +10,9 @@ namespace {
 // Threads cover max(n, J): thread i < J checks index i (even when y is empty, like the
 // reference), thread i < n copies one element (0 where its index is out of range).
 template <class R, class IT>
-__global__ void GatherKernel(const R* __restrict__ x, const IT* __restrict__ idx,
-                             R* __restrict__ y, int64_t n, int64_t J, int64_t inner, int64_t D,
-                             int* err, uint32_t slot) {
+__global__ void GatherKernel(const R* __restrict__ x, const IT* __restrict__ idx, R* __restrict__ y,
+                             int64_t n, int64_t J, int64_t inner, int64_t D, int* err,
+                             uint32_t slot) {
   const int64_t total = n > J ? n : J;
   SY_GRID_LOOP(i, total) {
     if (i < J) {
@@ -341,9 +341,9 @@ cudaError_t ScatterElementsTyped(int reduction, const void* x, const void* idx, 
   const IT* is = static_cast<const IT*>(idx);
   const St* us = static_cast<const St*>(u);
   St* ys = static_cast<St*>(y);
-#define SY_SCATTER_EL(R)                                                                       \
-  ScatterElementsKernel<V, IT, R><<<grid, kThreads, 0, stream>>>(xs, is, us, ys, n, J, rank, \
-                                                                 meta, axis, err, slot)
+#define SY_SCATTER_EL(R)          \
+  ScatterElementsKernel<V, IT, R> \
+      <<<grid, kThreads, 0, stream>>>(xs, is, us, ys, n, J, rank, meta, axis, err, slot)
   switch (reduction) {
     case 0:
       SY_SCATTER_EL(0);
@@ -438,169 +438,11 @@ cudaError_t WithScatterValue(DType dtype, int reduction, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-// ---- cumsum -------------------------------------------------------------------------------
-
-template <class T>
-struct ScanAcc {
-  using A = std::conditional_t<Num<T>::kFloat, typename Num<T>::Acc, uint64_t>;
-  __device__ static A Load(const T* p, int64_t i) {
-    if constexpr (Num<T>::kFloat) {
-      return Num<T>::Load(p, i);
-    } else {
-      return static_cast<uint64_t>(Num<T>::Load(p, i));
-    }
-  }
-  __device__ static void Store(T* p, int64_t i, A v) {
-    if constexpr (Num<T>::kFloat) {
-      Num<T>::Store(p, i, v);
-    } else {
-      Num<T>::Store(p, i, static_cast<int64_t>(v));
-    }
-  }
-};
-
-// One thread per line, sequential (lines strided in memory, or many short lines).
-template <class T>
-__global__ void CumsumLineKernel(const T* __restrict__ x, T* __restrict__ y, int64_t lines,
-                                 int64_t n, int64_t inner, bool exclusive, bool reverse) {
-  using S = ScanAcc<T>;
-  SY_GRID_LOOP(line, lines) {
-    const int64_t o = line / inner;
-    const int64_t in = line - o * inner;
-    typename S::A sum = 0;
-    for (int64_t step = 0; step < n; ++step) {
-      const int64_t j = reverse ? n - 1 - step : step;
-      const int64_t i = (o * n + j) * inner + in;
-      const typename S::A v = S::Load(x, i);
-      if (!exclusive) sum += v;
-      S::Store(y, i, sum);
-      if (exclusive) sum += v;
-    }
-  }
-}
-
-constexpr int kScanThreads = 256;
-
-// One block per long contiguous line: chunks of kScanThreads elements, each scanned in
-// shared memory (Hillis-Steele) and offset by the running total of the chunks before.
-template <class T>
-__global__ void __launch_bounds__(kScanThreads)
-    CumsumBlockKernel(const T* __restrict__ x, T* __restrict__ y, int64_t lines, int64_t n,
-                      bool exclusive, bool reverse) {
-  using S = ScanAcc<T>;
-  using A = typename S::A;
-  __shared__ A s[kScanThreads];
-  const int tid = threadIdx.x;
-  for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
-    A carry = 0;
-    for (int64_t c0 = 0; c0 < n; c0 += kScanThreads) {
-      const int64_t step = c0 + tid;
-      const int64_t j = reverse ? n - 1 - step : step;
-      const int64_t i = line * n + j;
-      const A v = step < n ? S::Load(x, i) : A(0);
-      __syncthreads();  // the previous chunk's reads of s are done
-      s[tid] = v;
-      __syncthreads();
-      for (int off = 1; off < kScanThreads; off *= 2) {
-        const A t = tid >= off ? s[tid - off] : A(0);
-        __syncthreads();
-        s[tid] += t;
-        __syncthreads();
-      }
-      const A inclusive = s[tid];
-      const A before = tid > 0 ? s[tid - 1] : A(0);
-      if (step < n) S::Store(y, i, carry + (exclusive ? before : inclusive));
-      carry += s[kScanThreads - 1];
-    }
-    __syncthreads();
-  }
-}
-
-template <class T>
-cudaError_t CumsumTyped(const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
-                        bool exclusive, bool reverse, cudaStream_t stream) {
-  const int64_t lines = outer * inner;
-  const T* xt = static_cast<const T*>(x);
-  T* yt = static_cast<T*>(y);
-  if (inner > 1 || n <= 64 || lines >= 4096) {
-    CumsumLineKernel<T><<<GridFor(lines), kThreads, 0, stream>>>(xt, yt, lines, n, inner,
-                                                                 exclusive, reverse);
-  } else {
-    CumsumBlockKernel<T><<<GridForItems(lines), kScanThreads, 0, stream>>>(xt, yt, lines, n,
-                                                                          exclusive, reverse);
-  }
-  return SY_LAUNCH_RESULT();
-}
-
-// ---- topk ---------------------------------------------------------------------------------
-
-// Whether element (a, ai) comes before (b, bi) in topk's output order: larger first (or
-// smaller, !largest), NaN larger than every number, ties to the lower index.
-template <class A>
-__device__ inline bool Before(A a, int64_t ai, A b, int64_t bi, bool largest) {
-  const bool an = IsNan(a), bn = IsNan(b);
-  if (an != bn) return largest ? an : bn;
-  if (!an && a != b) return largest ? a > b : a < b;
-  return ai < bi;
-}
-
-constexpr int kTopkThreads = 256;
-constexpr int64_t kTopkSharedElems = 4096;
-
-// One block per line: element j's rank is the number of elements before it (a strict
-// total order, so ranks are a permutation); ranks below k are written at their rank.
-// Counting stops at k. The line is staged in shared memory when it fits.
-template <class T>
-__global__ void __launch_bounds__(kTopkThreads)
-    TopkKernel(const T* __restrict__ x, T* __restrict__ values, int64_t* __restrict__ indices,
-               int64_t lines, int64_t n, int64_t inner, int64_t k, bool largest) {
-  using A = typename Num<T>::Acc;
-  extern __shared__ __align__(16) unsigned char topk_raw[];
-  A* line_vals = reinterpret_cast<A*>(topk_raw);
-  const bool staged = n <= kTopkSharedElems;
-  for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
-    const int64_t o = line / inner;
-    const int64_t in = line - o * inner;
-    const int64_t base = o * n * inner + in;
-    if (staged) {
-      for (int64_t j = threadIdx.x; j < n; j += kTopkThreads) {
-        line_vals[j] = Num<T>::Load(x, base + j * inner);
-      }
-      __syncthreads();
-    }
-    for (int64_t j = threadIdx.x; j < n; j += kTopkThreads) {
-      const A v = staged ? line_vals[j] : Num<T>::Load(x, base + j * inner);
-      int64_t rank = 0;
-      for (int64_t i = 0; i < n && rank < k; ++i) {
-        const A w = staged ? line_vals[i] : Num<T>::Load(x, base + i * inner);
-        if (Before(w, i, v, j, largest)) ++rank;
-      }
-      if (rank < k) {
-        const int64_t dst = (o * k + rank) * inner + in;
-        values[dst] = x[base + j * inner];
-        indices[dst] = j;
-      }
-    }
-    __syncthreads();
-  }
-}
-
-template <class T>
-cudaError_t TopkTyped(const void* x, void* values, int64_t* indices, int64_t outer, int64_t n,
-                      int64_t inner, int64_t k, bool largest, cudaStream_t stream) {
-  using A = typename Num<T>::Acc;
-  const int64_t lines = outer * inner;
-  const size_t shared = n <= kTopkSharedElems ? static_cast<size_t>(n) * sizeof(A) : 0;
-  TopkKernel<T><<<GridForItems(lines), kTopkThreads, shared, stream>>>(
-      static_cast<const T*>(x), static_cast<T*>(values), indices, lines, n, inner, k, largest);
-  return SY_LAUNCH_RESULT();
-}
-
 }  // namespace
 
 cudaError_t LaunchGather(int elem_bytes, bool idx64, const void* x, const void* idx, void* y,
-                         int64_t n, int64_t J, int64_t inner, int64_t D, int* err,
-                         uint32_t slot, cudaStream_t stream) {
+                         int64_t n, int64_t J, int64_t inner, int64_t D, int* err, uint32_t slot,
+                         cudaStream_t stream) {
   const int64_t total = n > J ? n : J;
   if (total == 0) return cudaSuccess;
   const unsigned grid = GridFor(total);
@@ -627,12 +469,12 @@ cudaError_t LaunchGatherElements(int elem_bytes, bool idx64, const void* x, cons
       elem_bytes,
       if (idx64) {
         GatherElementsKernel<T, int64_t><<<grid, kThreads, 0, stream>>>(
-            static_cast<const T*>(x), static_cast<const int64_t*>(idx), static_cast<T*>(y), n,
-            rank, meta, axis, D, err, slot);
+            static_cast<const T*>(x), static_cast<const int64_t*>(idx), static_cast<T*>(y), n, rank,
+            meta, axis, D, err, slot);
       } else {
         GatherElementsKernel<T, int32_t><<<grid, kThreads, 0, stream>>>(
-            static_cast<const T*>(x), static_cast<const int32_t*>(idx), static_cast<T*>(y), n,
-            rank, meta, axis, D, err, slot);
+            static_cast<const T*>(x), static_cast<const int32_t*>(idx), static_cast<T*>(y), n, rank,
+            meta, axis, D, err, slot);
       });
   return SY_LAUNCH_RESULT();
 }
@@ -643,18 +485,17 @@ cudaError_t LaunchScatterElements(DType dtype, int reduction, bool idx64, const 
                                   uint32_t slot, cudaStream_t stream) {
   if (n == 0 && J == 0) return cudaSuccess;
   return WithScatterValue(dtype, reduction, [&]<class V>() {
-    return idx64 ? ScatterElementsTyped<V, int64_t>(reduction, x, idx, updates, y, n, J, rank,
-                                                    meta, axis, err, slot, stream)
-                 : ScatterElementsTyped<V, int32_t>(reduction, x, idx, updates, y, n, J, rank,
-                                                    meta, axis, err, slot, stream);
+    return idx64 ? ScatterElementsTyped<V, int64_t>(reduction, x, idx, updates, y, n, J, rank, meta,
+                                                    axis, err, slot, stream)
+                 : ScatterElementsTyped<V, int32_t>(reduction, x, idx, updates, y, n, J, rank, meta,
+                                                    axis, err, slot, stream);
   });
 }
 
-cudaError_t LaunchScatterElementsLast(int elem_bytes, bool idx64, const void* x,
-                                      const void* idx, const void* updates, void* y, int64_t n,
-                                      int64_t J, int rank, const int64_t* meta, int axis,
-                                      unsigned long long* last, int* err, uint32_t slot,
-                                      cudaStream_t stream) {
+cudaError_t LaunchScatterElementsLast(int elem_bytes, bool idx64, const void* x, const void* idx,
+                                      const void* updates, void* y, int64_t n, int64_t J, int rank,
+                                      const int64_t* meta, int axis, unsigned long long* last,
+                                      int* err, uint32_t slot, cudaStream_t stream) {
   if (n > 0) {
     const cudaError_t e = cudaMemsetAsync(last, 0, static_cast<size_t>(n) * sizeof(*last), stream);
     if (e != cudaSuccess) return e;
@@ -678,9 +519,8 @@ cudaError_t LaunchScatterElementsLast(int elem_bytes, bool idx64, const void* x,
 }
 
 cudaError_t LaunchGatherND(int elem_bytes, bool idx64, const void* x, const void* idx, void* y,
-                           int64_t n, int64_t E, int k, int64_t inner, int64_t per_batch,
-                           int64_t P, const int64_t* meta, int* err, uint32_t slot,
-                           cudaStream_t stream) {
+                           int64_t n, int64_t E, int k, int64_t inner, int64_t per_batch, int64_t P,
+                           const int64_t* meta, int* err, uint32_t slot, cudaStream_t stream) {
   const int64_t total = n > E ? n : E;
   if (total == 0) return cudaSuccess;
   const unsigned grid = GridFor(total);
@@ -688,21 +528,20 @@ cudaError_t LaunchGatherND(int elem_bytes, bool idx64, const void* x, const void
       elem_bytes,
       if (idx64) {
         GatherNDKernel<T, int64_t><<<grid, kThreads, 0, stream>>>(
-            static_cast<const T*>(x), static_cast<const int64_t*>(idx), static_cast<T*>(y), n, E,
-            k, inner, per_batch, P, meta, err, slot);
+            static_cast<const T*>(x), static_cast<const int64_t*>(idx), static_cast<T*>(y), n, E, k,
+            inner, per_batch, P, meta, err, slot);
       } else {
         GatherNDKernel<T, int32_t><<<grid, kThreads, 0, stream>>>(
-            static_cast<const T*>(x), static_cast<const int32_t*>(idx), static_cast<T*>(y), n, E,
-            k, inner, per_batch, P, meta, err, slot);
+            static_cast<const T*>(x), static_cast<const int32_t*>(idx), static_cast<T*>(y), n, E, k,
+            inner, per_batch, P, meta, err, slot);
       });
   return SY_LAUNCH_RESULT();
 }
 
-cudaError_t LaunchScatterND(DType dtype, int reduction, bool idx64, const void* x,
-                            const void* idx, const void* updates, void* y, int64_t count,
-                            int64_t inner, int64_t P, int64_t T, int k, const int64_t* meta,
-                            int64_t* positions, int* ranges, int* err, uint32_t slot,
-                            cudaStream_t stream) {
+cudaError_t LaunchScatterND(DType dtype, int reduction, bool idx64, const void* x, const void* idx,
+                            const void* updates, void* y, int64_t count, int64_t inner, int64_t P,
+                            int64_t T, int k, const int64_t* meta, int64_t* positions, int* ranges,
+                            int* err, uint32_t slot, cudaStream_t stream) {
   const bool with_ranges = count > 0;
   if (with_ranges) {
     ScatterNDInitKernel<<<GridFor(P), kThreads, 0, stream>>>(ranges, P);
@@ -712,12 +551,10 @@ cudaError_t LaunchScatterND(DType dtype, int reduction, bool idx64, const void* 
   if (T > 0) {
     if (idx64) {
       ScatterNDIndexKernel<int64_t><<<GridFor(T), kThreads, 0, stream>>>(
-          static_cast<const int64_t*>(idx), T, k, meta, positions, ranges, with_ranges, err,
-          slot);
+          static_cast<const int64_t*>(idx), T, k, meta, positions, ranges, with_ranges, err, slot);
     } else {
       ScatterNDIndexKernel<int32_t><<<GridFor(T), kThreads, 0, stream>>>(
-          static_cast<const int32_t*>(idx), T, k, meta, positions, ranges, with_ranges, err,
-          slot);
+          static_cast<const int32_t*>(idx), T, k, meta, positions, ranges, with_ranges, err, slot);
     }
     const cudaError_t e = SY_LAUNCH_RESULT();
     if (e != cudaSuccess) return e;
@@ -726,23 +563,6 @@ cudaError_t LaunchScatterND(DType dtype, int reduction, bool idx64, const void* 
   return WithScatterValue(dtype, reduction, [&]<class V>() {
     return ScatterNDApply<V>(reduction, x, updates, y, count, inner, positions, ranges, stream);
   });
-}
-
-cudaError_t LaunchCumsum(DType dtype, const void* x, void* y, int64_t outer, int64_t n,
-                         int64_t inner, bool exclusive, bool reverse, cudaStream_t stream) {
-  if (outer * inner == 0 || n == 0) return cudaSuccess;
-  SY_DISPATCH_NUMERIC(dtype,
-                      return CumsumTyped<T>(x, y, outer, n, inner, exclusive, reverse, stream));
-  return cudaErrorInvalidValue;
-}
-
-cudaError_t LaunchTopk(DType dtype, const void* x, void* values, int64_t* indices,
-                       int64_t outer, int64_t n, int64_t inner, int64_t k, bool largest,
-                       cudaStream_t stream) {
-  if (outer * inner == 0 || n == 0 || k == 0) return cudaSuccess;
-  SY_DISPATCH_NUMERIC(dtype, return TopkTyped<T>(x, values, indices, outer, n, inner, k,
-                                                 largest, stream));
-  return cudaErrorInvalidValue;
 }
 
 }  // namespace sy::cuda::kern

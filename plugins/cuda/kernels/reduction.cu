@@ -160,8 +160,8 @@ struct Policy<T, kKind, false> {
 
 template <class T, int kKind, int kTeam>
 __global__ void __launch_bounds__(256)
-    ReduceKernel(const T* __restrict__ x, T* __restrict__ y, int64_t n_out, int64_t group,
-                 int kr, int rr, const int64_t* __restrict__ meta, int64_t lo, int64_t hi) {
+    ReduceKernel(const T* __restrict__ x, T* __restrict__ y, int64_t n_out, int64_t group, int kr,
+                 int rr, const int64_t* __restrict__ meta, int64_t lo, int64_t hi) {
   using P = Policy<T, kKind>;
   using Acc = typename P::Acc;
   __shared__ Acc smem[32];
@@ -207,25 +207,24 @@ std::pair<int64_t, int64_t> IntRange(DType dtype) {
 template <class T, int kKind>
 cudaError_t LaunchTyped(const T* x, T* y, const ReducePlan& p, const int64_t* meta,
                         cudaStream_t stream) {
-  const auto [lo, hi] = IntRange(
-      std::is_same_v<T, int8_t>    ? DType::kI8
-      : std::is_same_v<T, uint8_t> ? DType::kU8
-      : std::is_same_v<T, int32_t> ? DType::kI32
-                                   : DType::kI64);
+  const auto [lo, hi] = IntRange(std::is_same_v<T, int8_t>    ? DType::kI8
+                                 : std::is_same_v<T, uint8_t> ? DType::kU8
+                                 : std::is_same_v<T, int32_t> ? DType::kI32
+                                                              : DType::kI64);
   const int64_t threads_needed = p.n_out * p.team;
   const unsigned grid = GridFor(threads_needed, 256);
   switch (p.team) {
     case 1:
-      ReduceKernel<T, kKind, 1><<<grid, 256, 0, stream>>>(x, y, p.n_out, p.group, p.kept_rank,
-                                                          p.red_rank, meta, lo, hi);
+      ReduceKernel<T, kKind, 1>
+          <<<grid, 256, 0, stream>>>(x, y, p.n_out, p.group, p.kept_rank, p.red_rank, meta, lo, hi);
       break;
     case 32:
-      ReduceKernel<T, kKind, 32><<<grid, 256, 0, stream>>>(x, y, p.n_out, p.group, p.kept_rank,
-                                                           p.red_rank, meta, lo, hi);
+      ReduceKernel<T, kKind, 32>
+          <<<grid, 256, 0, stream>>>(x, y, p.n_out, p.group, p.kept_rank, p.red_rank, meta, lo, hi);
       break;
     default:
-      ReduceKernel<T, kKind, 256><<<grid, 256, 0, stream>>>(
-          x, y, p.n_out, p.group, p.kept_rank, p.red_rank, meta, lo, hi);
+      ReduceKernel<T, kKind, 256>
+          <<<grid, 256, 0, stream>>>(x, y, p.n_out, p.group, p.kept_rank, p.red_rank, meta, lo, hi);
       break;
   }
   return SY_LAUNCH_RESULT();
@@ -346,6 +345,164 @@ cudaError_t LaunchArgTyped(bool last, const T* x, int64_t* y, int64_t outer, int
   return SY_LAUNCH_RESULT();
 }
 
+// ---- cumsum -------------------------------------------------------------------------------
+
+template <class T>
+struct ScanAcc {
+  using A = std::conditional_t<Num<T>::kFloat, typename Num<T>::Acc, uint64_t>;
+  __device__ static A Load(const T* p, int64_t i) {
+    if constexpr (Num<T>::kFloat) {
+      return Num<T>::Load(p, i);
+    } else {
+      return static_cast<uint64_t>(Num<T>::Load(p, i));
+    }
+  }
+  __device__ static void Store(T* p, int64_t i, A v) {
+    if constexpr (Num<T>::kFloat) {
+      Num<T>::Store(p, i, v);
+    } else {
+      Num<T>::Store(p, i, static_cast<int64_t>(v));
+    }
+  }
+};
+
+// One thread per line, sequential (lines strided in memory, or many short lines).
+template <class T>
+__global__ void CumsumLineKernel(const T* __restrict__ x, T* __restrict__ y, int64_t lines,
+                                 int64_t n, int64_t inner, bool exclusive, bool reverse) {
+  using S = ScanAcc<T>;
+  SY_GRID_LOOP(line, lines) {
+    const int64_t o = line / inner;
+    const int64_t in = line - o * inner;
+    typename S::A sum = 0;
+    for (int64_t step = 0; step < n; ++step) {
+      const int64_t j = reverse ? n - 1 - step : step;
+      const int64_t i = (o * n + j) * inner + in;
+      const typename S::A v = S::Load(x, i);
+      if (!exclusive) sum += v;
+      S::Store(y, i, sum);
+      if (exclusive) sum += v;
+    }
+  }
+}
+
+constexpr int kScanThreads = 256;
+
+// One block per long contiguous line: chunks of kScanThreads elements, each scanned in
+// shared memory (Hillis-Steele) and offset by the running total of the chunks before.
+template <class T>
+__global__ void __launch_bounds__(kScanThreads)
+    CumsumBlockKernel(const T* __restrict__ x, T* __restrict__ y, int64_t lines, int64_t n,
+                      bool exclusive, bool reverse) {
+  using S = ScanAcc<T>;
+  using A = typename S::A;
+  __shared__ A s[kScanThreads];
+  const int tid = threadIdx.x;
+  for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
+    A carry = 0;
+    for (int64_t c0 = 0; c0 < n; c0 += kScanThreads) {
+      const int64_t step = c0 + tid;
+      const int64_t j = reverse ? n - 1 - step : step;
+      const int64_t i = line * n + j;
+      const A v = step < n ? S::Load(x, i) : A(0);
+      __syncthreads();  // the previous chunk's reads of s are done
+      s[tid] = v;
+      __syncthreads();
+      for (int off = 1; off < kScanThreads; off *= 2) {
+        const A t = tid >= off ? s[tid - off] : A(0);
+        __syncthreads();
+        s[tid] += t;
+        __syncthreads();
+      }
+      const A inclusive = s[tid];
+      const A before = tid > 0 ? s[tid - 1] : A(0);
+      if (step < n) S::Store(y, i, carry + (exclusive ? before : inclusive));
+      carry += s[kScanThreads - 1];
+    }
+    __syncthreads();
+  }
+}
+
+template <class T>
+cudaError_t CumsumTyped(const void* x, void* y, int64_t outer, int64_t n, int64_t inner,
+                        bool exclusive, bool reverse, cudaStream_t stream) {
+  const int64_t lines = outer * inner;
+  const T* xt = static_cast<const T*>(x);
+  T* yt = static_cast<T*>(y);
+  if (inner > 1 || n <= 64 || lines >= 4096) {
+    CumsumLineKernel<T>
+        <<<GridFor(lines), kThreads, 0, stream>>>(xt, yt, lines, n, inner, exclusive, reverse);
+  } else {
+    CumsumBlockKernel<T>
+        <<<GridForItems(lines), kScanThreads, 0, stream>>>(xt, yt, lines, n, exclusive, reverse);
+  }
+  return SY_LAUNCH_RESULT();
+}
+
+// ---- topk ---------------------------------------------------------------------------------
+
+// Whether element (a, ai) comes before (b, bi) in topk's output order: larger first (or
+// smaller, !largest), NaN larger than every number, ties to the lower index.
+template <class A>
+__device__ inline bool Before(A a, int64_t ai, A b, int64_t bi, bool largest) {
+  const bool an = IsNan(a), bn = IsNan(b);
+  if (an != bn) return largest ? an : bn;
+  if (!an && a != b) return largest ? a > b : a < b;
+  return ai < bi;
+}
+
+constexpr int kTopkThreads = 256;
+constexpr int64_t kTopkSharedElems = 4096;
+
+// One block per line: element j's rank is the number of elements before it (a strict
+// total order, so ranks are a permutation); ranks below k are written at their rank.
+// Counting stops at k. The line is staged in shared memory when it fits.
+template <class T>
+__global__ void __launch_bounds__(kTopkThreads)
+    TopkKernel(const T* __restrict__ x, T* __restrict__ values, int64_t* __restrict__ indices,
+               int64_t lines, int64_t n, int64_t inner, int64_t k, bool largest) {
+  using A = typename Num<T>::Acc;
+  extern __shared__ __align__(16) unsigned char topk_raw[];
+  A* line_vals = reinterpret_cast<A*>(topk_raw);
+  const bool staged = n <= kTopkSharedElems;
+  for (int64_t line = blockIdx.x; line < lines; line += gridDim.x) {
+    const int64_t o = line / inner;
+    const int64_t in = line - o * inner;
+    const int64_t base = o * n * inner + in;
+    if (staged) {
+      for (int64_t j = threadIdx.x; j < n; j += kTopkThreads) {
+        line_vals[j] = Num<T>::Load(x, base + j * inner);
+      }
+      __syncthreads();
+    }
+    for (int64_t j = threadIdx.x; j < n; j += kTopkThreads) {
+      const A v = staged ? line_vals[j] : Num<T>::Load(x, base + j * inner);
+      int64_t rank = 0;
+      for (int64_t i = 0; i < n && rank < k; ++i) {
+        const A w = staged ? line_vals[i] : Num<T>::Load(x, base + i * inner);
+        if (Before(w, i, v, j, largest)) ++rank;
+      }
+      if (rank < k) {
+        const int64_t dst = (o * k + rank) * inner + in;
+        values[dst] = x[base + j * inner];
+        indices[dst] = j;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <class T>
+cudaError_t TopkTyped(const void* x, void* values, int64_t* indices, int64_t outer, int64_t n,
+                      int64_t inner, int64_t k, bool largest, cudaStream_t stream) {
+  using A = typename Num<T>::Acc;
+  const int64_t lines = outer * inner;
+  const size_t shared = n <= kTopkSharedElems ? static_cast<size_t>(n) * sizeof(A) : 0;
+  TopkKernel<T><<<GridForItems(lines), kTopkThreads, shared, stream>>>(
+      static_cast<const T*>(x), static_cast<T*>(values), indices, lines, n, inner, k, largest);
+  return SY_LAUNCH_RESULT();
+}
+
 }  // namespace
 
 cudaError_t LaunchReduce(ReduceKind kind, DType dtype, const void* x, void* y,
@@ -358,11 +515,27 @@ cudaError_t LaunchReduce(ReduceKind kind, DType dtype, const void* x, void* y,
 cudaError_t LaunchArgReduce(bool is_max, bool last, DType dtype, const void* x, int64_t* y,
                             int64_t outer, int64_t n, int64_t inner, cudaStream_t stream) {
   if (outer * inner == 0 || n == 0) return cudaSuccess;
-  SY_DISPATCH_NUMERIC(
-      dtype, return is_max ? LaunchArgTyped<T, true>(last, static_cast<const T*>(x), y, outer,
-                                                     n, inner, stream)
-                           : LaunchArgTyped<T, false>(last, static_cast<const T*>(x), y, outer,
-                                                      n, inner, stream));
+  SY_DISPATCH_NUMERIC(dtype, return is_max
+                                        ? LaunchArgTyped<T, true>(last, static_cast<const T*>(x), y,
+                                                                  outer, n, inner, stream)
+                                        : LaunchArgTyped<T, false>(last, static_cast<const T*>(x),
+                                                                   y, outer, n, inner, stream));
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchCumsum(DType dtype, const void* x, void* y, int64_t outer, int64_t n,
+                         int64_t inner, bool exclusive, bool reverse, cudaStream_t stream) {
+  if (outer * inner == 0 || n == 0) return cudaSuccess;
+  SY_DISPATCH_NUMERIC(dtype,
+                      return CumsumTyped<T>(x, y, outer, n, inner, exclusive, reverse, stream));
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchTopk(DType dtype, const void* x, void* values, int64_t* indices, int64_t outer,
+                       int64_t n, int64_t inner, int64_t k, bool largest, cudaStream_t stream) {
+  if (outer * inner == 0 || n == 0 || k == 0) return cudaSuccess;
+  SY_DISPATCH_NUMERIC(dtype,
+                      return TopkTyped<T>(x, values, indices, outer, n, inner, k, largest, stream));
   return cudaErrorInvalidValue;
 }
 

@@ -1,5 +1,6 @@
 // Kernels of the reduction family (src/ops_reduction.cpp; global_avg_pool in
-// src/ops_conv.cpp): reduce_sum/mean/max/min/prod over any axes, argmax/argmin.
+// src/ops_conv_pool.cpp): reduce_sum/mean/max/min/prod over any axes, argmax/argmin,
+// cumsum, topk.
 // Semantics of plugins/cpu/src/ref/reduction_ref.cpp: floats accumulate in f32 (f32, f16,
 // bf16) or f64, max/min propagate NaN, the empty set gives 0 / NaN (float mean) / 0
 // (integer mean) / the dtype's lowest / highest / 1; integers wrap in 64 bits and an
@@ -83,5 +84,16 @@ cudaError_t LaunchReduce(ReduceKind kind, DType dtype, const void* x, void* y,
 // with `last`. n > 0.
 cudaError_t LaunchArgReduce(bool is_max, bool last, DType dtype, const void* x, int64_t* y,
                             int64_t outer, int64_t n, int64_t inner, cudaStream_t stream);
+
+// cumsum along the middle dim of [outer, n, inner] (exclusive, reverse): floats in f32
+// (f64 for f64), integers wrapping in 64 bits.
+cudaError_t LaunchCumsum(DType dtype, const void* x, void* y, int64_t outer, int64_t n,
+                         int64_t inner, bool exclusive, bool reverse, cudaStream_t stream);
+
+// topk along the middle dim of [outer, n, inner]: values [outer, k, inner] (bits copied),
+// indices (i64) likewise, always sorted; ties to the lower index; NaN is larger than
+// every number.
+cudaError_t LaunchTopk(DType dtype, const void* x, void* values, int64_t* indices, int64_t outer,
+                       int64_t n, int64_t inner, int64_t k, bool largest, cudaStream_t stream);
 
 }  // namespace sy::cuda::kern

@@ -111,14 +111,16 @@ class CuOpRegistry : public plugin::GpuOpRegistry<DeviceCaps, CuOp> {
 using SupportsFn = CuOpRegistry::SupportsFn;
 using CreateFn = CuOpRegistry::CreateFn;
 
-// The families (one per ops_*.cpp file).
-void RegisterElementwiseOps(CuOpRegistry& registry);  // unary, binary, cast, where, clip, ...
-void RegisterMovementOps(CuOpRegistry& registry);     // reshape, transpose, concat, slice, ...
-void RegisterIndexingOps(CuOpRegistry& registry);     // gather*, scatter*, topk, cumsum, ...
-void RegisterReductionOps(CuOpRegistry& registry);    // reduce_*, argmax, argmin
-void RegisterLinalgOps(CuOpRegistry& registry);       // matmul, gemm (cuBLAS)
-void RegisterConvOps(CuOpRegistry& registry);         // conv, conv_transpose, pools
-void RegisterNeuralOps(CuOpRegistry& registry);       // softmax, norms, attention, rotary, ...
+// The op families, named as core's catalogue names them (OpSchema::family, docs/ops.md):
+// one src/ops_<family>.cpp and one kernels/<family>.cu each, registered by op_registry.cpp.
+void RegisterElementwiseOps(CuOpRegistry& registry);    // unary, binary, cast, where, clip, ...
+void RegisterLinalgOps(CuOpRegistry& registry);         // matmul, gemm (cuBLAS)
+void RegisterMovementOps(CuOpRegistry& registry);       // reshape, transpose, slice, pad, ...
+void RegisterIndexingOps(CuOpRegistry& registry);       // gather*, scatter*
+void RegisterReductionOps(CuOpRegistry& registry);      // reduce_*, argmax, argmin, cumsum, topk
+void RegisterNormalizationOps(CuOpRegistry& registry);  // softmax, log_softmax, the norms
+void RegisterConvPoolOps(CuOpRegistry& registry);       // conv, conv_transpose, pools
+void RegisterNeuralOps(CuOpRegistry& registry);         // attention, rotary, resize, grid_sample
 
 // ---- helpers for op implementations ----------------------------------------------------
 

@@ -1,4 +1,4 @@
-// cuBLAS for the op families that multiply matrices (ops_linalg.cpp, ops_conv.cpp):
+// cuBLAS for the op families that multiply matrices (ops_linalg.cpp, ops_conv_pool.cpp):
 // a handle per op, bound to the executable's stream and a workspace from
 // PrepareContext::Scratch on every enqueue (so that a captured CUDA graph never asks
 // cuBLAS to allocate), and row-major GEMM on top of cuBLAS's column-major API.

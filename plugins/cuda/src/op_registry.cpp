@@ -1,6 +1,6 @@
-// Every op family of the CUDA plugin (cu_op.h declares their Register* functions). A
-// family whose ops_<family>.cpp is not in the tree yet gets an empty Register* from
-// ops_stub_families.cpp (CMakeLists.txt decides which).
+// Every op family of the CUDA plugin, under core's family names (OpSchema::family): a new
+// family adds its Register* call here, its declaration to cu_op.h and its
+// ops_<family>.cpp file.
 #include "cu_op.h"
 
 namespace sy::cuda {
@@ -8,13 +8,14 @@ namespace sy::cuda {
 const CuOpRegistry& CuOpRegistry::Global() {
   static const CuOpRegistry registry = [] {
     CuOpRegistry r;
-    RegisterElementwiseOps(r);
-    RegisterMovementOps(r);
-    RegisterIndexingOps(r);
-    RegisterReductionOps(r);
-    RegisterLinalgOps(r);
-    RegisterConvOps(r);
-    RegisterNeuralOps(r);
+    r.AddFamily("elementwise", RegisterElementwiseOps);
+    r.AddFamily("linalg", RegisterLinalgOps);
+    r.AddFamily("movement", RegisterMovementOps);
+    r.AddFamily("indexing", RegisterIndexingOps);
+    r.AddFamily("reduction", RegisterReductionOps);
+    r.AddFamily("normalization", RegisterNormalizationOps);
+    r.AddFamily("conv_pool", RegisterConvPoolOps);
+    r.AddFamily("neural", RegisterNeuralOps);
     return r;
   }();
   return registry;

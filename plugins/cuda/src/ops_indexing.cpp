@@ -1,7 +1,6 @@
 // Indexing: gather, gather_elements, scatter_elements (none add mul max min),
-// gather_nd (batch_dims), scatter_nd (none add mul max min), cumsum (exclusive, reverse)
-// and topk (always sorted): kernels/indexing.cu. Semantics of
-// plugins/cpu/src/ref/movement_ref.cpp and reduction_ref.cpp. An index outside
+// gather_nd (batch_dims), scatter_nd (none add mul max min): kernels/indexing.cu.
+// Semantics of plugins/cpu/src/ref/indexing_ref.cpp. An index outside
 // [-size, size) sets the node's error flag (execute fails with SY_ERROR_DATA naming it)
 // and is never used to address memory. The scatters are deterministic: scatter_elements
 // has one thread per output element gather every update landing on it in index order;
@@ -346,81 +345,6 @@ class ScatterNDOp : public CuOp {
 
 std::unique_ptr<CuOp> CreateScatterND(const NodeInfo&) { return std::make_unique<ScatterNDOp>(); }
 
-// ---- cumsum, topk ----------------------------------------------------------------------------
-
-class CumsumOp : public CuOp {
- public:
-  void Prepare(PrepareContext& ctx) override {
-    const NodeInfo& node = ctx.node();
-    split_ = SplitAxis(node.inputs[0].shape, node.attrs.GetInt("axis", 0));
-    exclusive_ = node.attrs.GetInt("exclusive", 0) == 1;
-    reverse_ = node.attrs.GetInt("reverse", 0) == 1;
-    dtype_ = node.inputs[0].dtype;
-  }
-  void Enqueue(const EnqueueContext& ctx) override {
-    if (ctx.outputs[0].count() == 0) return;
-    CheckLaunch(kern::LaunchCumsum(dtype_, ctx.inputs[0].data, ctx.outputs[0].data, split_.outer,
-                                   split_.n, split_.inner, exclusive_, reverse_, ctx.stream),
-                "cumsum");
-  }
-
- private:
-  AxisSplit split_;
-  bool exclusive_ = false, reverse_ = false;
-  DType dtype_ = DType::kF32;
-};
-
-std::unique_ptr<CuOp> CreateCumsum(const NodeInfo&) { return std::make_unique<CumsumOp>(); }
-
-class TopkOp : public CuOp {
- public:
-  void Prepare(PrepareContext& ctx) override {
-    const NodeInfo& node = ctx.node();
-    const Shape& s = node.inputs[0].shape;
-    const int64_t axis = NormAxis(node.attrs.GetInt("axis", -1), s.size());
-    split_ = SplitAxis(s, axis);
-    k_ = node.outputs[0].shape[static_cast<size_t>(axis)];
-    largest_ = node.attrs.GetInt("largest", 1) == 1;
-    dtype_ = node.inputs[0].dtype;
-  }
-  void Enqueue(const EnqueueContext& ctx) override {
-    if (ctx.outputs[0].count() == 0 || split_.n == 0) return;
-    CheckLaunch(kern::LaunchTopk(dtype_, ctx.inputs[0].data, ctx.outputs[0].data,
-                                 static_cast<int64_t*>(ctx.outputs[1].data), split_.outer, split_.n,
-                                 split_.inner, k_, largest_, ctx.stream),
-                "topk");
-  }
-
- private:
-  AxisSplit split_;
-  int64_t k_ = 0;
-  bool largest_ = true;
-  DType dtype_ = DType::kF32;
-};
-
-std::unique_ptr<CuOp> CreateTopk(const NodeInfo&) { return std::make_unique<TopkOp>(); }
-
-bool SupportsNumeric(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
-  if (node.inputs.empty() || node.outputs.empty()) {
-    reason = node.op + ": missing inputs or outputs";
-    return false;
-  }
-  const DType dt = node.inputs[0].dtype;
-  if (dt == DType::kBool) return DeclineDType(node, dt, reason, "it takes F and I");
-  if (node.outputs[0].dtype != dt) {
-    reason = node.op + " needs its (first) output in the input's dtype";
-    return false;
-  }
-  if (node.op == "topk") {
-    if (node.outputs.size() != 2 || node.outputs[1].dtype != DType::kI64 ||
-        node.inputs[0].shape.empty()) {
-      reason = "topk takes x of rank >= 1 and produces values and i64 indices";
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 void RegisterIndexingOps(CuOpRegistry& registry) {
@@ -429,8 +353,6 @@ void RegisterIndexingOps(CuOpRegistry& registry) {
   registry.Add("scatter_elements", SupportsScatter, CreateScatterElements);
   registry.Add("gather_nd", SupportsGatherND, CreateGatherND);
   registry.Add("scatter_nd", SupportsScatter, CreateScatterND);
-  registry.Add("cumsum", SupportsNumeric, CreateCumsum);
-  registry.Add("topk", SupportsNumeric, CreateTopk);
 }
 
 }  // namespace sy::cuda

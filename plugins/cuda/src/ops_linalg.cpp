@@ -5,7 +5,7 @@
 // of a broadcast over every item of b's batch folds into M), else cublasGemmBatchedEx
 // with per-batch pointers built on the device. Integer matmul (i8 u8 i32 i64) is a plain
 // kernel accumulating in 64 bits and wrapping on store, like the reference
-// (plugins/cpu/src/ref/linalg_conv_ref.cpp). K = 0 writes zeros (matmul) or beta * C.
+// (plugins/cpu/src/ref/linalg_ref.cpp). K = 0 writes zeros (matmul) or beta * C.
 #include <algorithm>
 #include <string>
 #include <vector>

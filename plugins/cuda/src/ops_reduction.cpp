@@ -1,7 +1,8 @@
 // reduce_sum reduce_mean reduce_max reduce_min reduce_prod (any axes, keepdims; floats and
 // integers) and argmax argmin (axis, keepdims, select_last_index): kernels/reduction.cu.
 // One thread, one warp or one block per output element (kern::PlanReduce picks), with the
-// semantics of plugins/cpu/src/ref/reduction_ref.cpp (see kernels/reduction.h).
+// semantics of plugins/cpu/src/ref/reduction_ref.cpp (see kernels/reduction.h); cumsum
+// (exclusive, reverse) and topk (always sorted) likewise.
 #include <string>
 #include <vector>
 
@@ -111,6 +112,81 @@ bool SupportsArg(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
 
 std::unique_ptr<CuOp> CreateArg(const NodeInfo&) { return std::make_unique<ArgOp>(); }
 
+// ---- cumsum, topk ----------------------------------------------------------------------------
+
+class CumsumOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    split_ = SplitAxis(node.inputs[0].shape, node.attrs.GetInt("axis", 0));
+    exclusive_ = node.attrs.GetInt("exclusive", 0) == 1;
+    reverse_ = node.attrs.GetInt("reverse", 0) == 1;
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (ctx.outputs[0].count() == 0) return;
+    CheckLaunch(kern::LaunchCumsum(dtype_, ctx.inputs[0].data, ctx.outputs[0].data, split_.outer,
+                                   split_.n, split_.inner, exclusive_, reverse_, ctx.stream),
+                "cumsum");
+  }
+
+ private:
+  AxisSplit split_;
+  bool exclusive_ = false, reverse_ = false;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateCumsum(const NodeInfo&) { return std::make_unique<CumsumOp>(); }
+
+class TopkOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    const int64_t axis = NormAxis(node.attrs.GetInt("axis", -1), s.size());
+    split_ = SplitAxis(s, axis);
+    k_ = node.outputs[0].shape[static_cast<size_t>(axis)];
+    largest_ = node.attrs.GetInt("largest", 1) == 1;
+    dtype_ = node.inputs[0].dtype;
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (ctx.outputs[0].count() == 0 || split_.n == 0) return;
+    CheckLaunch(kern::LaunchTopk(dtype_, ctx.inputs[0].data, ctx.outputs[0].data,
+                                 static_cast<int64_t*>(ctx.outputs[1].data), split_.outer, split_.n,
+                                 split_.inner, k_, largest_, ctx.stream),
+                "topk");
+  }
+
+ private:
+  AxisSplit split_;
+  int64_t k_ = 0;
+  bool largest_ = true;
+  DType dtype_ = DType::kF32;
+};
+
+std::unique_ptr<CuOp> CreateTopk(const NodeInfo&) { return std::make_unique<TopkOp>(); }
+
+bool SupportsNumeric(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.empty() || node.outputs.empty()) {
+    reason = node.op + ": missing inputs or outputs";
+    return false;
+  }
+  const DType dt = node.inputs[0].dtype;
+  if (dt == DType::kBool) return DeclineDType(node, dt, reason, "it takes F and I");
+  if (node.outputs[0].dtype != dt) {
+    reason = node.op + " needs its (first) output in the input's dtype";
+    return false;
+  }
+  if (node.op == "topk") {
+    if (node.outputs.size() != 2 || node.outputs[1].dtype != DType::kI64 ||
+        node.inputs[0].shape.empty()) {
+      reason = "topk takes x of rank >= 1 and produces values and i64 indices";
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void RegisterReductionOps(CuOpRegistry& registry) {
@@ -119,6 +195,8 @@ void RegisterReductionOps(CuOpRegistry& registry) {
   }
   registry.Add("argmax", SupportsArg, CreateArg);
   registry.Add("argmin", SupportsArg, CreateArg);
+  registry.Add("cumsum", SupportsNumeric, CreateCumsum);
+  registry.Add("topk", SupportsNumeric, CreateTopk);
 }
 
 }  // namespace sy::cuda

@@ -86,6 +86,30 @@ inline bool AllFloat(const std::vector<TensorType>& types) {
   return true;
 }
 
+// Every input and output of the node of one float dtype (the schemas' rule for these ops;
+// checked again so that a kernel never reads a tensor as the wrong type).
+inline bool SameFloat(const NodeInfo& node, std::string& reason, size_t inputs_checked = SIZE_MAX) {
+  if (node.inputs.empty() || node.outputs.empty()) {
+    reason = node.op + ": missing inputs or outputs";
+    return false;
+  }
+  const DType dt = node.inputs[0].dtype;
+  if (!IsFloat(dt)) return DeclineDType(node, dt, reason, "float dtypes only");
+  for (size_t i = 0; i < node.inputs.size() && i < inputs_checked; ++i) {
+    if (node.inputs[i].dtype != dt) {
+      reason = node.op + " needs its inputs in one dtype";
+      return false;
+    }
+  }
+  for (const TensorType& t : node.outputs) {
+    if (t.dtype != dt) {
+      reason = node.op + " needs its output in the input's dtype";
+      return false;
+    }
+  }
+  return true;
+}
+
 // Throws on a failed kernel launch (a launch function's result).
 inline void CheckLaunch(cudaError_t err, std::string_view kernel) {
   CheckCuda(err, std::string("launch of ") + std::string(kernel));

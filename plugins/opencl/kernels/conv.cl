@@ -1,7 +1,7 @@
 // conv (direct: one work-item per output element) and max_pool / avg_pool over 1 to 3
 // spatial dims. meta holds, per spatial dim d (S of them), 7 longs: in, out, kernel,
 // stride, pad_begin, pad_end, dilation. Semantics of
-// plugins/cpu/src/ref/linalg_conv_ref.cpp: taps in the padding contribute nothing; a pool
+// plugins/cpu/src/ref/conv_pool_ref.cpp: taps in the padding contribute nothing; a pool
 // window without an in-bounds tap gives -inf (max) or NaN (avg, count_include_pad 0).
 
 #pragma OPENCL FP_CONTRACT OFF

@@ -47,6 +47,14 @@ bool DTypesUsable(std::span<const TensorType> types, const DeviceCaps& device,
   return true;
 }
 
+bool SupportsFloatOnly(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!node.inputs.empty() && !IsFloat(node.inputs[0].dtype)) {
+    reason = node.op + " takes float dtypes only";
+    return false;
+  }
+  return DTypesUsable(node.inputs, device, reason);
+}
+
 void KernelArgs::Set(size_t size, const void* value) {
   CheckCl(clSetKernelArg(kernel_, index_, size, value),
           "clSetKernelArg(" + std::to_string(index_) + ")");

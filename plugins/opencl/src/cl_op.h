@@ -102,15 +102,20 @@ class ClOpRegistry : public plugin::GpuOpRegistry<DeviceCaps, ClOp> {
 using SupportsFn = ClOpRegistry::SupportsFn;
 using CreateFn = ClOpRegistry::CreateFn;
 
-// The families (one per ops_*.cpp file).
+// The op families, named as core's catalogue names them (OpSchema::family, docs/ops.md):
+// one ops_<family>.cpp file each, registered by op_registry.cpp.
 void RegisterElementwiseOps(ClOpRegistry& registry);
-void RegisterMovementOps(ClOpRegistry& registry);
 void RegisterLinalgOps(ClOpRegistry& registry);
-void RegisterSoftmaxOps(ClOpRegistry& registry);
-void RegisterNormalizationOps(ClOpRegistry& registry);
-void RegisterAttentionOps(ClOpRegistry& registry);
+void RegisterMovementOps(ClOpRegistry& registry);
+void RegisterIndexingOps(ClOpRegistry& registry);
 void RegisterReductionOps(ClOpRegistry& registry);
-void RegisterConvOps(ClOpRegistry& registry);
+void RegisterNormalizationOps(ClOpRegistry& registry);
+void RegisterConvPoolOps(ClOpRegistry& registry);
+void RegisterNeuralOps(ClOpRegistry& registry);
+
+// The reduction family's op (ops_reduction.cpp), which global_avg_pool reuses: a mean
+// over the spatial dims.
+std::unique_ptr<ClOp> CreateReduceOp(const NodeInfo& node);
 
 // ---- helpers for op implementations ----------------------------------------------------
 
@@ -118,6 +123,10 @@ void RegisterConvOps(ClOpRegistry& registry);
 // dtype or device: "f64 needs cl_khr_fp64, which this device lacks" etc. Returns true
 // when every dtype in `types` is usable on the device.
 bool DTypesUsable(std::span<const TensorType> types, const DeviceCaps& device, std::string& reason);
+
+// The supports test of ops that take float dtypes only (the schema's set): declines an
+// integer or bool input 0 ("<op> takes float dtypes only"), then as DTypesUsable.
+bool SupportsFloatOnly(const NodeInfo& node, const DeviceCaps& device, std::string& reason);
 
 // A kernel argument of any trivially copyable type, or a cl_mem.
 class KernelArgs {

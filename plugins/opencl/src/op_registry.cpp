@@ -1,25 +1,21 @@
-// Every op family of the OpenCL plugin. A new family adds its Register* call here (and
-// its declaration to cl_op.h); docs/opencl.md, "Adding an op".
+// Every op family of the OpenCL plugin, under core's family names (OpSchema::family): a
+// new family adds its Register* call here, its declaration to cl_op.h and its
+// ops_<family>.cpp file (docs/opencl.md, "Adding an op").
 #include "cl_op.h"
 
 namespace sy::opencl {
 
-void RegisterMiscOps(ClOpRegistry& registry);
-void RegisterIndexingOps(ClOpRegistry& registry);  // ops_indexing.cpp
-
 const ClOpRegistry& ClOpRegistry::Global() {
   static const ClOpRegistry registry = [] {
     ClOpRegistry r;
-    RegisterElementwiseOps(r);
-    RegisterMovementOps(r);
-    RegisterLinalgOps(r);
-    RegisterSoftmaxOps(r);
-    RegisterNormalizationOps(r);
-    RegisterAttentionOps(r);
-    RegisterReductionOps(r);
-    RegisterConvOps(r);
-    RegisterIndexingOps(r);
-    RegisterMiscOps(r);
+    r.AddFamily("elementwise", RegisterElementwiseOps);
+    r.AddFamily("linalg", RegisterLinalgOps);
+    r.AddFamily("movement", RegisterMovementOps);
+    r.AddFamily("indexing", RegisterIndexingOps);
+    r.AddFamily("reduction", RegisterReductionOps);
+    r.AddFamily("normalization", RegisterNormalizationOps);
+    r.AddFamily("conv_pool", RegisterConvPoolOps);
+    r.AddFamily("neural", RegisterNeuralOps);
     return r;
   }();
   return registry;

@@ -1,7 +1,11 @@
-// reduce_sum reduce_mean reduce_max reduce_min reduce_prod (floats and integers) and
-// global_avg_pool (floats): kernels/reduction.cl, one work-item per output element.
+// The reduction family: reduce_sum reduce_mean reduce_max reduce_min reduce_prod
+// (kernels/reduction.cl, one work-item per output element; global_avg_pool of the conv_pool
+// family reuses this op), argmax argmin cumsum topk (kernels/misc.cl: one work-item per
+// line along the axis). Floats and integers.
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "cl_op.h"
 #include "element_bits.h"
@@ -87,23 +91,149 @@ class ReduceOp : public ClOp {
   UniqueKernel kernel_;
 };
 
-bool SupportsReduce(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
-  if (node.op == "global_avg_pool" && !node.inputs.empty() && !IsFloat(node.inputs[0].dtype)) {
-    reason = "global_avg_pool takes float dtypes only";
-    return false;
-  }
+bool SupportsUsableDTypes(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
   return DTypesUsable(node.inputs, device, reason);
 }
 
-std::unique_ptr<ClOp> CreateReduce(const NodeInfo&) { return std::make_unique<ReduceOp>(); }
+// x seen as [outer, n, inner] around `axis` (negative counts from the end).
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+AxisSplit SplitAxis(const Shape& s, int64_t axis) {
+  const int64_t rank = static_cast<int64_t>(s.size());
+  if (axis < 0) axis += rank;
+  AxisSplit v;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t dim = s[static_cast<size_t>(d)];
+    if (d < axis) {
+      v.outer *= dim;
+    } else if (d == axis) {
+      v.n = dim;
+    } else {
+      v.inner *= dim;
+    }
+  }
+  return v;
+}
+
+class ArgOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    v_ = SplitAxis(node.inputs[0].shape, node.attrs.GetInt("axis", 0));
+    last_ = node.attrs.GetInt("select_last_index", 0) == 1 ? 1 : 0;
+    const DType dtype = node.inputs[0].dtype;
+    const std::string defines =
+        SlotDefines('A', dtype) + "#define ARG_OP " + (node.op == "argmax" ? "1" : "0") + "\n";
+    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_arg");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t lines = static_cast<uint64_t>(v_.outer * v_.inner);
+    if (lines == 0 || v_.n == 0 || ctx.outputs[0].count() == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(v_.outer))
+        .Add(static_cast<cl_ulong>(v_.n))
+        .Add(static_cast<cl_ulong>(v_.inner))
+        .Add(static_cast<cl_int>(last_));
+    Launch1D(ctx.queue, kernel_.get(), lines);
+  }
+
+ private:
+  AxisSplit v_;
+  int last_ = 0;
+  UniqueKernel kernel_;
+};
+
+class CumsumOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    v_ = SplitAxis(node.inputs[0].shape, node.attrs.GetInt("axis", 0));
+    exclusive_ = node.attrs.GetInt("exclusive", 0) == 1 ? 1 : 0;
+    reverse_ = node.attrs.GetInt("reverse", 0) == 1 ? 1 : 0;
+    const DType dtype = node.inputs[0].dtype;
+    const std::string defines =
+        SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define CUMSUM 1\n";
+    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_cumsum");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t lines = static_cast<uint64_t>(v_.outer * v_.inner);
+    if (lines == 0 || v_.n == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(v_.outer))
+        .Add(static_cast<cl_ulong>(v_.n))
+        .Add(static_cast<cl_ulong>(v_.inner))
+        .Add(static_cast<cl_int>(exclusive_))
+        .Add(static_cast<cl_int>(reverse_));
+    Launch1D(ctx.queue, kernel_.get(), lines);
+  }
+
+ private:
+  AxisSplit v_;
+  int exclusive_ = 0, reverse_ = 0;
+  UniqueKernel kernel_;
+};
+
+class TopkOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& s = node.inputs[0].shape;
+    int64_t axis = node.attrs.GetInt("axis", -1);
+    if (axis < 0) axis += static_cast<int64_t>(s.size());
+    v_ = SplitAxis(s, axis);
+    k_ = node.outputs[0].shape[static_cast<size_t>(axis)];
+    largest_ = node.attrs.GetInt("largest", 1) == 1 ? 1 : 0;
+    const DType dtype = node.inputs[0].dtype;
+    const std::string defines = SlotDefines('A', dtype) + "#define TOPK 1\n";
+    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_topk");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    const uint64_t lines = static_cast<uint64_t>(v_.outer * v_.inner);
+    if (lines == 0 || v_.n == 0 || k_ == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.outputs[0])
+        .Tensor(ctx.outputs[1])
+        .Add(static_cast<cl_ulong>(v_.outer))
+        .Add(static_cast<cl_ulong>(v_.n))
+        .Add(static_cast<cl_ulong>(v_.inner))
+        .Add(static_cast<cl_ulong>(k_))
+        .Add(static_cast<cl_int>(largest_));
+    Launch1D(ctx.queue, kernel_.get(), lines);
+  }
+
+ private:
+  AxisSplit v_;
+  int64_t k_ = 0;
+  int largest_ = 1;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateArg(const NodeInfo&) { return std::make_unique<ArgOp>(); }
+std::unique_ptr<ClOp> CreateCumsum(const NodeInfo&) { return std::make_unique<CumsumOp>(); }
+std::unique_ptr<ClOp> CreateTopk(const NodeInfo&) { return std::make_unique<TopkOp>(); }
 
 }  // namespace
 
+std::unique_ptr<ClOp> CreateReduceOp(const NodeInfo&) { return std::make_unique<ReduceOp>(); }
+
 void RegisterReductionOps(ClOpRegistry& registry) {
-  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-                         "global_avg_pool"}) {
-    registry.Add(op, SupportsReduce, CreateReduce);
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"}) {
+    registry.Add(op, SupportsUsableDTypes, CreateReduceOp);
   }
+  registry.Add("argmax", SupportsUsableDTypes, CreateArg);
+  registry.Add("argmin", SupportsUsableDTypes, CreateArg);
+  registry.Add("cumsum", SupportsUsableDTypes, CreateCumsum);
+  registry.Add("topk", SupportsUsableDTypes, CreateTopk);
 }
 
 }  // namespace sy::opencl

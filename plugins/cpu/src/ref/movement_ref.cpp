@@ -1,21 +1,12 @@
-// Reference kernels of "Shape and data movement" (spec/ops.md): reshape transpose expand
-// concat split slice gather gather_elements scatter_elements pad tile range trilu, and
-// the extensions gather_nd and scatter_nd (docs/ops.md).
+// Reference kernels of the movement family (spec/ops.md, "Shape and data movement"):
+// reshape transpose expand concat split slice pad tile range trilu, and depth_to_space and
+// space_to_depth (listed under "Neural network" there, but they only move elements).
 //
 // They take every dtype. Pure data movement copies whole elements as bytes (exact for
-// every dtype, NaN payloads included); only the scatters' reductions, pad's constant
-// and range compute values (floats in double, integers in int64_t, bool as 0/1).
+// every dtype, NaN payloads included); only pad's constant and range compute values
+// (floats in double, integers in int64_t, bool as 0/1).
 //
 // Semantics decisions beyond ONNX's text:
-// - gather, gather_elements, scatter_elements, gather_nd, scatter_nd: an index outside
-//   [-size, size) of the axis it indexes is a run-time error; negative indices count
-//   from the end. Every index is checked before anything is written, even when the
-//   output is empty.
-// - scatter_elements and scatter_nd with reduction "none" and duplicate indices
-//   (undefined in ONNX): the last write in row-major order of `indices` wins. Reductions
-//   accumulate in double (floats) or int64_t (integers, wrapping) and round once on
-//   store; max/min propagate NaN (like np.maximum / np.minimum). On bool, add/max act as
-//   "or" and mul/min as "and".
 // - pad: negative pads crop. A position maps to the uncropped input, i.e. the input is
 //   padded first and cropped afterwards (which is why the schema bounds reflect pads by
 //   the uncropped dim). `value` is stored like a cast: integers truncate toward zero and
@@ -28,72 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "ref/movement_helpers.h"
 #include "ref/ref_kernels.h"
 #include "switchyard/plugin_node.h"
 
 namespace sy::cpu {
 namespace {
 
-std::string Str(int64_t v) { return std::to_string(v); }
-
-int64_t Product(std::span<const int64_t> dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= dims[i];
-  return p;
-}
-
-size_t ElemSize(DType dtype) { return DTypeSize(dtype); }
-
-// memcpy that tolerates n == 0 with null pointers (empty tensors have no buffer).
-void CopyBytes(std::byte* dst, const std::byte* src, size_t n) {
-  if (n != 0) std::memcpy(dst, src, n);
-}
-
-// Maps axis in [-rank, rank) to [0, rank); shapes were validated, so it is in range.
-int64_t Axis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
-
-// Row-major multi-index over a shape.
-class Odometer {
- public:
-  explicit Odometer(std::span<const int64_t> shape)
-      : shape_(shape.begin(), shape.end()), index_(shape.size(), 0) {}
-  const std::vector<int64_t>& index() const { return index_; }
-  void Next() {
-    for (size_t d = shape_.size(); d-- > 0;) {
-      if (++index_[d] < shape_[d]) return;
-      index_[d] = 0;
-    }
-  }
-
- private:
-  std::vector<int64_t> shape_, index_;
-};
-
-// An index into an axis of `size`: negative counts from the end; out of range is an error
-// naming the op, the index and the accepted range.
-Status NormalizeIndex(std::string_view op, int64_t index, int64_t axis, int64_t size,
-                      int64_t& out) {
-  if (index < -size || index >= size) {
-    std::string expected = size == 0 ? "the axis is empty, so no index is valid"
-                                     : "expected " + Str(-size) + " to " + Str(size - 1);
-    return InvalidArgument(std::string(op) + ": index " + Str(index) +
-                           " is out of range for axis " + Str(axis) + " of size " + Str(size) +
-                           " (" + expected + ")");
-  }
-  out = index < 0 ? index + size : index;
-  return Status::Ok();
-}
-
-// Reads every element of an index tensor (i32 / i64) and normalises it for an axis.
-Status LoadIndices(std::string_view op, const ConstTensorView& indices, int64_t axis, int64_t size,
-                   std::vector<int64_t>& out) {
-  out.resize(static_cast<size_t>(indices.count()));
-  for (int64_t i = 0; i < indices.count(); ++i) {
-    SY_RETURN_IF_ERROR(NormalizeIndex(op, LoadInt(indices.dtype(), indices.data, i), axis, size,
-                                      out[static_cast<size_t>(i)]));
-  }
-  return Status::Ok();
-}
+using namespace movement;  // NOLINT(build/namespaces): this family's own helpers
 
 // y[i] = x[base + sum_d i_d * strides[d]] over y's shape: transpose, expand and slice.
 // The offsets' range is checked once, before anything is copied (a failed check is a bug,
@@ -253,197 +186,6 @@ Status Slice(const KernelContext& ctx) {
   return StridedCopy(ctx, base, strides);
 }
 
-// ---- gather, gather_elements, scatter_elements ----
-
-Status Gather(const KernelContext& ctx) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const ConstTensorView& indices = ctx.inputs[1];
-  const TensorView& y = ctx.outputs[0];
-  const int64_t axis = Axis(ctx.attrs.GetInt("axis"), data.rank());
-  const size_t a = static_cast<size_t>(axis);
-  const int64_t size = data.shape()[a];
-  std::vector<int64_t> idx;
-  SY_RETURN_IF_ERROR(LoadIndices(ctx.op, indices, axis, size, idx));
-  const int64_t outer = Product(data.shape(), 0, a);
-  const size_t chunk = static_cast<size_t>(Product(data.shape(), a + 1, data.shape().size())) *
-                       ElemSize(data.dtype());
-  const size_t m = idx.size();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (size_t j = 0; j < m; ++j) {
-      CopyBytes(y.data + (static_cast<size_t>(o) * m + j) * chunk,
-                data.data + static_cast<size_t>(o * size + idx[j]) * chunk, chunk);
-    }
-  }
-  return Status::Ok();
-}
-
-// For gather_elements / scatter_elements: the element offset into data of each entry of
-// indices (row-major), with the index replacing the coordinate on `axis`.
-Status ElementOffsets(const KernelContext& ctx, std::vector<int64_t>& offsets) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const ConstTensorView& indices = ctx.inputs[1];
-  const int64_t axis = Axis(ctx.attrs.GetInt("axis"), data.rank());
-  const size_t a = static_cast<size_t>(axis);
-  SY_RETURN_IF_ERROR(LoadIndices(ctx.op, indices, axis, data.shape()[a], offsets));
-  const std::vector<int64_t> strides = Strides(data.shape());
-  Odometer it(indices.shape());
-  for (int64_t& offset : offsets) {
-    int64_t off = 0;
-    for (size_t d = 0; d < strides.size(); ++d) {
-      off += (d == a ? offset : it.index()[d]) * strides[d];
-    }
-    offset = off;
-    it.Next();
-  }
-  return Status::Ok();
-}
-
-Status GatherElements(const KernelContext& ctx) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const TensorView& y = ctx.outputs[0];
-  std::vector<int64_t> offsets;
-  SY_RETURN_IF_ERROR(ElementOffsets(ctx, offsets));
-  const size_t es = ElemSize(data.dtype());
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    std::memcpy(y.data + i * es, data.data + static_cast<size_t>(offsets[i]) * es, es);
-  }
-  return Status::Ok();
-}
-
-double FloatReduce(const std::string& reduction, double acc, double v) {
-  if (reduction == "add") return acc + v;
-  if (reduction == "mul") return acc * v;
-  if (std::isnan(acc) || std::isnan(v)) return std::nan("");
-  return reduction == "max" ? std::max(acc, v) : std::min(acc, v);
-}
-
-int64_t IntReduce(const std::string& reduction, int64_t acc, int64_t v) {
-  const auto ua = static_cast<uint64_t>(acc);
-  const auto uv = static_cast<uint64_t>(v);
-  if (reduction == "add") return static_cast<int64_t>(ua + uv);
-  if (reduction == "mul") return static_cast<int64_t>(ua * uv);
-  return reduction == "max" ? std::max(acc, v) : std::min(acc, v);
-}
-
-// y = data, then updates[i] written to (or reduced into) y[offsets[i]] in order of i:
-// scatter_elements and scatter_nd once their (checked) offsets are known.
-Status ScatterByOffsets(const KernelContext& ctx, const std::vector<int64_t>& offsets) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const ConstTensorView& updates = ctx.inputs[2];
-  const TensorView& y = ctx.outputs[0];
-  const DType dt = data.dtype();
-  const size_t es = ElemSize(dt);
-  CopyBytes(y.data, data.data, static_cast<size_t>(data.count()) * es);
-  const std::string reduction = ctx.attrs.GetString("reduction");
-  if (reduction == "none") {
-    for (size_t i = 0; i < offsets.size(); ++i) {  // later writes win
-      std::memcpy(y.data + static_cast<size_t>(offsets[i]) * es, updates.data + i * es, es);
-    }
-    return Status::Ok();
-  }
-  // Accumulate each touched element in double / int64_t, then round once on store.
-  std::vector<bool> touched(static_cast<size_t>(data.count()), false);
-  if (IsFloat(dt)) {
-    std::vector<double> acc(touched.size());
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      const auto o = static_cast<size_t>(offsets[i]);
-      const double v = LoadFloat(dt, updates.data, static_cast<int64_t>(i));
-      acc[o] =
-          FloatReduce(reduction, touched[o] ? acc[o] : LoadFloat(dt, data.data, offsets[i]), v);
-      touched[o] = true;
-    }
-    for (size_t o = 0; o < acc.size(); ++o) {
-      if (touched[o]) StoreFloat(dt, y.data, static_cast<int64_t>(o), acc[o]);
-    }
-  } else {
-    std::vector<int64_t> acc(touched.size());
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      const auto o = static_cast<size_t>(offsets[i]);
-      const int64_t v = LoadInt(dt, updates.data, static_cast<int64_t>(i));
-      acc[o] = IntReduce(reduction, touched[o] ? acc[o] : LoadInt(dt, data.data, offsets[i]), v);
-      touched[o] = true;
-    }
-    for (size_t o = 0; o < acc.size(); ++o) {
-      if (touched[o]) StoreInt(dt, y.data, static_cast<int64_t>(o), acc[o]);
-    }
-  }
-  return Status::Ok();
-}
-
-Status ScatterElements(const KernelContext& ctx) {
-  std::vector<int64_t> offsets;
-  SY_RETURN_IF_ERROR(ElementOffsets(ctx, offsets));  // before any write
-  return ScatterByOffsets(ctx, offsets);
-}
-
-// ---- gather_nd, scatter_nd ----
-
-// The tuples of the last dim of `indices` (k entries each), naming positions in data's
-// dims first .. first + k - 1, as row-major slot numbers over those dims: slots[t] for
-// tuple t. Negative entries count from the end; every entry is checked.
-Status LoadIndexTuples(std::string_view op, const ConstTensorView& data,
-                       const ConstTensorView& indices, size_t first, std::vector<int64_t>& slots) {
-  const Shape& ds = data.shape();
-  const int64_t k = indices.shape().back();  // >= 1 (the schema)
-  slots.assign(static_cast<size_t>(indices.count() / k), 0);
-  for (size_t t = 0; t < slots.size(); ++t) {
-    int64_t slot = 0;
-    for (int64_t c = 0; c < k; ++c) {
-      const size_t axis = first + static_cast<size_t>(c);
-      int64_t v = 0;
-      SY_RETURN_IF_ERROR(NormalizeIndex(
-          op, LoadInt(indices.dtype(), indices.data, static_cast<int64_t>(t) * k + c),
-          static_cast<int64_t>(axis), ds[axis], v));
-      slot = slot * ds[axis] + v;
-    }
-    slots[t] = slot;
-  }
-  return Status::Ok();
-}
-
-// data [B..., S..., R...] (batch_dims dims B, k dims S named by each tuple, the rest R),
-// indices [B..., J..., k]: y[b, j, r] = data[b, slot(indices[b, j]), r].
-Status GatherND(const KernelContext& ctx) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const ConstTensorView& indices = ctx.inputs[1];
-  const TensorView& y = ctx.outputs[0];
-  const Shape& ds = data.shape();
-  const auto b = static_cast<size_t>(ctx.attrs.GetInt("batch_dims"));
-  const auto k = static_cast<size_t>(indices.shape().back());
-  std::vector<int64_t> slots;
-  SY_RETURN_IF_ERROR(LoadIndexTuples(ctx.op, data, indices, b, slots));  // before any write
-  if (slots.empty()) return Status::Ok();
-  const int64_t batches = Product(ds, 0, b);  // > 0: indices shares these dims
-  const auto per_batch = slots.size() / static_cast<size_t>(batches);
-  const int64_t slots_per_batch = Product(ds, b, b + k);
-  const size_t chunk = static_cast<size_t>(Product(ds, b + k, ds.size())) * ElemSize(data.dtype());
-  for (size_t t = 0; t < slots.size(); ++t) {
-    const auto batch = static_cast<int64_t>(t / per_batch);
-    CopyBytes(y.data + t * chunk,
-              data.data + static_cast<size_t>(batch * slots_per_batch + slots[t]) * chunk, chunk);
-  }
-  return Status::Ok();
-}
-
-// data [S..., R...] (k dims S named by each tuple), indices [J..., k], updates [J..., R...]:
-// updates[j, r] goes to y[slot(indices[j]), r], in order of j.
-Status ScatterND(const KernelContext& ctx) {
-  const ConstTensorView& data = ctx.inputs[0];
-  const ConstTensorView& indices = ctx.inputs[1];
-  std::vector<int64_t> slots;
-  SY_RETURN_IF_ERROR(LoadIndexTuples(ctx.op, data, indices, 0, slots));  // before any write
-  const Shape& ds = data.shape();
-  const auto k = static_cast<size_t>(indices.shape().back());
-  const int64_t inner = Product(ds, k, ds.size());
-  std::vector<int64_t> offsets(slots.size() * static_cast<size_t>(inner));
-  for (size_t t = 0; t < slots.size(); ++t) {
-    for (int64_t r = 0; r < inner; ++r) {
-      offsets[t * static_cast<size_t>(inner) + static_cast<size_t>(r)] = slots[t] * inner + r;
-    }
-  }
-  return ScatterByOffsets(ctx, offsets);
-}
-
 // ---- pad, tile ----
 
 // double -> int64_t like a non-trapping cast: truncate toward zero, saturate, NaN -> 0.
@@ -575,6 +317,59 @@ Status Trilu(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- // depth_to_space and space_to_depth: [N, C, H, W] <-> [N, C / (b * b), H * b, W * b]
+
+void CopyElement(const ConstTensorView& x, int64_t from, const TensorView& y, int64_t to) {
+  const size_t size = DTypeSize(x.dtype());
+  std::memcpy(y.data + to * static_cast<int64_t>(size), x.data + from * static_cast<int64_t>(size),
+              size);
+}
+
+// DCR: y[n, c, h*b + i, w*b + j] = x[n, (i*b + j) * C' + c, h, w];
+// CRD: y[n, c, h*b + i, w*b + j] = x[n, c*b*b + i*b + j, h, w]   (C' = C / (b * b))
+Status DepthToSpace(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t b = ctx.attrs.GetInt("blocksize", 1);
+  const bool crd = ctx.attrs.GetString("mode", "DCR") == "CRD";
+  const int64_t batch = y.shape()[0], oc = y.shape()[1], oh = y.shape()[2], ow = y.shape()[3];
+  const int64_t ic = x.shape()[1], ih = x.shape()[2], iw = x.shape()[3];
+  int64_t to = 0;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = 0; c < oc; ++c) {
+      for (int64_t r = 0; r < oh; ++r) {
+        for (int64_t s = 0; s < ow; ++s, ++to) {
+          const int64_t h = r / b, i = r % b, w = s / b, j = s % b;
+          const int64_t channel = crd ? c * b * b + i * b + j : (i * b + j) * oc + c;
+          CopyElement(x, ((n * ic + channel) * ih + h) * iw + w, y, to);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// y[n, (i*b + j) * C + c, h, w] = x[n, c, h*b + i, w*b + j]  (ONNX SpaceToDepth)
+Status SpaceToDepth(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t b = ctx.attrs.GetInt("blocksize", 1);
+  const int64_t batch = y.shape()[0], oc = y.shape()[1], oh = y.shape()[2], ow = y.shape()[3];
+  const int64_t ic = x.shape()[1], ih = x.shape()[2], iw = x.shape()[3];
+  int64_t to = 0;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t k = 0; k < oc; ++k) {
+      const int64_t block = k / ic, c = k % ic, i = block / b, j = block % b;
+      for (int64_t h = 0; h < oh; ++h) {
+        for (int64_t w = 0; w < ow; ++w, ++to) {
+          CopyElement(x, ((n * ic + c) * ih + h * b + i) * iw + w * b + j, y, to);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddMovementRefKernels(KernelTable& table) {
@@ -584,15 +379,12 @@ void AddMovementRefKernels(KernelTable& table) {
   table.Add("concat", Concat);
   table.Add("split", Split);
   table.Add("slice", Slice);
-  table.Add("gather", Gather);
-  table.Add("gather_elements", GatherElements);
-  table.Add("scatter_elements", ScatterElements);
-  table.Add("gather_nd", GatherND);
-  table.Add("scatter_nd", ScatterND);
   table.Add("pad", Pad);
   table.Add("tile", Tile);
   table.Add("range", Range);
   table.Add("trilu", Trilu);
+  table.Add("depth_to_space", DepthToSpace);
+  table.Add("space_to_depth", SpaceToDepth);
 }
 
 }  // namespace sy::cpu

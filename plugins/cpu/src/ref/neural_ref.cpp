@@ -1,11 +1,8 @@
-// Reference kernels for the neural-network family (spec/ops.md, "Neural network"):
-// resize, depth_to_space, space_to_depth, attention, rotary_embedding and the extension
-// grid_sample here, and the normalization ops (softmax, log_softmax, layer_norm, rms_norm,
-// batch_norm, group_norm, instance_norm) in normalization_ref.cpp; AddNeuralRefKernels registers
-// them all.
+// Reference kernels of the neural family (spec/ops.md, "Neural network"): resize,
+// attention, rotary_embedding and the extension grid_sample. (The normalization ops are
+// in normalization_ref.cpp, depth_to_space and space_to_depth in movement_ref.cpp.)
 //
-// Floats are computed in double and rounded once on store. depth_to_space and
-// space_to_depth take every dtype and only move elements (bytes are copied as they are).
+// Floats are computed in double and rounded once on store.
 //
 // ONNX semantics decisions (see also the comments at each kernel):
 // - resize follows the ONNX reference implementation (onnx/reference/ops/op_resize.py):
@@ -52,8 +49,6 @@
 #include "ref/ref_kernels.h"
 
 namespace sy::cpu {
-
-void AddNormalizationRefKernels(KernelTable& table);  // normalization_ref.cpp
 
 namespace {
 
@@ -239,60 +234,6 @@ Status Resize(const KernelContext& ctx) {
     for (size_t d = rank; d-- > 0;) {
       if (++pos[d] < y.shape()[d]) break;
       pos[d] = 0;
-    }
-  }
-  return Status::Ok();
-}
-
-// ---------------------------------------------------------------------------------------
-// depth_to_space and space_to_depth: [N, C, H, W] <-> [N, C / (b * b), H * b, W * b]
-
-void CopyElement(const ConstTensorView& x, int64_t from, const TensorView& y, int64_t to) {
-  const size_t size = DTypeSize(x.dtype());
-  std::memcpy(y.data + to * static_cast<int64_t>(size), x.data + from * static_cast<int64_t>(size),
-              size);
-}
-
-// DCR: y[n, c, h*b + i, w*b + j] = x[n, (i*b + j) * C' + c, h, w];
-// CRD: y[n, c, h*b + i, w*b + j] = x[n, c*b*b + i*b + j, h, w]   (C' = C / (b * b))
-Status DepthToSpace(const KernelContext& ctx) {
-  const ConstTensorView& x = ctx.inputs[0];
-  const TensorView& y = ctx.outputs[0];
-  const int64_t b = ctx.attrs.GetInt("blocksize", 1);
-  const bool crd = ctx.attrs.GetString("mode", "DCR") == "CRD";
-  const int64_t batch = y.shape()[0], oc = y.shape()[1], oh = y.shape()[2], ow = y.shape()[3];
-  const int64_t ic = x.shape()[1], ih = x.shape()[2], iw = x.shape()[3];
-  int64_t to = 0;
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t c = 0; c < oc; ++c) {
-      for (int64_t r = 0; r < oh; ++r) {
-        for (int64_t s = 0; s < ow; ++s, ++to) {
-          const int64_t h = r / b, i = r % b, w = s / b, j = s % b;
-          const int64_t channel = crd ? c * b * b + i * b + j : (i * b + j) * oc + c;
-          CopyElement(x, ((n * ic + channel) * ih + h) * iw + w, y, to);
-        }
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-// y[n, (i*b + j) * C + c, h, w] = x[n, c, h*b + i, w*b + j]  (ONNX SpaceToDepth)
-Status SpaceToDepth(const KernelContext& ctx) {
-  const ConstTensorView& x = ctx.inputs[0];
-  const TensorView& y = ctx.outputs[0];
-  const int64_t b = ctx.attrs.GetInt("blocksize", 1);
-  const int64_t batch = y.shape()[0], oc = y.shape()[1], oh = y.shape()[2], ow = y.shape()[3];
-  const int64_t ic = x.shape()[1], ih = x.shape()[2], iw = x.shape()[3];
-  int64_t to = 0;
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t k = 0; k < oc; ++k) {
-      const int64_t block = k / ic, c = k % ic, i = block / b, j = block % b;
-      for (int64_t h = 0; h < oh; ++h) {
-        for (int64_t w = 0; w < ow; ++w, ++to) {
-          CopyElement(x, ((n * ic + c) * ih + h * b + i) * iw + w * b + j, y, to);
-        }
-      }
     }
   }
   return Status::Ok();
@@ -562,10 +503,7 @@ Status GridSample(const KernelContext& ctx) {
 }  // namespace
 
 void AddNeuralRefKernels(KernelTable& table) {
-  AddNormalizationRefKernels(table);
   table.Add("resize", Resize);
-  table.Add("depth_to_space", DepthToSpace);
-  table.Add("space_to_depth", SpaceToDepth);
   table.Add("attention", Attention);
   table.Add("rotary_embedding", RotaryEmbedding);
   table.Add("grid_sample", GridSample);

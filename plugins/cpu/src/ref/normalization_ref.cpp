@@ -16,8 +16,6 @@
 
 namespace sy::cpu {
 
-void AddNormalizationRefKernels(KernelTable& table);
-
 namespace {
 
 // product(shape[begin, end))

@@ -8,12 +8,15 @@ const KernelTable& RefKernels() {
   // lost once per load.
   static const KernelTable table = [] {
     KernelTable t;
-    AddElementwiseRefKernels(t);
-    AddMovementRefKernels(t);
-    AddReductionRefKernels(t);
-    AddLinalgConvRefKernels(t);
-    AddNeuralRefKernels(t);
-    AddFusedRefKernels(t);
+    t.AddFamily("elementwise", AddElementwiseRefKernels);
+    t.AddFamily("linalg", AddLinalgRefKernels);
+    t.AddFamily("movement", AddMovementRefKernels);
+    t.AddFamily("indexing", AddIndexingRefKernels);
+    t.AddFamily("reduction", AddReductionRefKernels);
+    t.AddFamily("normalization", AddNormalizationRefKernels);
+    t.AddFamily("conv_pool", AddConvPoolRefKernels);
+    t.AddFamily("neural", AddNeuralRefKernels);
+    t.AddFamily("fused", AddFusedRefKernels);
     return t;
   }();
   return table;

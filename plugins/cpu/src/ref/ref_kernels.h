@@ -10,13 +10,17 @@ namespace sy::cpu {
 // All reference kernels; built on first use, never freed.
 const KernelTable& RefKernels();
 
-// Per family, one file each (ref/<family>_ref.cpp).
+// Per op family of core's catalogue (OpSchema::family), one file each:
+// ref/<family>_ref.cpp (elementwise also has elementwise_binary_ref.cpp).
 void AddElementwiseRefKernels(KernelTable& table);
+void AddLinalgRefKernels(KernelTable& table);
 void AddMovementRefKernels(KernelTable& table);
+void AddIndexingRefKernels(KernelTable& table);
 void AddReductionRefKernels(KernelTable& table);
-void AddLinalgConvRefKernels(KernelTable& table);  // matmul gemm conv conv_transpose pools
-void AddNeuralRefKernels(KernelTable& table);      // softmax norms resize d2s s2d attention rope
-void AddFusedRefKernels(KernelTable& table);       // fused_matmul fused_conv add_layer_norm
+void AddNormalizationRefKernels(KernelTable& table);
+void AddConvPoolRefKernels(KernelTable& table);
+void AddNeuralRefKernels(KernelTable& table);
+void AddFusedRefKernels(KernelTable& table);
 
 // The fused ops' reference kernels (fused_ref.cpp), for tuned kernels that take some cases
 // of these ops and hand the rest back to the reference.

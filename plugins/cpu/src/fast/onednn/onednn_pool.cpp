@@ -9,7 +9,7 @@
 // NCHW primitive directly; one that the executable stores channels-last on either side
 // runs the channels-last primitive, with a oneDNN reorder on the row-major side.
 //
-// Matching the reference (ref/linalg_conv_ref.cpp), case by case:
+// Matching the reference (ref/conv_pool_ref.cpp), case by case:
 // - ceil_mode: the output shape is the catalogue's; the end padding handed to oneDNN is
 //   widened so that its floor formula gives that shape. Padding never takes part in a max
 //   or in an exclude-padding average, so that changes nothing there. avg_pool with

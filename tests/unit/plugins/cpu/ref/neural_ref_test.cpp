@@ -484,67 +484,6 @@ TEST(NeuralRefResize, CubicOnnxBackendExamples) {
 }
 
 // ---------------------------------------------------------------------------------------
-// depth_to_space, space_to_depth (every dtype: they only move elements)
-
-constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI8,
-                                DType::kU8,  DType::kI32, DType::kI64, DType::kBool};
-
-TEST(NeuralRefDepthToSpace, MatchesNumPyForEveryDTypeAndMode) {
-  struct Case {
-    const char* x;
-    int64_t blocksize;
-    const char* mode;
-    const char* y;
-  };
-  for (const Case& c :
-       {Case{"d2s_x", 2, "DCR", "d2s_dcr_y"}, Case{"d2s_x", 2, "CRD", "d2s_crd_y"},
-        Case{"d2s_b3_x", 3, "DCR", "d2s_b3_dcr_y"}, Case{"d2s_b3_x", 3, "CRD", "d2s_b3_crd_y"}}) {
-    for (DType dt : kAllDTypes) {
-      const Tensor y = RunRef1("depth_to_space", {As(Ref(c.x), dt)},
-                               MakeAttrs({{"blocksize", c.blocksize}, {"mode", c.mode}}));
-      EXPECT_EQ(y.dtype(), dt);
-      ExpectClose(y, As(Ref(c.y), dt), 0, std::string(c.y) + " " + std::string(DTypeName(dt)));
-    }
-  }
-}
-
-TEST(NeuralRefSpaceToDepth, MatchesNumPyForEveryDType) {
-  for (const auto& [x, b, y] : {std::tuple{"s2d_x", int64_t{2}, "s2d_b2_y"},
-                                std::tuple{"s2d_b3_x", int64_t{3}, "s2d_b3_y"}}) {
-    for (DType dt : kAllDTypes) {
-      const Tensor out = RunRef1("space_to_depth", {As(Ref(x), dt)}, MakeAttrs({{"blocksize", b}}));
-      ExpectClose(out, As(Ref(y), dt), 0, std::string(y) + " " + std::string(DTypeName(dt)));
-    }
-  }
-}
-
-TEST(NeuralRefDepthToSpace, HandValuesRoundTripAndEmpty) {
-  // [1, 4, 1, 1] -> [1, 1, 2, 2]: DCR takes channels in order, CRD too when C' = 1.
-  const Tensor x = Make(DType::kI32, {1, 4, 1, 1}, {1, 2, 3, 4});
-  for (const char* mode : {"DCR", "CRD"}) {
-    ExpectValues(
-        RunRef1("depth_to_space", {x}, MakeAttrs({{"blocksize", int64_t{2}}, {"mode", mode}})),
-        {1, 1, 2, 2}, {1, 2, 3, 4}, 0, mode);
-  }
-  // space_to_depth inverts DCR depth_to_space.
-  const Tensor d = Ref("d2s_x");
-  const Tensor up =
-      RunRef1("depth_to_space", {d}, MakeAttrs({{"blocksize", int64_t{2}}, {"mode", "DCR"}}));
-  ExpectClose(RunRef1("space_to_depth", {up}, MakeAttrs({{"blocksize", int64_t{2}}})), d, 0);
-  EXPECT_EQ(RunRef1("depth_to_space", {Make(DType::kBool, {0, 4, 2, 2}, {})},
-                    MakeAttrs({{"blocksize", int64_t{2}}}))
-                .shape(),
-            (Shape{0, 1, 4, 4}));
-  EXPECT_EQ(RunRef1("space_to_depth", {Make(DType::kU8, {1, 0, 2, 4}, {})},
-                    MakeAttrs({{"blocksize", int64_t{2}}}))
-                .shape(),
-            (Shape{1, 0, 1, 2}));
-  SY_EXPECT_ERROR(RunRef("depth_to_space", {Make(DType::kF32, {1, 3, 1, 1}, {1, 2, 3})},
-                         MakeAttrs({{"blocksize", int64_t{2}}})),
-                  "divisible");
-}
-
-// ---------------------------------------------------------------------------------------
 // attention
 
 struct AttentionCase {

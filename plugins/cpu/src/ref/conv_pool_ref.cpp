@@ -1,12 +1,10 @@
-// Reference kernels for linear algebra, convolution and pooling: matmul, gemm, conv,
-// conv_transpose, max_pool, avg_pool and global_avg_pool (spec/ops.md; ONNX semantics).
+// Reference kernels of the conv_pool family: conv, conv_transpose, max_pool, avg_pool and
+// global_avg_pool (spec/ops.md; ONNX semantics).
 //
-// Floats accumulate in double and are rounded once on store; matmul's integer dtypes
-// accumulate in 64-bit two's complement (through uint64_t, so overflow wraps instead of
-// being UB) and wrap again on store, as NumPy does. Output shapes come from core's shape
-// rules (the output views already have them), so the kernels read the output extents
-// from the outputs and only derive per-tap positions from the attributes; every input
-// position is bounds-checked before it is read.
+// Floats accumulate in double and are rounded once on store. Output shapes come from
+// core's shape rules (the output views already have them), so the kernels read the output
+// extents from the outputs and only derive per-tap positions from the attributes; every
+// input position is bounds-checked before it is read.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -49,103 +47,6 @@ void Unflatten(int64_t flat, std::span<const int64_t> shape, std::vector<int64_t
     index[d] = flat % shape[d];
     flat /= shape[d];
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// matmul: NumPy semantics. A 1-D a is promoted to [1, K] and a 1-D b to [K, 1] (the
-// promoted dim is absent from the output); batch dims broadcast.
-
-Status MatMul(const KernelContext& ctx) {
-  const ConstTensorView& a = ctx.inputs[0];
-  const ConstTensorView& b = ctx.inputs[1];
-  const TensorView& y = ctx.outputs[0];
-  Shape sa = a.shape();
-  Shape sb = b.shape();
-  if (sa.size() == 1) sa.insert(sa.begin(), 1);
-  if (sb.size() == 1) sb.push_back(1);
-  const int64_t m = sa[sa.size() - 2];
-  const int64_t k = sa.back();
-  const int64_t n = sb.back();
-  const std::span<const int64_t> batch_a(sa.data(), sa.size() - 2);
-  const std::span<const int64_t> batch_b(sb.data(), sb.size() - 2);
-  Shape batch(std::max(batch_a.size(), batch_b.size()));
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const size_t pa = batch.size() - batch_a.size();
-    const size_t pb = batch.size() - batch_b.size();
-    const int64_t da = i < pa ? 1 : batch_a[i - pa];
-    const int64_t db = i < pb ? 1 : batch_b[i - pb];
-    batch[i] = da == 1 ? db : da;
-  }
-  const int64_t batch_count = ElementCount(batch);
-  const bool is_float = IsFloat(y.dtype());
-  BroadcastCursor cursor_a(batch, batch_a);
-  BroadcastCursor cursor_b(batch, batch_b);
-  for (int64_t bi = 0; bi < batch_count; ++bi) {
-    const int64_t a_base = cursor_a.offset() * m * k;
-    const int64_t b_base = cursor_b.offset() * k * n;
-    const int64_t y_base = bi * m * n;
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t out = y_base + i * n + j;
-        if (is_float) {
-          double acc = 0.0;
-          for (int64_t l = 0; l < k; ++l) {
-            acc += LoadFloat(a.dtype(), a.data, a_base + i * k + l) *
-                   LoadFloat(b.dtype(), b.data, b_base + l * n + j);
-          }
-          StoreFloat(y.dtype(), y.data, out, acc);
-        } else {
-          uint64_t acc = 0;  // wraps modulo 2^64 like NumPy's int64 accumulation
-          for (int64_t l = 0; l < k; ++l) {
-            acc += static_cast<uint64_t>(LoadInt(a.dtype(), a.data, a_base + i * k + l)) *
-                   static_cast<uint64_t>(LoadInt(b.dtype(), b.data, b_base + l * n + j));
-          }
-          StoreInt(y.dtype(), y.data, out, static_cast<int64_t>(acc));
-        }
-      }
-    }
-    cursor_a.Next();
-    cursor_b.Next();
-  }
-  return Status::Ok();
-}
-
-// ---------------------------------------------------------------------------------------
-// gemm: y = alpha * op(a) * op(b) + beta * c, with op(a) [M, K], op(b) [K, N] and c
-// broadcast unidirectionally to [M, N]; without c, y = alpha * op(a) * op(b).
-
-Status Gemm(const KernelContext& ctx) {
-  const ConstTensorView& a = ctx.inputs[0];
-  const ConstTensorView& b = ctx.inputs[1];
-  const TensorView& y = ctx.outputs[0];
-  const bool trans_a = ctx.attrs.GetInt("trans_a") != 0;
-  const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
-  const double alpha = ctx.attrs.GetFloat("alpha", 1.0);
-  const double beta = ctx.attrs.GetFloat("beta", 1.0);
-  const int64_t m = y.shape()[0];
-  const int64_t n = y.shape()[1];
-  const int64_t k = a.shape()[trans_a ? 0 : 1];
-  const bool has_c = ctx.inputs.size() > 2;
-  const Shape out_shape = {m, n};
-  BroadcastCursor cursor_c(out_shape, has_c ? ctx.inputs[2].shape() : Shape{});
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0.0;
-      for (int64_t l = 0; l < k; ++l) {
-        const int64_t ai = trans_a ? l * m + i : i * k + l;
-        const int64_t bi = trans_b ? j * k + l : l * n + j;
-        acc += LoadFloat(a.dtype(), a.data, ai) * LoadFloat(b.dtype(), b.data, bi);
-      }
-      double value = alpha * acc;
-      if (has_c) {
-        const ConstTensorView& c = ctx.inputs[2];
-        value += beta * LoadFloat(c.dtype(), c.data, cursor_c.offset());
-      }
-      StoreFloat(y.dtype(), y.data, i * n + j, value);
-      cursor_c.Next();
-    }
-  }
-  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -376,9 +277,7 @@ Status GlobalAvgPool(const KernelContext& ctx) {
 
 }  // namespace
 
-void AddLinalgConvRefKernels(KernelTable& table) {
-  table.Add("matmul", MatMul);
-  table.Add("gemm", Gemm);
+void AddConvPoolRefKernels(KernelTable& table) {
   table.Add("conv", Conv);
   table.Add("conv_transpose", ConvTranspose);
   table.Add("max_pool", MaxPool);

@@ -1,6 +1,6 @@
-// Kernels of the convolution family (src/ops_conv.cpp): im2col and col2im around cuBLAS
+// Kernels of the conv_pool family (src/ops_conv_pool.cpp): im2col and col2im around cuBLAS
 // GEMMs, a direct convolution (depthwise-like grouped convs), bias fills, and the pools.
-// Windows follow plugins/cpu/src/ref/linalg_conv_ref.cpp: tap t of output position o
+// Windows follow plugins/cpu/src/ref/conv_pool_ref.cpp: tap t of output position o
 // reads input position o * stride - pad_begin + t * dilation, taps in the padding read 0.
 //
 // `meta` (device memory) describes the window over `spatial` dims (at most kMaxSpatial):

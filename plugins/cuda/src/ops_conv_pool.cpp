@@ -1,6 +1,6 @@
 // conv (1 to 3 spatial dims, strides, pads, dilations, group, bias), conv_transpose (the
 // same plus output_padding), max_pool, avg_pool (ceil_mode through the output shape,
-// count_include_pad, dilations) and global_avg_pool: kernels/conv.cu and cuBLAS.
+// count_include_pad, dilations) and global_avg_pool: kernels/conv_pool.cu and cuBLAS.
 //
 // conv: im2col of a chunk of batch items into scratch ([C * taps, out] per item), then
 // per item one GEMM per group (strided-batched over the groups; with one group, over the
@@ -11,12 +11,12 @@
 // conv_transpose: per item and group cols [M/g * taps, in] = w[g]^T x[n, g] (f32 columns
 // for f16/bf16, so the products are rounded once, in col2im), then col2im gathers each
 // output element's taps (deterministic, no atomics) and adds the bias.
-// Semantics: plugins/cpu/src/ref/linalg_conv_ref.cpp.
+// Semantics: plugins/cpu/src/ref/conv_pool_ref.cpp.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "../kernels/conv.h"
+#include "../kernels/conv_pool.h"
 #include "../kernels/reduction.h"
 #include "cu_op.h"
 #include "cublas_util.h"
@@ -27,7 +27,7 @@ namespace {
 
 constexpr uint64_t kColumnBudget = uint64_t{256} << 20;  // scratch for a chunk of items
 
-// The window meta of kernels/conv.h for x [N, C, in...] and y [N, M, out...] with kernel
+// The window meta of kernels/conv_pool.h for x [N, C, in...] and y [N, M, out...] with kernel
 // dims `kernel`.
 std::vector<int64_t> WindowMeta(const NodeInfo& node, const Shape& x, const Shape& y,
                                 const std::vector<int64_t>& kernel) {
@@ -399,7 +399,7 @@ bool SupportsGlobalAvgPool(const NodeInfo& node, const DeviceCaps&, std::string&
 
 }  // namespace
 
-void RegisterConvOps(CuOpRegistry& registry) {
+void RegisterConvPoolOps(CuOpRegistry& registry) {
   registry.Add("conv", SupportsConvLike, CreateConv);
   registry.Add("conv_transpose", SupportsConvLike, CreateConvTranspose);
   registry.Add("max_pool", SupportsPool, CreatePool);

@@ -1,5 +1,7 @@
-// conv, max_pool and avg_pool over 1 to 3 spatial dims (kernels/conv.cl): direct kernels,
-// one work-item per output element. Float dtypes. conv_transpose is in ops_misc.cpp.
+// The conv_pool family: conv, max_pool and avg_pool over 1 to 3 spatial dims
+// (kernels/conv.cl): direct kernels, one work-item per output element; conv_transpose
+// (kernels/misc.cl, likewise); global_avg_pool (the reduction family's op, a mean over the
+// spatial dims). Float dtypes.
 //
 // Where the plugin was built with CLBlast (the condition matmul uses), f32 and f64 conv
 // goes through im2col + GEMM instead: per batch item and group, sy_im2col writes the
@@ -295,15 +297,95 @@ bool SupportsWindow(const NodeInfo& node, const DeviceCaps& device, std::string&
   return DTypesUsable(node.inputs, device, reason);
 }
 
+class ConvTransposeOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& w = node.inputs[1].shape;
+    const Shape& y = node.outputs[0].shape;
+    const size_t spatial = x.size() - 2;
+    spatial_ = static_cast<int>(spatial);
+    const std::vector<int64_t> strides = IntsOr(node.attrs, "strides", spatial, 1);
+    const std::vector<int64_t> pads = IntsOr(node.attrs, "pads", 2 * spatial, 0);
+    const std::vector<int64_t> dilations = IntsOr(node.attrs, "dilations", spatial, 1);
+    const int64_t group = node.attrs.GetInt("group", 1);
+    std::vector<int64_t> meta;
+    in_count_ = out_count_ = tap_count_ = 1;
+    for (size_t d = 0; d < spatial; ++d) {
+      meta.insert(meta.end(), {x[d + 2], y[d + 2], w[d + 2], strides[d], pads[d], dilations[d]});
+      in_count_ *= x[d + 2];
+      out_count_ *= y[d + 2];
+      tap_count_ *= w[d + 2];
+    }
+    meta_ = ctx.Upload(meta);
+    channels_ = x[1];
+    out_channels_ = y[1];
+    cpg_ = group > 0 ? channels_ / group : channels_;
+    opg_ = w[1];
+    n_out_ = ElementCount(y);
+    has_bias_ = node.inputs.size() > 2;
+    const DType dtype = node.inputs[0].dtype;
+    std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
+                          SlotDefines('Y', node.outputs[0].dtype) + "#define CONV_TRANSPOSE 1\n";
+    if (has_bias_) defines += SlotDefines('C', node.inputs[2].dtype) + "#define HAS_BIAS 1\n";
+    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_conv_transpose");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_out_ == 0) return;
+    const ClTensor& bias = has_bias_ ? ctx.inputs[2] : ctx.inputs[1];  // unused without
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(bias)
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_out_))
+        .Add(static_cast<cl_int>(spatial_))
+        .Add(meta_.get())
+        .Add(static_cast<cl_long>(channels_))
+        .Add(static_cast<cl_long>(out_channels_))
+        .Add(static_cast<cl_long>(cpg_))
+        .Add(static_cast<cl_long>(opg_))
+        .Add(static_cast<cl_long>(in_count_))
+        .Add(static_cast<cl_long>(out_count_))
+        .Add(static_cast<cl_long>(tap_count_))
+        .Add(static_cast<cl_int>(has_bias_ ? 1 : 0));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+ private:
+  int spatial_ = 1;
+  int64_t channels_ = 0, out_channels_ = 0, cpg_ = 1, opg_ = 1;
+  int64_t in_count_ = 1, out_count_ = 1, tap_count_ = 1, n_out_ = 0;
+  bool has_bias_ = false;
+  UniqueMem meta_;
+  UniqueKernel kernel_;
+};
+
+bool SupportsConvTranspose(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!node.inputs.empty() &&
+      (node.inputs[0].shape.size() < 3 || node.inputs[0].shape.size() > 5)) {
+    reason = "conv_transpose takes 1 to 3 spatial dims in the OpenCL plugin";
+    return false;
+  }
+  return SupportsFloatOnly(node, device, reason);
+}
+
 std::unique_ptr<ClOp> CreateConv(const NodeInfo&) { return std::make_unique<ConvOp>(); }
 std::unique_ptr<ClOp> CreatePool(const NodeInfo&) { return std::make_unique<PoolOp>(); }
+std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
+  return std::make_unique<ConvTransposeOp>();
+}
 
 }  // namespace
 
-void RegisterConvOps(ClOpRegistry& registry) {
+void RegisterConvPoolOps(ClOpRegistry& registry) {
   registry.Add("conv", SupportsWindow, CreateConv);
+  registry.Add("conv_transpose", SupportsConvTranspose, CreateConvTranspose);
   registry.Add("max_pool", SupportsWindow, CreatePool);
   registry.Add("avg_pool", SupportsWindow, CreatePool);
+  registry.Add("global_avg_pool", SupportsFloatOnly, CreateReduceOp);
 }
 
 }  // namespace sy::opencl

@@ -1,4 +1,4 @@
-#include "conv.h"
+#include "conv_pool.h"
 
 #include "op_common.cuh"
 

@@ -1,0 +1,157 @@
+// Reference kernels of the linalg family (matmul, gemm): hand-derived cases and NumPy
+// references written by tools/kernel_refs/linalg_conv.py into
+// tests/data/kernels/linalg_conv/ (each case's attributes are repeated here under the
+// script's case name).
+#include "linalg_conv_pool_test_util.h"
+
+namespace sy::cpu::test {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// matmul
+
+TEST(LinalgRefMatmul, HandTwoByTwo) {
+  const Tensor y = RunRef1("matmul", {F32({2, 2}, {1, 2, 3, 4}), F32({2, 2}, {5, 6, 7, 8})});
+  ExpectExact(y, {2, 2}, {19, 22, 43, 50});
+}
+
+TEST(LinalgRefMatmul, VectorPromotion) {
+  // 1-D x 1-D is a dot product with a scalar result.
+  ExpectExact(RunRef1("matmul", {F32({3}, {1, 2, 3}), F32({3}, {4, 5, 6})}), {}, {32});
+  // [2] x [2, 3] -> [3]; [2, 3] x [3] -> [2].
+  const Tensor b = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  ExpectExact(RunRef1("matmul", {F32({2}, {1, -1}), b}), {3}, {-3, -3, -3});
+  ExpectExact(RunRef1("matmul", {b, F32({3}, {1, 0, 2})}), {2}, {7, 16});
+  // [2] x [2, 2, 1] -> [2, 1] (the batch dim survives, the promoted one does not).
+  ExpectExact(RunRef1("matmul", {F32({2}, {1, 2}), F32({2, 2, 1}, {1, 1, 3, 4})}), {2, 1}, {3, 11});
+}
+
+TEST(LinalgRefMatmul, BatchBroadcastHand) {
+  // a [2, 1, 1, 2] x b [3, 2, 1] -> [2, 3, 1, 1]: every a row meets every b column.
+  const Tensor a = F32({2, 1, 1, 2}, {1, 2, 10, 20});
+  const Tensor b = F32({3, 2, 1}, {1, 0, 0, 1, 1, 1});
+  ExpectExact(RunRef1("matmul", {a, b}), {2, 3, 1, 1}, {1, 2, 3, 10, 20, 30});
+}
+
+TEST(LinalgRefMatmul, NumpyFloatCases) {
+  CheckCase("mm_f32_2d", "matmul", {"a", "b"});
+  CheckCase("mm_f32_batch", "matmul", {"a", "b"});
+  CheckCase("mm_f32_vec_left", "matmul", {"a", "b"});
+  CheckCase("mm_f32_vec_right", "matmul", {"a", "b"});
+  CheckCase("mm_f64_dot", "matmul", {"a", "b"});
+  CheckCase("mm_f16", "matmul", {"a", "b"});
+}
+
+TEST(LinalgRefMatmul, NumpyIntegerCasesWrap) {
+  CheckCase("mm_i32", "matmul", {"a", "b"});
+  CheckCase("mm_i8", "matmul", {"a", "b"});
+  CheckCase("mm_u8", "matmul", {"a", "b"});
+  CheckCase("mm_i64", "matmul", {"a", "b"});
+}
+
+TEST(LinalgRefMatmul, IntegerWrapHand) {
+  // 100 + 100 = 200 wraps to -56 in i8; 16 * 16 = 256 wraps to 0 in u8.
+  ExpectExact(
+      RunRef1("matmul", {Make(DType::kI8, {1, 2}, {100, 100}), Make(DType::kI8, {2, 1}, {1, 1})}),
+      {1, 1}, {-56});
+  ExpectExact(RunRef1("matmul", {Make(DType::kU8, {1}, {16}), Make(DType::kU8, {1}, {16})}), {},
+              {0});
+  ExpectExact(RunRef1("matmul", {Make(DType::kI32, {1}, {65536}), Make(DType::kI32, {1}, {65537})}),
+              {}, {65536});
+  // i64: INT64_MAX * 2 + 1 wraps to -1 (no signed-overflow UB: checked under UBSan).
+  Tensor a = Make(DType::kI64, {2}, {0, 1});
+  a.mutable_values<int64_t>()[0] = std::numeric_limits<int64_t>::max();
+  const Tensor y = RunRef1("matmul", {a, Make(DType::kI64, {2}, {2, 1})});
+  ASSERT_EQ(y.element_count(), 1);
+  EXPECT_EQ(y.values<int64_t>()[0], -1);
+  // INT64_MIN * -1 wraps to INT64_MIN.
+  Tensor m = Make(DType::kI64, {1}, {0});
+  m.mutable_values<int64_t>()[0] = std::numeric_limits<int64_t>::min();
+  const Tensor z = RunRef1("matmul", {m, Make(DType::kI64, {1, 1}, {-1})});
+  ASSERT_EQ(z.element_count(), 1);
+  EXPECT_EQ(z.values<int64_t>()[0], std::numeric_limits<int64_t>::min());
+}
+
+TEST(LinalgRefMatmul, BFloat16) {
+  const Tensor a = Make(DType::kBF16, {2, 2}, {1, 2, 3, 4});
+  const Tensor b = Make(DType::kBF16, {2, 2}, {0.5, -1, 2, 8});
+  const Tensor y = RunRef1("matmul", {a, b});
+  EXPECT_EQ(y.dtype(), DType::kBF16);
+  ExpectExact(y, {2, 2}, {4.5, 15, 9.5, 29});
+}
+
+TEST(LinalgRefMatmul, EmptyTensors) {
+  ExpectExact(RunRef1("matmul", {F32({2, 0}, {}), F32({0, 3}, {})}), {2, 3}, {0, 0, 0, 0, 0, 0});
+  ExpectExact(RunRef1("matmul", {F32({0, 2, 3}, {}), F32({3, 4}, std::vector<double>(12, 1))}),
+              {0, 2, 4}, {});
+  ExpectExact(RunRef1("matmul", {F32({2, 0}, {}), F32({0}, {})}), {2}, {0, 0});
+  ExpectExact(RunRef1("matmul", {Make(DType::kI32, {1, 0}, {}), Make(DType::kI32, {0, 2}, {})}),
+              {1, 2}, {0, 0});
+}
+
+TEST(LinalgRefMatmul, NanAndInfPropagate) {
+  // inf * 0 is NaN; a NaN in a row of a poisons that row only.
+  ExpectExact(RunRef1("matmul", {F32({2}, {kInf, 1}), F32({2}, {0, 1})}), {}, {kNaN});
+  ExpectExact(RunRef1("matmul", {F32({2}, {kInf, 1}), F32({2}, {1, 1})}), {}, {kInf});
+  ExpectExact(RunRef1("matmul", {F32({2, 2}, {kNaN, 0, 1, 2}), F32({2, 1}, {1, 1})}), {2, 1},
+              {kNaN, 3});
+}
+
+// ---------------------------------------------------------------------------------------
+// gemm
+
+TEST(LinalgRefGemm, Hand) {
+  // 2 * [[19, 22], [43, 50]] + 3 * c, c [2, 1] broadcast across columns.
+  const Tensor y =
+      RunRef1("gemm", {F32({2, 2}, {1, 2, 3, 4}), F32({2, 2}, {5, 6, 7, 8}), F32({2, 1}, {1, 2})},
+              AttrsOf({{"alpha", 2.0}, {"beta", 3.0}}));
+  ExpectExact(y, {2, 2}, {41, 47, 92, 106});
+}
+
+TEST(LinalgRefGemm, HandTransposes) {
+  // a^T b^T with a = [[1, 3], [2, 4]] (so a^T = [[1, 2], [3, 4]]) and b^T = [[5, 6], [7, 8]].
+  const Tensor y = RunRef1("gemm", {F32({2, 2}, {1, 3, 2, 4}), F32({2, 2}, {5, 7, 6, 8})},
+                           AttrsOf({{"trans_a", int64_t{1}}, {"trans_b", int64_t{1}}}));
+  ExpectExact(y, {2, 2}, {19, 22, 43, 50});
+}
+
+TEST(LinalgRefGemm, NumpyCases) {
+  CheckCase("gemm_nn", "gemm", {"a", "b", "c"}, AttrsOf({{"alpha", 0.5}, {"beta", 2.0}}));
+  CheckCase("gemm_tt", "gemm", {"a", "b", "c"},
+            AttrsOf({{"alpha", -1.5}, {"trans_a", int64_t{1}}, {"trans_b", int64_t{1}}}));
+  CheckCase("gemm_tn", "gemm", {"a", "b", "c"},
+            AttrsOf({{"beta", -0.25}, {"trans_a", int64_t{1}}}));
+  CheckCase("gemm_nt_f64", "gemm", {"a", "b", "c"}, AttrsOf({{"trans_b", int64_t{1}}}));
+  CheckCase("gemm_noc_f16", "gemm", {"a", "b"}, AttrsOf({{"alpha", 2.0}}));
+}
+
+TEST(LinalgRefGemm, BFloat16WithScalarC) {
+  const Tensor y =
+      RunRef1("gemm",
+              {Make(DType::kBF16, {1, 2}, {1, 2}), Make(DType::kBF16, {2, 2}, {1, 2, 3, 4}),
+               Make(DType::kBF16, {}, {0.5})},
+              AttrsOf({{"beta", 2.0}}));
+  EXPECT_EQ(y.dtype(), DType::kBF16);
+  ExpectExact(y, {1, 2}, {8, 11});
+}
+
+TEST(LinalgRefGemm, EmptyTensors) {
+  // K = 0: y is beta * c alone.
+  const Tensor y = RunRef1("gemm", {F32({2, 0}, {}), F32({0, 3}, {}), F32({3}, {1, 2, 3})},
+                           AttrsOf({{"beta", 2.0}}));
+  ExpectExact(y, {2, 3}, {2, 4, 6, 2, 4, 6});
+  ExpectExact(RunRef1("gemm", {F32({0, 2}, {}), F32({2, 3}, std::vector<double>(6, 1))}), {0, 3},
+              {});
+}
+
+TEST(LinalgRefGemm, NanAndInfPropagate) {
+  // The formula as written: beta * c with beta = 0 and c = inf is NaN (as in NumPy and
+  // ONNX's reference); a NaN in a's first row reaches that row only.
+  const Tensor y =
+      RunRef1("gemm", {F32({2, 1}, {kNaN, 1}), F32({1, 2}, {1, 1}), F32({2, 2}, {0, 0, kInf, 0})},
+              AttrsOf({{"beta", 0.0}}));
+  ExpectExact(y, {2, 2}, {kNaN, kNaN, kNaN, 1});
+}
+
+}  // namespace
+}  // namespace sy::cpu::test
