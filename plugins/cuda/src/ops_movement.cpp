@@ -4,8 +4,7 @@
 // CRD), space_to_depth (one index-map kernel: each output element reads one input
 // coordinate per dim, or pad's fill), trilu, and range (computed at prepare exactly as the
 // reference does and copied in). kernels/movement.cu. Bit-exact on every dtype: elements
-// move as unsigned integers of their size. Semantics: plugins/cpu/src/ref/movement_ref.cpp
-// and neural_ref.cpp.
+// move as unsigned integers of their size. Semantics: plugins/cpu/src/ref/movement_ref.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

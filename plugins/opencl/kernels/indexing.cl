@@ -1,5 +1,5 @@
-// Indexing and element movement (src/ops_indexing.cpp): slice split pad tile
-// depth_to_space space_to_depth (sy_index_map), trilu, gather_elements,
+// Element movement and indexing (src/ops_movement.cpp, src/ops_indexing.cpp): slice split
+// pad tile depth_to_space space_to_depth (sy_index_map), trilu, gather_elements,
 // scatter_elements, gather_nd and scatter_nd. Elements move bit for bit as RT (an
 // unsigned type of the element's size); only the scatters' reductions compute values
 // (ACC, see the host).

@@ -1,6 +1,6 @@
 // Reference kernels for the normalization ops of the catalogue (spec/ops.md, "Neural
 // network"): softmax, log_softmax, layer_norm, rms_norm, batch_norm (inference),
-// group_norm and instance_norm. Registered by AddNeuralRefKernels (neural_ref.cpp).
+// group_norm and instance_norm (the normalization family).
 //
 // Every op here is float-only (f32 f16 bf16 f64, x and its parameters share the dtype);
 // values are loaded as doubles, reduced in double (two-pass mean and variance) and
