@@ -1,6 +1,6 @@
 # cmake -DOUTPUT=<file.cpp> -DSOURCES="a.cl;b.cl" -P EmbedKernels.cmake
 # Writes a C++ source defining sy::opencl::EmbeddedKernelSources(): each OpenCL C file as
-# a string constant named by its stem ("unary" for kernels/unary.cl). The text is split
+# a string constant named by its stem ("elementwise" for kernels/elementwise.cl). The text is split
 # into raw string literals of at most 8000 characters (well under every compiler's
 # limit on one literal) that the compiler concatenates.
 if(NOT OUTPUT OR NOT SOURCES)

@@ -1,5 +1,6 @@
-// reduce_sum reduce_mean reduce_max reduce_min reduce_prod and global_avg_pool: one
-// work-item per output element. The host merges adjacent dims of x that are both kept or
+// The reduction family (src/ops_reduction.cpp). REDUCE_OP: reduce_sum reduce_mean
+// reduce_max reduce_min reduce_prod and global_avg_pool (of conv_pool, which reuses this
+// op): one work-item per output element. The host merges adjacent dims of x that are both kept or
 // both reduced; meta = dims[rank], reduced[rank] (0/1), strides[rank] (elements of x).
 // REDUCE_OP is 0 sum, 1 mean, 2 max, 3 min, 4 prod. Semantics of
 // plugins/cpu/src/ref/reduction_ref.cpp: floats accumulate in the compute type, max/min
@@ -8,6 +9,8 @@
 // truncates toward zero. `lo` and `hi`: the integer dtype's range (max/min's start).
 
 #pragma OPENCL FP_CONTRACT OFF
+
+#ifdef REDUCE_OP
 
 // Signed 128-bit sum in (hi, lo) divided by n > 0, truncating toward zero.
 inline long sy_mean128(long hi, ulong lo, ulong n) {
@@ -119,3 +122,134 @@ __kernel void sy_reduce(__global const uchar* xb, ulong xo, __global uchar* yb, 
   STORE_Y(y, o, acc);
 #endif
 }
+#endif  // REDUCE_OP
+
+// argmax argmin cumsum topk: x seen as [outer, n, inner] around one axis; one work-item
+// per (outer, inner) line.
+// - argmax / argmin: NaN is the largest (argmax) / smallest (argmin) value, the first NaN
+//   wins; ties go to the first index, or the last with select_last_index.
+// - cumsum: floats accumulate in the compute type, integers wrap in 64 bits.
+// - topk: sorted output; ties to the lower index; NaN larger than every number, NaNs tie.
+//   Values are copied bit for bit (RT_A).
+
+#ifdef ARG_OP
+// ARG_OP: 1 argmax, 0 argmin. y: i64 [outer, inner].
+__kernel void sy_arg(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo,
+                     ulong outer, ulong n, ulong inner, int last) {
+  const size_t t = get_global_id(0);
+  if (t >= outer * inner) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global long* y = SY_PTR(long, yb, yo);
+  const ulong o = t / inner, in = t % inner;
+  const ulong base = o * n * inner + in;
+  long best = 0;
+  CT_A bv = LOAD_A(x, base);
+  for (ulong j = 1; j < n; ++j) {
+    const CT_A c = LOAD_A(x, base + j * inner);
+#if IS_FLOAT_A
+    int more;
+    if (isnan(bv)) {
+      more = 0;
+    } else if (isnan(c)) {
+      more = 1;
+    } else {
+#if ARG_OP
+      more = c > bv;
+#else
+      more = c < bv;
+#endif
+    }
+    const int tie = c == bv || (isnan(c) && isnan(bv));
+#else
+#if ARG_OP
+    const int more = c > bv;
+#else
+    const int more = c < bv;
+#endif
+    const int tie = c == bv;
+#endif
+    if (more || (last && tie)) {
+      best = (long)j;
+      bv = c;
+    }
+  }
+  y[t] = best;
+}
+#endif  // ARG_OP
+
+#ifdef CUMSUM
+__kernel void sy_cumsum(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo,
+                        ulong outer, ulong n, ulong inner, int exclusive, int reverse) {
+  const size_t t = get_global_id(0);
+  if (t >= outer * inner) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const ulong o = t / inner, in = t % inner;
+#if IS_FLOAT_A
+  CT_A sum = 0;
+#else
+  ulong sum = 0;
+#endif
+  for (ulong step = 0; step < n; ++step) {
+    const ulong j = reverse ? n - 1 - step : step;
+    const ulong i = (o * n + j) * inner + in;
+#if IS_FLOAT_A
+    const CT_A v = LOAD_A(x, i);
+    if (!exclusive) sum += v;
+    STORE_Y(y, i, sum);
+#else
+    const ulong v = (ulong)LOAD_A(x, i);
+    if (!exclusive) sum += v;
+    STORE_Y(y, i, (long)sum);
+#endif
+    if (exclusive) sum += v;
+  }
+}
+#endif  // CUMSUM
+
+#ifdef TOPK
+// Whether (a, ai) comes before (b, bi) in the output order.
+inline int sy_topk_before(CT_A a, long ai, CT_A b, long bi, int largest) {
+#if IS_FLOAT_A
+  const int an = isnan(a), bn = isnan(b);
+  if (an != bn) return largest ? an : bn;
+  if (!an && a != b) return largest ? a > b : a < b;
+#else
+  if (a != b) return largest ? a > b : a < b;
+#endif
+  return ai < bi;
+}
+
+// values: slot A's dtype [outer, k, inner]; indices: i64 [outer, k, inner].
+__kernel void sy_topk(__global const uchar* xb, ulong xo, __global uchar* vb, ulong vo,
+                      __global uchar* ib, ulong io, ulong outer, ulong n, ulong inner, ulong k,
+                      int largest) {
+  const size_t t = get_global_id(0);
+  if (t >= outer * inner) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const RT_A* xr = SY_CPTR(RT_A, xb, xo);
+  __global RT_A* vals = SY_PTR(RT_A, vb, vo);
+  __global long* idx = SY_PTR(long, ib, io);
+  const ulong o = t / inner, in = t % inner;
+  const ulong base = o * n * inner + in;
+  CT_A prev = 0;
+  long prev_i = -1;
+  for (ulong j = 0; j < k; ++j) {
+    long best_i = -1;
+    CT_A best = 0;
+    for (ulong c = 0; c < n; ++c) {
+      const CT_A v = LOAD_A(x, base + c * inner);
+      if (prev_i >= 0 && !sy_topk_before(prev, prev_i, v, (long)c, largest)) continue;
+      if (best_i < 0 || sy_topk_before(v, (long)c, best, best_i, largest)) {
+        best = v;
+        best_i = (long)c;
+      }
+    }
+    const ulong dst = (o * k + j) * inner + in;
+    vals[dst] = xr[base + (ulong)best_i * inner];
+    idx[dst] = best_i;
+    prev = best;
+    prev_i = best_i;
+  }
+}
+#endif  // TOPK

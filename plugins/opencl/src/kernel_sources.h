@@ -14,7 +14,7 @@ namespace sy::opencl {
 struct Device;
 
 struct EmbeddedKernelSource {
-  std::string_view name;  // the file's stem: "unary" for kernels/unary.cl
+  std::string_view name;  // the file's stem: "elementwise" for kernels/elementwise.cl
   std::string_view text;
 };
 

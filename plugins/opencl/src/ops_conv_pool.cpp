@@ -1,6 +1,6 @@
 // The conv_pool family: conv, max_pool and avg_pool over 1 to 3 spatial dims
-// (kernels/conv.cl): direct kernels, one work-item per output element; conv_transpose
-// (kernels/misc.cl, likewise); global_avg_pool (the reduction family's op, a mean over the
+// (kernels/conv_pool.cl): direct kernels, one work-item per output element; conv_transpose
+// (likewise); global_avg_pool (the reduction family's op, a mean over the
 // spatial dims). Float dtypes.
 //
 // Where the plugin was built with CLBlast (the condition matmul uses), f32 and f64 conv
@@ -100,7 +100,7 @@ class ConvOp : public ClOp {
     std::string defines =
         SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define CONV 1\n";
     if (has_bias_) defines += SlotDefines('C', node.inputs[2].dtype) + "#define HAS_BIAS 1\n";
-    kernel_ = ctx.Kernel("conv", defines, dtype == DType::kF64, "sy_conv");
+    kernel_ = ctx.Kernel("conv_pool", defines, dtype == DType::kF64, "sy_conv");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -145,11 +145,11 @@ class ConvOp : public ClOp {
     const NodeInfo& node = ctx.node();
     const DType dtype = dtype_;
     std::string defines = SlotDefines('A', dtype) + "#define IM2COL 1\n";
-    im2col_ = ctx.Kernel("conv", defines, dtype == DType::kF64, "sy_im2col");
+    im2col_ = ctx.Kernel("conv_pool", defines, dtype == DType::kF64, "sy_im2col");
     if (has_bias_) {
       std::string bias_defines = SlotDefines('A', dtype) + SlotDefines('Y', dtype) +
                                  SlotDefines('C', node.inputs[2].dtype) + "#define CONV_BIAS 1\n";
-      bias_kernel_ = ctx.Kernel("conv", bias_defines, dtype == DType::kF64, "sy_conv_bias");
+      bias_kernel_ = ctx.Kernel("conv_pool", bias_defines, dtype == DType::kF64, "sy_conv_bias");
     }
     try {
       Device& device = ctx.device();
@@ -257,7 +257,7 @@ class PoolOp : public ClOp {
         SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define POOL 1\n";
     if (node.op == "max_pool") defines += "#define MAX_POOL 1\n";
     if (node.attrs.GetInt("count_include_pad", 0) != 0) defines += "#define COUNT_INCLUDE_PAD 1\n";
-    kernel_ = ctx.Kernel("conv", defines, dtype == DType::kF64, "sy_pool");
+    kernel_ = ctx.Kernel("conv_pool", defines, dtype == DType::kF64, "sy_pool");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -329,7 +329,7 @@ class ConvTransposeOp : public ClOp {
     std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
                           SlotDefines('Y', node.outputs[0].dtype) + "#define CONV_TRANSPOSE 1\n";
     if (has_bias_) defines += SlotDefines('C', node.inputs[2].dtype) + "#define HAS_BIAS 1\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_conv_transpose");
+    kernel_ = ctx.Kernel("conv_pool", defines, dtype == DType::kF64, "sy_conv_transpose");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

@@ -1,6 +1,6 @@
 // The elementwise family: unary maps (neg ... selu, clip, not), broadcasting binary ops
 // (add sub mul div pow max min mod prelu), comparisons, logical ops, where and cast.
-// Kernels: kernels/unary.cl, binary.cl, cast.cl. Floats compute in float (f32, f16,
+// Kernels: kernels/elementwise.cl (parts SY_UNARY, SY_BINARY, SY_CAST). Floats compute in float (f32, f16,
 // bf16) or double (f64) and round once on store; integers compute in 64 bits and wrap on
 // store, like the reference kernels.
 #include <cmath>
@@ -34,7 +34,7 @@ bool Usable(const NodeInfo& node, const DeviceCaps& device, std::string& reason)
 
 struct UnaryDef {
   std::string_view op;
-  std::string_view fn;  // the function in unary.cl
+  std::string_view fn;  // the function in elementwise.cl (SY_UNARY)
   bool float_only;
 };
 
@@ -119,7 +119,7 @@ class UnaryOp : public ClOp {
     const std::string defines = SlotDefines('A', node.inputs[0].dtype) +
                                 SlotDefines('Y', node.outputs[0].dtype) + "#define UNARY_OP " +
                                 fn_ + "\n";
-    kernel_ = ctx.Kernel("unary", defines, UsesF64(node), "sy_unary");
+    kernel_ = ctx.Kernel("elementwise", defines + "#define SY_UNARY\n", UsesF64(node), "sy_unary");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -162,7 +162,7 @@ std::unique_ptr<ClOp> CreateUnary(const NodeInfo& node) { return std::make_uniqu
 
 struct BinaryDef {
   std::string_view op;
-  std::string_view fn;  // in binary.cl
+  std::string_view fn;  // in elementwise.cl (SY_BINARY)
   bool float_only;
 };
 
@@ -205,7 +205,7 @@ class BinaryOp : public ClOp {
                             (node.op == "div" ? "division" : "modulo") +
                             " by zero (an element of input b is 0)");
     }
-    kernel_ = ctx.Kernel("binary", defines, UsesF64(node), "sy_binary");
+    kernel_ = ctx.Kernel("elementwise", defines + "#define SY_BINARY\n", UsesF64(node), "sy_binary");
     std::vector<int64_t> meta;
     const Shape inputs[] = {node.inputs[0].shape, node.inputs[1].shape};
     rank_ = CollapseBroadcast(node.outputs[0].shape, inputs, meta);
@@ -260,7 +260,7 @@ class WhereOp : public ClOp {
   void Prepare(PrepareContext& ctx) override {
     const NodeInfo& node = ctx.node();
     const std::string defines = SlotDefines('Y', node.outputs[0].dtype) + "#define WHERE_OP 1\n";
-    kernel_ = ctx.Kernel("binary", defines, false, "sy_where");
+    kernel_ = ctx.Kernel("elementwise", defines + "#define SY_BINARY\n", false, "sy_where");
     std::vector<int64_t> meta;
     const Shape inputs[] = {node.inputs[0].shape, node.inputs[1].shape, node.inputs[2].shape};
     rank_ = CollapseBroadcast(node.outputs[0].shape, inputs, meta);
@@ -310,7 +310,7 @@ std::string_view StorageName(DType dtype) {
   }
 }
 
-// The expression turning LOAD_A's value v into what STORE_Y takes (cast.cl).
+// The expression turning LOAD_A's value v into what STORE_Y takes (elementwise.cl, SY_CAST).
 std::string CastExpr(DType from, DType to) {
   const bool narrow = to == DType::kF16 || to == DType::kBF16;
   if (IsFloat(from)) {
@@ -335,7 +335,7 @@ class CastOp : public ClOp {
     const DType from = node.inputs[0].dtype, to = node.outputs[0].dtype;
     const std::string defines = SlotDefines('A', from) + SlotDefines('Y', to) +
                                 "#define CAST_EXPR(v) " + CastExpr(from, to) + "\n";
-    kernel_ = ctx.Kernel("cast", defines, UsesF64(node), "sy_cast");
+    kernel_ = ctx.Kernel("elementwise", defines + "#define SY_CAST\n", UsesF64(node), "sy_cast");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

@@ -73,7 +73,7 @@ class GatherOp : public ClOp {
         ctx.ErrorSlot(node.Describe() + ": an index is out of range for axis " +
                       std::to_string(axis) + " of size " + std::to_string(size_) + " (expected -" +
                       std::to_string(size_) + " <= index < " + std::to_string(size_) + ")");
-    kernel_ = ctx.Kernel("movement", RawDefine(node.outputs[0].dtype) + "#define IT " + it + "\n",
+    kernel_ = ctx.Kernel("indexing", RawDefine(node.outputs[0].dtype) + "#define IT " + it + "\n",
                          false, "sy_gather");
   }
 

@@ -1,6 +1,6 @@
 // matmul (NumPy semantics: 1-D promotion, broadcast batch dims; floats and integers) and
 // gemm (alpha, beta, trans_a, trans_b, C broadcast to [M, N]); one tiled kernel,
-// kernels/matmul.cl sy_gemm, described by strides. Accumulation: float for f32 f16 bf16,
+// kernels/linalg.cl sy_gemm, described by strides. Accumulation: float for f32 f16 bf16,
 // double for f64, 64-bit wrapping for the integers.
 //
 // Where the plugin was built with CLBlast (libclblast-dev), f32 and f64 products with
@@ -142,7 +142,7 @@ class GemmOp : public ClOp {
     } else if (node.op == "gemm") {
       defines += "#define HAS_ALPHA 1\n";
     }
-    kernel_ = ctx.Kernel("matmul", defines, dtype == DType::kF64, "sy_gemm");
+    kernel_ = ctx.Kernel("linalg", defines, dtype == DType::kF64, "sy_gemm");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

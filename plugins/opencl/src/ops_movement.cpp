@@ -291,7 +291,7 @@ class IndexMapOp : public ClOp {
       }
       Add(ctx, 0, m);
     }
-    kernel_ = ctx.Kernel("indexing", RawDefine(node.inputs[0].dtype), false, "sy_index_map");
+    kernel_ = ctx.Kernel("movement", RawDefine(node.inputs[0].dtype), false, "sy_index_map");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -337,7 +337,7 @@ class TriluOp : public ClOp {
     cols_ = s[s.size() - 1];
     k_ = node.attrs.GetInt("k", 0);
     upper_ = node.attrs.GetInt("upper", 1) == 1 ? 1 : 0;
-    kernel_ = ctx.Kernel("indexing", RawDefine(node.inputs[0].dtype), false, "sy_trilu");
+    kernel_ = ctx.Kernel("movement", RawDefine(node.inputs[0].dtype), false, "sy_trilu");
   }
   void Enqueue(const EnqueueContext& ctx) override {
     const uint64_t n = static_cast<uint64_t>(ctx.outputs[0].count());

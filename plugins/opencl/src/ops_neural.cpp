@@ -1,7 +1,7 @@
-// The neural family: attention (kernels/attention.cl: one work-item per query row, with a
+// The neural family: attention (kernels/neural.cl, SY_ATTENTION: one work-item per query row, with a
 // scratch buffer of rows x Dv accumulators allocated at prepare; the mask may be float,
 // q's dtype and additive, or bool), rotary_embedding, resize and grid_sample
-// (kernels/misc.cl: one work-item per (row, position) or per output element). Float
+// (kernels/neural.cl: one work-item per (row, position) or per output element). Float
 // dtypes. Semantics of the CPU reference kernels (plugins/cpu/src/ref/neural_ref.cpp).
 #include <algorithm>
 #include <cmath>
@@ -41,7 +41,7 @@ class AttentionOp : public ClOp {
       }
       defines += SlotDefines('M', node.inputs[3].dtype) + "#define HAS_MASK 1\n";
     }
-    kernel_ = ctx.Kernel("attention", defines, dtype_ == DType::kF64, "sy_attention");
+    kernel_ = ctx.Kernel("neural", defines + "#define SY_ATTENTION\n", dtype_ == DType::kF64, "sy_attention");
     const uint64_t scratch = static_cast<uint64_t>(rows_ * dv_) * (dtype_ == DType::kF64 ? 8 : 4);
     if (scratch > 0) scratch_ = std::make_unique<ClBuffer>(ctx.device(), scratch);
   }
@@ -83,7 +83,7 @@ class RotaryOp : public ClOp {
     const std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
                                 SlotDefines('C', node.inputs[2].dtype) +
                                 SlotDefines('Y', node.outputs[0].dtype) + "#define ROTARY 1\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_rotary");
+    kernel_ = ctx.Kernel("neural", defines, dtype == DType::kF64, "sy_rotary");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -257,7 +257,7 @@ class ResizeOp : public ClOp {
     meta_ = ctx.Upload(meta);
     const std::string defines =
         SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define RESIZE 1\n";
-    kernel_ = ctx.Kernel("misc", defines, f64, "sy_resize");
+    kernel_ = ctx.Kernel("neural", defines, f64, "sy_resize");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -286,7 +286,7 @@ bool SupportsResize(const NodeInfo& node, const DeviceCaps& device, std::string&
   return SupportsFloatOnly(node, device, reason);
 }
 
-// grid_sample: one work-item per output element (kernels/misc.cl, sy_grid_sample).
+// grid_sample: one work-item per output element (kernels/neural.cl, sy_grid_sample).
 class GridSampleOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
@@ -306,7 +306,7 @@ class GridSampleOp : public ClOp {
     const DType dtype = node.inputs[0].dtype;
     const std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
                                 SlotDefines('Y', node.outputs[0].dtype) + "#define GRID_SAMPLE 1\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_grid_sample");
+    kernel_ = ctx.Kernel("neural", defines, dtype == DType::kF64, "sy_grid_sample");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

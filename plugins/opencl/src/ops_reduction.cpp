@@ -1,6 +1,6 @@
 // The reduction family: reduce_sum reduce_mean reduce_max reduce_min reduce_prod
 // (kernels/reduction.cl, one work-item per output element; global_avg_pool of the conv_pool
-// family reuses this op), argmax argmin cumsum topk (kernels/misc.cl: one work-item per
+// family reuses this op), argmax argmin cumsum topk (kernels/reduction.cl too: one work-item per
 // line along the axis). Floats and integers.
 #include <algorithm>
 #include <limits>
@@ -126,7 +126,7 @@ class ArgOp : public ClOp {
     const DType dtype = node.inputs[0].dtype;
     const std::string defines =
         SlotDefines('A', dtype) + "#define ARG_OP " + (node.op == "argmax" ? "1" : "0") + "\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_arg");
+    kernel_ = ctx.Kernel("reduction", defines, dtype == DType::kF64, "sy_arg");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -158,7 +158,7 @@ class CumsumOp : public ClOp {
     const DType dtype = node.inputs[0].dtype;
     const std::string defines =
         SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define CUMSUM 1\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_cumsum");
+    kernel_ = ctx.Kernel("reduction", defines, dtype == DType::kF64, "sy_cumsum");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
@@ -193,7 +193,7 @@ class TopkOp : public ClOp {
     largest_ = node.attrs.GetInt("largest", 1) == 1 ? 1 : 0;
     const DType dtype = node.inputs[0].dtype;
     const std::string defines = SlotDefines('A', dtype) + "#define TOPK 1\n";
-    kernel_ = ctx.Kernel("misc", defines, dtype == DType::kF64, "sy_topk");
+    kernel_ = ctx.Kernel("reduction", defines, dtype == DType::kF64, "sy_topk");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

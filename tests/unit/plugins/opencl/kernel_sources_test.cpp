@@ -31,7 +31,7 @@ TEST(KernelSources, EveryFileIsEmbeddedByteForByte) {
         << entry.path() << " is not embedded: add it to SY_OPENCL_KERNELS";
   }
   // Large files survive the split into several raw string literals.
-  EXPECT_GT(KernelSource("unary").size(), 1000u);
+  EXPECT_GT(KernelSource("elementwise").size(), 1000u);
 }
 
 TEST(KernelSources, UnknownNameIsAnError) {
@@ -51,11 +51,11 @@ TEST(KernelSources, SlotDefines) {
 }
 
 TEST(KernelSources, AssembledProgramEnablesFp64OnlyWhenAsked) {
-  const std::string plain = AssembleProgram("unary", SlotDefines('A', DType::kF32), false);
+  const std::string plain = AssembleProgram("elementwise", SlotDefines('A', DType::kF32), false);
   EXPECT_EQ(plain.find("cl_khr_fp64"), std::string::npos);
   EXPECT_NE(plain.find(std::string(KernelSource("common"))), std::string::npos);
-  EXPECT_NE(plain.find(std::string(KernelSource("unary"))), std::string::npos);
-  const std::string f64 = AssembleProgram("unary", SlotDefines('A', DType::kF64), true);
+  EXPECT_NE(plain.find(std::string(KernelSource("elementwise"))), std::string::npos);
+  const std::string f64 = AssembleProgram("elementwise", SlotDefines('A', DType::kF64), true);
   EXPECT_EQ(f64.rfind("#pragma OPENCL EXTENSION cl_khr_fp64 : enable", 0), 0u);
 }
 

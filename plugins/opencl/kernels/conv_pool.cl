@@ -160,3 +160,69 @@ __kernel void sy_pool(__global const uchar* xb, ulong xo, __global uchar* yb, ul
 #endif
 }
 #endif  // POOL
+
+#ifdef CONV_TRANSPOSE
+// conv_transpose as a gather: one work-item per y[n, m, o]; x [N, C, in...], w (slot B)
+// [C, M / group, k...], bias (slot C) [M]. meta per spatial dim: in, out, kernel, stride,
+// pad_begin, dilation. y[n, m, o] = bias[m] + sum over the group's channels c and taps t
+// with o = i * stride + t * dilation - pad_begin of x[n, c, i] * w[c, m', t].
+__kernel void sy_conv_transpose(__global const uchar* xb, ulong xo, __global const uchar* wb,
+                                ulong wo, __global const uchar* bb, ulong bo,
+                                __global uchar* yb, ulong yo, ulong n_out, int spatial,
+                                __global const long* meta, long channels, long out_channels,
+                                long cpg, long opg, long in_count, long out_count,
+                                long tap_count, int has_bias) {
+  const size_t idx = get_global_id(0);
+  if (idx >= n_out) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_B* w = SY_CPTR(ST_B, wb, wo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long o = (long)idx % out_count;
+  const long m = ((long)idx / out_count) % out_channels;
+  const long nb = (long)idx / (out_count * out_channels);
+  const long g = m / opg, mg = m % opg;
+  long pos[3];
+  long r = o;
+  for (int d = spatial - 1; d >= 0; --d) {
+    const long dim = meta[6 * d + 1];
+    pos[d] = r % dim;
+    r /= dim;
+  }
+  CT_A acc = 0;
+#ifdef HAS_BIAS
+  __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
+  acc = LOAD_C(bias, m);
+#endif
+  for (long cc = 0; cc < cpg; ++cc) {
+    const long c = g * cpg + cc;
+    const long x_base = (nb * channels + c) * in_count;
+    const long w_base = (c * opg + mg) * tap_count;
+    for (long t = 0; t < tap_count; ++t) {
+      long rt = t, off = 0, inside = 1;
+      long tap[3];
+      for (int d = spatial - 1; d >= 0; --d) {
+        const long k = meta[6 * d + 2];
+        tap[d] = rt % k;
+        rt /= k;
+      }
+      for (int d = 0; d < spatial; ++d) {
+        const long num = pos[d] + meta[6 * d + 4] - tap[d] * meta[6 * d + 5];
+        const long stride = meta[6 * d + 3];
+        if (num < 0 || num % stride != 0) {
+          inside = 0;
+          break;
+        }
+        const long i = num / stride;
+        if (i >= meta[6 * d]) {
+          inside = 0;
+          break;
+        }
+        off = off * meta[6 * d] + i;
+      }
+      if (!inside) continue;
+      acc += LOAD_A(x, x_base + off) * LOAD_B(w, w_base + t);
+    }
+  }
+  STORE_Y(y, idx, acc);
+}
+#endif  // CONV_TRANSPOSE
