@@ -1,8 +1,8 @@
 // The elementwise family: unary maps (neg ... selu, clip, not), broadcasting binary ops
 // (add sub mul div pow max min mod prelu), comparisons, logical ops, where and cast.
-// Kernels: kernels/elementwise.cl (parts SY_UNARY, SY_BINARY, SY_CAST). Floats compute in float (f32, f16,
-// bf16) or double (f64) and round once on store; integers compute in 64 bits and wrap on
-// store, like the reference kernels.
+// Kernels: kernels/elementwise.cl (parts SY_UNARY, SY_BINARY, SY_CAST). Floats compute in
+// float (f32, f16, bf16) or double (f64) and round once on store; integers compute in 64
+// bits and wrap on store, like the reference kernels.
 #include <cmath>
 #include <limits>
 #include <string>
