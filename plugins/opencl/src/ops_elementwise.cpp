@@ -205,7 +205,8 @@ class BinaryOp : public ClOp {
                             (node.op == "div" ? "division" : "modulo") +
                             " by zero (an element of input b is 0)");
     }
-    kernel_ = ctx.Kernel("elementwise", defines + "#define SY_BINARY\n", UsesF64(node), "sy_binary");
+    kernel_ =
+        ctx.Kernel("elementwise", defines + "#define SY_BINARY\n", UsesF64(node), "sy_binary");
     std::vector<int64_t> meta;
     const Shape inputs[] = {node.inputs[0].shape, node.inputs[1].shape};
     rank_ = CollapseBroadcast(node.outputs[0].shape, inputs, meta);

@@ -1,8 +1,8 @@
-// The neural family: attention (kernels/neural.cl, SY_ATTENTION: one work-item per query row, with a
-// scratch buffer of rows x Dv accumulators allocated at prepare; the mask may be float,
-// q's dtype and additive, or bool), rotary_embedding, resize and grid_sample
-// (kernels/neural.cl: one work-item per (row, position) or per output element). Float
-// dtypes. Semantics of the CPU reference kernels (plugins/cpu/src/ref/neural_ref.cpp).
+// The neural family: attention (kernels/neural.cl, SY_ATTENTION: one work-item per query row, with
+// a scratch buffer of rows x Dv accumulators allocated at prepare; the mask may be float, q's dtype
+// and additive, or bool), rotary_embedding, resize and grid_sample (kernels/neural.cl: one
+// work-item per (row, position) or per output element). Float dtypes. Semantics of the CPU
+// reference kernels (plugins/cpu/src/ref/neural_ref.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -41,7 +41,8 @@ class AttentionOp : public ClOp {
       }
       defines += SlotDefines('M', node.inputs[3].dtype) + "#define HAS_MASK 1\n";
     }
-    kernel_ = ctx.Kernel("neural", defines + "#define SY_ATTENTION\n", dtype_ == DType::kF64, "sy_attention");
+    kernel_ = ctx.Kernel("neural", defines + "#define SY_ATTENTION\n", dtype_ == DType::kF64,
+                         "sy_attention");
     const uint64_t scratch = static_cast<uint64_t>(rows_ * dv_) * (dtype_ == DType::kF64 ? 8 : 4);
     if (scratch > 0) scratch_ = std::make_unique<ClBuffer>(ctx.device(), scratch);
   }

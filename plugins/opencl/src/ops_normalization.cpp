@@ -1,5 +1,5 @@
-// The normalization family: softmax and log_softmax along `axis` (kernels/normalization.cl, SY_SOFTMAX; one
-// work-item per row); layer_norm, rms_norm and batch_norm (inference;
+// The normalization family: softmax and log_softmax along `axis` (kernels/normalization.cl,
+// SY_SOFTMAX; one work-item per row); layer_norm, rms_norm and batch_norm (inference;
 // kernels/normalization.cl); group_norm and instance_norm (one work-item
 // per (sample, group)). Float dtypes only (the schemas'), computed in float (f32 f16 bf16)
 // or double (f64).
@@ -142,7 +142,8 @@ class SoftmaxOp : public ClOp {
     const DType dtype = node.inputs[0].dtype;
     std::string defines = SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype);
     if (node.op == "log_softmax") defines += "#define LOG_SOFTMAX 1\n";
-    kernel_ = ctx.Kernel("normalization", defines + "#define SY_SOFTMAX\n", dtype == DType::kF64, "sy_softmax");
+    kernel_ = ctx.Kernel("normalization", defines + "#define SY_SOFTMAX\n", dtype == DType::kF64,
+                         "sy_softmax");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {
