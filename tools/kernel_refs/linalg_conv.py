@@ -4,7 +4,8 @@
 Writes deterministic cases to tests/data/kernels/linalg_conv/ as .npy files:
 <case>_<input>.npy for each input (a b c, or x w b) and <case>_y.npy for the expected
 output. Attributes are not stored: each case's attributes are written out both here
-(CASES) and in tests/unit/plugins/cpu/ref/linalg_conv_ref_test.cpp, under the same name.
+(CASES) and in tests/unit/plugins/cpu/ref/linalg_ref_test.cpp and conv_pool_ref_test.cpp,
+under the same name.
 
 The references are written from the ONNX operator definitions, independently of the C++
 kernels: matmul and gemm with NumPy's own matmul (integers through Python ints, wrapped

@@ -2,7 +2,8 @@
 """NumPy references for the "Shape and data movement" reference kernels.
 
 Writes tests/data/kernels/movement/<case>_in<i>.npy and <case>_out<i>.npy for each case
-below; tests/unit/plugins/cpu/ref/movement_ref_test.cpp runs the op named in the case
+below; tests/unit/plugins/cpu/ref/movement_ref_test.cpp (and indexing_ref_test.cpp for
+gather and the scatters) runs the op named in the case
 with the same attributes (its table repeats them) and compares. Every reference is
 computed from NumPy's own indexing, np.pad, np.tile, np.triu/np.tril, np.arange and
 plain loops written from the ONNX operator text, independently of the C++ kernels.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/data/kernels/neural/: inputs and expected outputs for the CPU reference
-kernels of the neural-network family (tests/unit/plugins/cpu/ref/neural_ref_test.cpp).
+kernels of the neural-network ops (tests/unit/plugins/cpu/ref/neural_ref_test.cpp,
+normalization_ref_test.cpp; depth_to_space / space_to_depth in movement_ref_test.cpp).
 
 Every expected output is computed here in float64 by plain NumPy written from the ONNX
 operator definitions (spec/ops.md), independently of Switchyard's C++ kernels: softmax

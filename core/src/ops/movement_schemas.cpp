@@ -15,7 +15,6 @@ namespace sy::ops {
 namespace {
 
 constexpr DTypeSet kAll = DTypeSet::All();
-constexpr DTypeSet kInd = DTypeSet::IndexTypes();
 
 OpSchema Movement(std::string_view name, std::string_view onnx, ShapeRule rule,
                   std::vector<AttrSpec> attrs = {}) {

@@ -1,5 +1,5 @@
-// Device-side helpers shared by the op families' kernels (reduction, linalg, conv,
-// neural, movement, indexing): element types, loads and stores, grid-stride loops,
+// Device-side helpers shared by the op families' kernels (reduction, linalg, conv_pool,
+// normalization, neural, movement, indexing): element types, loads and stores, grid-stride loops,
 // block reductions and dtype dispatch. Included by .cu files only.
 //
 // Element types: f32 float, f16 __half, bf16 __nv_bfloat16, f64 double, i8 int8_t,
@@ -57,9 +57,7 @@ template <>
 struct Num<__nv_bfloat16> {
   using Acc = float;
   static constexpr bool kFloat = true;
-  __device__ static float Load(const __nv_bfloat16* p, int64_t i) {
-    return __bfloat162float(p[i]);
-  }
+  __device__ static float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
   __device__ static void Store(__nv_bfloat16* p, int64_t i, float v) {
     p[i] = __float2bfloat16_rn(v);
   }
@@ -159,7 +157,7 @@ __device__ inline double Sqrt(double v) { return sqrt(v); }
 
 // ---- loops and launches ------------------------------------------------------------------
 
-#define SY_GRID_LOOP(i, n)                                                       \
+#define SY_GRID_LOOP(i, n)                                                      \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; \
        i < static_cast<int64_t>(n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
@@ -260,65 +258,65 @@ __device__ inline int64_t StridedOffset(int64_t flat, int rank, const int64_t* d
     break;                                  \
   }
 
-#define SY_DISPATCH_FLOAT(dtype, ...)                         \
-  switch (dtype) {                                            \
-    SY_CASE_TYPE(kF32, float, __VA_ARGS__)                    \
-    SY_CASE_TYPE(kF16, __half, __VA_ARGS__)                   \
-    SY_CASE_TYPE(kBF16, __nv_bfloat16, __VA_ARGS__)           \
-    SY_CASE_TYPE(kF64, double, __VA_ARGS__)                   \
-    default:                                                  \
-      return cudaErrorInvalidValue;                           \
+#define SY_DISPATCH_FLOAT(dtype, ...)               \
+  switch (dtype) {                                  \
+    SY_CASE_TYPE(kF32, float, __VA_ARGS__)          \
+    SY_CASE_TYPE(kF16, __half, __VA_ARGS__)         \
+    SY_CASE_TYPE(kBF16, __nv_bfloat16, __VA_ARGS__) \
+    SY_CASE_TYPE(kF64, double, __VA_ARGS__)         \
+    default:                                        \
+      return cudaErrorInvalidValue;                 \
   }
 
-#define SY_DISPATCH_NUMERIC(dtype, ...)                       \
-  switch (dtype) {                                            \
-    SY_CASE_TYPE(kF32, float, __VA_ARGS__)                    \
-    SY_CASE_TYPE(kF16, __half, __VA_ARGS__)                   \
-    SY_CASE_TYPE(kBF16, __nv_bfloat16, __VA_ARGS__)           \
-    SY_CASE_TYPE(kF64, double, __VA_ARGS__)                   \
-    SY_CASE_TYPE(kI8, int8_t, __VA_ARGS__)                    \
-    SY_CASE_TYPE(kU8, uint8_t, __VA_ARGS__)                   \
-    SY_CASE_TYPE(kI32, int32_t, __VA_ARGS__)                  \
-    SY_CASE_TYPE(kI64, int64_t, __VA_ARGS__)                  \
-    default:                                                  \
-      return cudaErrorInvalidValue;                           \
+#define SY_DISPATCH_NUMERIC(dtype, ...)             \
+  switch (dtype) {                                  \
+    SY_CASE_TYPE(kF32, float, __VA_ARGS__)          \
+    SY_CASE_TYPE(kF16, __half, __VA_ARGS__)         \
+    SY_CASE_TYPE(kBF16, __nv_bfloat16, __VA_ARGS__) \
+    SY_CASE_TYPE(kF64, double, __VA_ARGS__)         \
+    SY_CASE_TYPE(kI8, int8_t, __VA_ARGS__)          \
+    SY_CASE_TYPE(kU8, uint8_t, __VA_ARGS__)         \
+    SY_CASE_TYPE(kI32, int32_t, __VA_ARGS__)        \
+    SY_CASE_TYPE(kI64, int64_t, __VA_ARGS__)        \
+    default:                                        \
+      return cudaErrorInvalidValue;                 \
   }
 
-#define SY_DISPATCH_INT(dtype, ...)                           \
-  switch (dtype) {                                            \
-    SY_CASE_TYPE(kI8, int8_t, __VA_ARGS__)                    \
-    SY_CASE_TYPE(kU8, uint8_t, __VA_ARGS__)                   \
-    SY_CASE_TYPE(kI32, int32_t, __VA_ARGS__)                  \
-    SY_CASE_TYPE(kI64, int64_t, __VA_ARGS__)                  \
-    default:                                                  \
-      return cudaErrorInvalidValue;                           \
+#define SY_DISPATCH_INT(dtype, ...)          \
+  switch (dtype) {                           \
+    SY_CASE_TYPE(kI8, int8_t, __VA_ARGS__)   \
+    SY_CASE_TYPE(kU8, uint8_t, __VA_ARGS__)  \
+    SY_CASE_TYPE(kI32, int32_t, __VA_ARGS__) \
+    SY_CASE_TYPE(kI64, int64_t, __VA_ARGS__) \
+    default:                                 \
+      return cudaErrorInvalidValue;          \
   }
 
 // By element size, for bit-exact movement: `T` is an unsigned type of that size.
-#define SY_DISPATCH_RAW(bytes, ...)                           \
-  switch (bytes) {                                            \
-    case 1: {                                                 \
-      using T = uint8_t;                                      \
-      __VA_ARGS__;                                            \
-      break;                                                  \
-    }                                                         \
-    case 2: {                                                 \
-      using T = uint16_t;                                     \
-      __VA_ARGS__;                                            \
-      break;                                                  \
-    }                                                         \
-    case 4: {                                                 \
-      using T = uint32_t;                                     \
-      __VA_ARGS__;                                            \
-      break;                                                  \
-    }                                                         \
-    case 8: {                                                 \
-      using T = uint64_t;                                     \
-      __VA_ARGS__;                                            \
-      break;                                                  \
-    }                                                         \
-    default:                                                  \
-      return cudaErrorInvalidValue;                           \
+#define SY_DISPATCH_RAW(bytes, ...) \
+  switch (bytes) {                  \
+    case 1: {                       \
+      using T = uint8_t;            \
+      __VA_ARGS__;                  \
+      break;                        \
+    }                               \
+    case 2: {                       \
+      using T = uint16_t;           \
+      __VA_ARGS__;                  \
+      break;                        \
+    }                               \
+    case 4: {                       \
+      using T = uint32_t;           \
+      __VA_ARGS__;                  \
+      break;                        \
+    }                               \
+    case 8: {                       \
+      using T = uint64_t;           \
+      __VA_ARGS__;                  \
+      break;                        \
+    }                               \
+    default:                        \
+      return cudaErrorInvalidValue; \
   }
 
 // The error of the last launch (cudaGetLastError also clears a sticky launch error).

@@ -1,4 +1,4 @@
-// The indexing family: gather (kernels/movement.cl sy_gather), gather_elements,
+// The indexing family: gather (kernels/indexing.cl sy_gather), gather_elements,
 // scatter_elements (with its reductions), gather_nd and scatter_nd (likewise;
 // kernels/indexing.cl). Semantics: plugins/cpu/src/ref/indexing_ref.cpp. Data moves
 // bit-exact on any dtype (as unsigned integers of its size); the scatters' float
@@ -14,44 +14,11 @@
 #include "cl_op.h"
 #include "element_bits.h"
 #include "kernel_sources.h"
+#include "movement_util.h"
 #include "switchyard/half.h"
 
 namespace sy::opencl {
 namespace {
-
-using plugin::FloatBits;
-using plugin::IntBits;
-using plugin::SaturatingToInt;
-using plugin::ValueBits;
-
-std::string RawDefine(DType dtype) {
-  switch (DTypeSize(dtype)) {
-    case 1:
-      return "#define RT uchar\n";
-    case 2:
-      return "#define RT ushort\n";
-    case 4:
-      return "#define RT uint\n";
-    default:
-      return "#define RT ulong\n";
-  }
-}
-
-std::vector<int64_t> RowMajorStrides(const Shape& s) {
-  std::vector<int64_t> strides(s.size(), 1);
-  for (size_t d = s.size(); d-- > 1;) strides[d - 1] = strides[d] * s[d];
-  return strides;
-}
-
-int64_t Product(const Shape& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
-}
-
-int64_t NormAxis(int64_t axis, size_t rank) {
-  return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
-}
 
 bool SupportsAny(const NodeInfo&, const DeviceCaps&, std::string&) { return true; }
 

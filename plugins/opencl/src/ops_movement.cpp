@@ -1,6 +1,6 @@
 // The movement family: reshape (a copy, or nothing when the host bound the same bytes),
 // transpose and expand (kernels/movement.cl sy_strided_copy), concat (sy_copy_2d per
-// input); slice, split, pad, tile, depth_to_space, space_to_depth (kernels/indexing.cl
+// input); slice, split, pad, tile, depth_to_space, space_to_depth (kernels/movement.cl
 // sy_index_map: each output element maps to one input coordinate per dim, or to pad's
 // fill), trilu, and range (computed on the host at prepare, like the reference, and copied
 // in). Semantics: plugins/cpu/src/ref/movement_ref.cpp. Bit-exact on any dtype: kernels
@@ -16,6 +16,7 @@
 #include "cl_op.h"
 #include "element_bits.h"
 #include "kernel_sources.h"
+#include "movement_util.h"
 #include "switchyard/half.h"
 
 namespace sy::opencl {
@@ -26,37 +27,8 @@ using plugin::IntBits;
 using plugin::SaturatingToInt;
 using plugin::ValueBits;
 
-std::vector<int64_t> RowMajorStrides(const Shape& s) {
-  std::vector<int64_t> strides(s.size(), 1);
-  for (size_t d = s.size(); d-- > 1;) strides[d - 1] = strides[d] * s[d];
-  return strides;
-}
-
-int64_t NormAxis(int64_t axis, size_t rank) {
-  return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
-}
-
-std::string RawDefine(DType dtype) {
-  switch (DTypeSize(dtype)) {
-    case 1:
-      return "#define RT uchar\n";
-    case 2:
-      return "#define RT ushort\n";
-    case 4:
-      return "#define RT uint\n";
-    default:
-      return "#define RT ulong\n";
-  }
-}
-
 uint64_t Bytes(const TensorType& t) {
   return static_cast<uint64_t>(ElementCount(t.shape)) * DTypeSize(t.dtype);
-}
-
-int64_t Product(const Shape& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t d = begin; d < end; ++d) p *= s[d];
-  return p;
 }
 
 // ---- reshape ------------------------------------------------------------------------------

@@ -18,12 +18,7 @@ using test::Infer;
 using test::MakeAttrs;
 using test::T;
 
-constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
-constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
-
 AttrValue I(int64_t v) { return v; }
-AttrValue Ints(std::initializer_list<int64_t> v) { return std::vector<int64_t>(v); }
-AttrValue F(double v) { return v; }
 AttrValue S(const char* v) { return std::string(v); }
 
 std::string Describe(const std::vector<TensorType>& types) {
@@ -41,11 +36,6 @@ std::string Describe(const std::vector<TensorType>& types) {
            << "got " << Describe(*result) << ", want " << Describe(want);
   }
   return ::testing::AssertionSuccess();
-}
-
-// One f32 input, one f32 output of shape `want`.
-::testing::AssertionResult F32Out(std::string_view op, Shape in, Attrs attrs, Shape want) {
-  return Outputs(Infer(op, {F32(std::move(in))}, std::move(attrs)), {F32(std::move(want))});
 }
 
 TEST(IndexingSchemas, AllRegisteredWithOnnxNamesInTheIndexingFamily) {

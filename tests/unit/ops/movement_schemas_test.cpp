@@ -51,11 +51,18 @@ std::string Describe(const std::vector<TensorType>& types) {
 // ---- registration, dtypes, defaults ----
 
 TEST(MovementSchemas, AllRegisteredWithOnnxNames) {
-  const std::vector<std::pair<const char*, const char*>> ops = {
-      {"reshape", "Reshape"}, {"transpose", "Transpose"}, {"expand", "Expand"},
-      {"concat", "Concat"},   {"split", "Split"},         {"slice", "Slice"},
-      {"pad", "Pad"},         {"tile", "Tile"},           {"range", "Range"},
-      {"trilu", "Trilu"}};
+  const std::vector<std::pair<const char*, const char*>> ops = {{"reshape", "Reshape"},
+                                                                {"transpose", "Transpose"},
+                                                                {"expand", "Expand"},
+                                                                {"concat", "Concat"},
+                                                                {"split", "Split"},
+                                                                {"slice", "Slice"},
+                                                                {"pad", "Pad"},
+                                                                {"tile", "Tile"},
+                                                                {"range", "Range"},
+                                                                {"trilu", "Trilu"},
+                                                                {"depth_to_space", "DepthToSpace"},
+                                                                {"space_to_depth", "SpaceToDepth"}};
   for (const auto& [name, onnx] : ops) {
     const OpSchema* s = OpRegistry::Global().Find(name);
     ASSERT_NE(s, nullptr) << name;

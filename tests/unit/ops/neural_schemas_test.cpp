@@ -1,5 +1,6 @@
 // Shape rules and checks of resize, depth_to_space, space_to_depth, attention,
-// rotary_embedding and grid_sample (core/src/ops/neural_schemas.cpp). Expected shapes are
+// rotary_embedding and grid_sample (core/src/ops/neural_schemas.cpp; depth_to_space and
+// space_to_depth are in movement_schemas.cpp). Expected shapes are
 // derived by hand from the ONNX operator definitions (attention and rotary_embedding:
 // opset 23; grid_sample: GridSample opset 16).
 #include <gtest/gtest.h>

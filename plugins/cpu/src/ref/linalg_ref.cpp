@@ -18,37 +18,6 @@
 namespace sy::cpu {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// IntsOr (kernel.h) reads strides, pads, dilations and output_padding; validation has
-// checked their lengths, and its resizing keeps an unvalidated caller from reading past
-// the end.
-
-// Every multi-index of `shape` in row-major order, flattened: entry i * rank + d is dim
-// d of the i-th index. Used for kernel taps and output positions (small shapes).
-std::vector<int64_t> AllIndices(std::span<const int64_t> shape) {
-  const size_t rank = shape.size();
-  const int64_t count = ElementCount(shape);
-  std::vector<int64_t> out(static_cast<size_t>(count) * rank);
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < count; ++i) {
-    std::copy(index.begin(), index.end(), out.begin() + static_cast<ptrdiff_t>(i * rank));
-    for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
-// Multi-index of flat position `flat` within `shape` (row-major).
-void Unflatten(int64_t flat, std::span<const int64_t> shape, std::vector<int64_t>& index) {
-  for (size_t d = shape.size(); d-- > 0;) {
-    index[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // matmul: NumPy semantics. A 1-D a is promoted to [1, K] and a 1-D b to [K, 1] (the
 // promoted dim is absent from the output); batch dims broadcast.

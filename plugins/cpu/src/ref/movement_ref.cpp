@@ -317,7 +317,7 @@ Status Trilu(const KernelContext& ctx) {
   return Status::Ok();
 }
 
-// ---- // depth_to_space and space_to_depth: [N, C, H, W] <-> [N, C / (b * b), H * b, W * b]
+// ---- depth_to_space and space_to_depth: [N, C, H, W] <-> [N, C / (b * b), H * b, W * b]
 
 void CopyElement(const ConstTensorView& x, int64_t from, const TensorView& y, int64_t to) {
   const size_t size = DTypeSize(x.dtype());

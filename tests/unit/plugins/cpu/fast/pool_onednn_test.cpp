@@ -1,6 +1,6 @@
 // The oneDNN max_pool, avg_pool and global_avg_pool kernels of the `cpu` device
 // (fast/onednn/onednn_pool.cpp), compared with the reference kernels
-// (ref/linalg_conv_ref.cpp) on seeded random inputs: strides, pads, dilations, ceil_mode,
+// (ref/conv_pool_ref.cpp) on seeded random inputs: strides, pads, dilations, ceil_mode,
 // count_include_pad, 1-D, 2-D and 3-D, one thread and two. Each case says whether the
 // oneDNN kernel must run (a prepared kernel was built) or must be declined (windows with
 // no tap inside x; count_include_pad with a ceil-mode window past the padding), and NaN and

@@ -1,7 +1,6 @@
-// Reference kernels for resize, depth_to_space, space_to_depth, attention and
-// rotary_embedding (grid_sample: grid_sample_ref_test.cpp), checked against NumPy
-// (tools/kernel_refs/neural.py; its optional
-// --check-onnx run also compares those references with onnx.reference), hand-derived
+// Reference kernels for resize, attention and rotary_embedding (grid_sample:
+// grid_sample_ref_test.cpp), checked against NumPy (tools/kernel_refs/neural.py; its
+// optional --check-onnx run also compares those references with onnx.reference), hand-derived
 // values (several from the ONNX backend tests' documented outputs) and identities.
 // (softmax and the norms: normalization_ref_test.cpp.) None of these ops has a
 // data-dependent error: every check is the schema's.
