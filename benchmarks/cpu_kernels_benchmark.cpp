@@ -236,7 +236,8 @@ SY_FUSED_BENCHMARK(BM_FusedMatmulLeakyRelu);
 // timing; it materialises the [B, H, S, T] scores. Shapes: 0 BERT-base-like (B 1, H 12,
 // S = T = 128, D 32), 1 the same at B 8, S = T = 64, 2 GPT-2-like causal (B 1, H 8,
 // S = T = 128, D 64), 3 a long sequence (B 1, H 12, S = T = 1024, D 64: the chain's
-// scores are 48 MiB; no reference run, which would take seconds).
+// scores are 48 MiB; no reference run, which would take seconds), 4 ViT-S/16 (B 1, H 6,
+// S = T = 197, D 64: keys not a multiple of the kernel's blocks).
 
 struct AttentionShape {
   int64_t b, h, s, d;
@@ -245,7 +246,8 @@ struct AttentionShape {
 constexpr AttentionShape kAttentionShapes[] = {{1, 12, 128, 32, false},
                                                {8, 12, 64, 32, false},
                                                {1, 8, 128, 64, true},
-                                               {1, 12, 1024, 64, false}};
+                                               {1, 12, 1024, 64, false},
+                                               {1, 6, 197, 64, false}};  // ViT-S/16
 
 struct AttentionInputs {
   sy::Tensor q, k, v, kt;
@@ -346,10 +348,12 @@ BENCHMARK(BM_Attention)
     ->ArgsProduct({{0, 1, 2}, {0, 1, 2}})
     ->Args({3, 1})
     ->Args({3, 2})
+    ->Args({4, 1})
+    ->Args({4, 2})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_AttentionChain)
-    ->ArgsProduct({{0, 1, 3}, {1, 2}})
+    ->ArgsProduct({{0, 1, 3, 4}, {1, 2}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
