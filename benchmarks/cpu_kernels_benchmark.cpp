@@ -428,11 +428,12 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // SY_ATTENTION_PRODUCTS=blas or loops: how the fused attention kernel computes its block
-  // products (default: the kernel's own choice for this CPU).
+  // SY_ATTENTION_PRODUCTS=onednn, blas or loops: how the fused attention kernel computes
+  // its block products (default: the kernel's own choice for this CPU and build).
   if (const char* products = std::getenv("SY_ATTENTION_PRODUCTS"); products != nullptr) {
     const std::string choice = products;
-    sy::cpu::SetAttentionProducts(choice == "blas"    ? sy::cpu::AttentionProducts::kBlas
+    sy::cpu::SetAttentionProducts(choice == "onednn"  ? sy::cpu::AttentionProducts::kOneDnn
+                                  : choice == "blas"  ? sy::cpu::AttentionProducts::kBlas
                                   : choice == "loops" ? sy::cpu::AttentionProducts::kLoops
                                                       : sy::cpu::AttentionProducts::kAuto);
   }

@@ -5,14 +5,14 @@
 //
 // Per query row i the reference computes softmax_j(scale q_i . k_j + bias_ij) v_j in
 // double. Here, in f32: q is scaled once; the two block products (q k^T, P v) run on
-// OpenBLAS or on portable vectorised loops (UseBlas); the running maximum m, sum l and
-// output row are rescaled by e^(m_old - m_new) when a later key block raises the maximum
-// (Milakov and Gimelshein, "Online normalizer calculation for softmax", 2018). The bias of
-// row i is offset by its own maximum over the keys row i may see (bmax): the softmax is
-// unchanged, fully masked rows are known before any product (bmax = -inf: zeros, as the
-// reference), and a large additive mask (-1e4 on every key of a padded row) leaves the
-// scores intact where score + bias in f32 would round them to multiples of 1e-3, as the
-// reference's double sum does not.
+// oneDNN's sgemm, OpenBLAS or portable vectorised loops (ChooseProducts); the running
+// maximum m, sum l and output row are rescaled by e^(m_old - m_new) when a later key block
+// raises the maximum (Milakov and Gimelshein, "Online normalizer calculation for softmax",
+// 2018). The bias of row i is offset by its own maximum over the keys row i may see (bmax): the
+// softmax is unchanged, fully masked rows are known before any product (bmax = -inf: zeros, as the
+// reference), and a large additive mask (-1e4 on every key of a padded row) leaves the scores
+// intact where score + bias in f32 would round them to multiples of 1e-3, as the reference's double
+// sum does not.
 //
 // What runs the reference kernel instead: any dtype but f32 (the mask: bool or f32), D =
 // 0, misaligned buffers, and inputs whose f32 results could differ from the reference's
@@ -20,6 +20,9 @@
 // whole rows NaN in the reference, also through keys this kernel skips: the causal
 // future), or |q| |k| |scale| D large enough to overflow an f32 score.
 #include <cblas.h>
+#if SY_CPU_HAS_ONEDNN
+#include <dnnl.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -30,11 +33,15 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fast/fast_kernels.h"
 #include "fast/vec_math.h"
+#if SY_CPU_HAS_ONEDNN
+#include "fast/onednn/onednn_common.h"
+#endif
 #include "ref/ref_kernels.h"
 #include "thread_pool.h"
 
@@ -111,24 +118,50 @@ void ProductLoops(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, 
 // of B [n x k]. Every call stays under OpenBLAS's threshold for running one product on
 // several threads (m n k <= 4 * 65536, its default GEMM_MULTITHREAD_THRESHOLD): the calls
 // already run on the pool's threads.
-void ProductBlas(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                 int64_t ldb, bool b_transposed, float* c, int64_t ldc, bool accumulate) {
+//
+// With `onednn`, oneDNN's sgemm instead: always on the calling thread (inside the pool's
+// OpenMP team there are no nested teams; Attention holds one thread for calls outside
+// one), so blocks need not stay under any threshold; it is
+// JIT-compiled for this CPU's features. 12-21% faster than OpenBLAS on every shape of the
+// attention benchmark (docs/performance.md, "Fused attention").
+void ProductBlas(bool onednn, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, bool b_transposed, float* c, int64_t ldc,
+                 bool accumulate) {
+#if SY_CPU_HAS_ONEDNN
+  if (onednn) {
+    dnnl_sgemm('N', b_transposed ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb,
+               accumulate ? 1.0f : 0.0f, c, ldc);
+    return;
+  }
+#else
+  (void)onednn;
+#endif
   cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a,
               static_cast<blasint>(lda), b, static_cast<blasint>(ldb), accumulate ? 1.0f : 0.0f, c,
               static_cast<blasint>(ldc));
 }
 constexpr int64_t kBlasSingleThreadWork = 4 * 65536;
+// Keys per block on oneDNN: the fastest of 64 to 512 on the benchmark's shapes (256 and
+// 512 tie; 512 doubles the scores' scratch).
+constexpr int64_t kOneDnnKeyBlock = 256;
 
 std::atomic<AttentionProducts> products_choice{AttentionProducts::kAuto};
 
-// OpenBLAS where it runs one of its AVX2 or AVX-512 kernels on this CPU (3.5x the
-// portable tile on 64 x 128 x 32 blocks, AMD EPYC with AVX-512); the portable tile where
-// it fell back to an older one (as on CPUs newer than its build: docs/cpu-kernels.md),
-// which is slower than the tile.
-bool UseBlas() {
-  const AttentionProducts choice = products_choice.load(std::memory_order_relaxed);
-  if (choice != AttentionProducts::kAuto) return choice == AttentionProducts::kBlas;
+// What computes the block products, unless a test or benchmark chose: oneDNN where the
+// plugin is built with it and it is selected (SWITCHYARD_CPU_GEMM); else OpenBLAS where it
+// runs one of its AVX2 or AVX-512 kernels on this CPU (3.5x the portable tile on 64 x 128
+// x 32 blocks, AMD EPYC with AVX-512); else the portable tile (OpenBLAS fell back to an
+// older kernel, as on CPUs newer than its build: docs/cpu-kernels.md).
+AttentionProducts ChooseProducts() {
+  AttentionProducts choice = products_choice.load(std::memory_order_relaxed);
+#if !SY_CPU_HAS_ONEDNN
+  if (choice == AttentionProducts::kOneDnn) choice = AttentionProducts::kBlas;
+#endif
+  if (choice != AttentionProducts::kAuto) return choice;
+#if SY_CPU_HAS_ONEDNN
+  if (onednn::Selected()) return AttentionProducts::kOneDnn;
+#endif
   static const bool modern = [] {
     std::string core = openblas_get_corename();
     for (char& ch : core) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -137,7 +170,7 @@ bool UseBlas() {
     }
     return false;
   }();
-  return modern;
+  return modern ? AttentionProducts::kBlas : AttentionProducts::kLoops;
 }
 
 // ---- reductions the compiler vectorises -------------------------------------------------
@@ -224,9 +257,10 @@ struct Problem {
   const float* mask_f32 = nullptr;
   const uint8_t* mask_bool = nullptr;
   int64_t mask_stride[4] = {0, 0, 0, 0};
-  // How the block products run, the keys per block, and the output row's width in the
+  // How the block products run (blas: a library, on unpacked blocks; onednn: that library
+  // is oneDNN, else OpenBLAS), the keys per block, and the output row's width in the
   // accumulators (padded to whole tiles for the portable product).
-  bool blas;
+  bool blas, onednn;
   int64_t key_block, dv_pad;
 
   bool has_mask() const { return mask_f32 != nullptr || mask_bool != nullptr; }
@@ -307,7 +341,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
     const int64_t n_pad = p.blas ? n : RoundUp(n, kTileCols);
     // Scores s [rows_pad x n_pad] = q_scaled k_block^T.
     if (p.blas) {
-      ProductBlas(rows_pad, n, dim, qs, dim, k + j0 * dim, dim, true, s, n_pad, false);
+      ProductBlas(p.onednn, rows_pad, n, dim, qs, dim, k + j0 * dim, dim, true, s, n_pad, false);
     } else {
       // k block transposed to [dim][n_pad] and v block padded to [n][dvp], zeros in the
       // padding, so that every tile of both products is whole.
@@ -370,7 +404,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
     }
     // acc [rows_pad x dv] += P [rows_pad x n] v_block [n x dv].
     if (p.blas) {
-      ProductBlas(rows_pad, dv, n, s, n_pad, v + j0 * dv, dv, false, acc, dvp, true);
+      ProductBlas(p.onednn, rows_pad, dv, n, s, n_pad, v + j0 * dv, dv, false, acc, dvp, true);
     } else {
       ProductLoops(rows_pad, dvp, n, s, n_pad, vb, dvp, acc, dvp, true);
     }
@@ -476,13 +510,19 @@ bool MakeProblem(const KernelContext& ctx, Problem& p) {
     }
   }
 
-  p.blas = UseBlas();
+  const AttentionProducts products = ChooseProducts();
+  p.onednn = products == AttentionProducts::kOneDnn;
+  p.blas = products != AttentionProducts::kLoops;
   if (p.blas) {
-    // Keys per block: as many as keep both products under OpenBLAS's threading threshold.
+    // Keys per block: on OpenBLAS as many as keep both products under its threading
+    // threshold (above it each product would start threads of its own inside the pool's).
     const int64_t widest = std::max(p.dim, p.dv);
-    p.key_block = std::clamp<int64_t>(kBlasSingleThreadWork / (kBlockRows * widest), 1, 512);
-    if (widest > kBlasSingleThreadWork / kBlockRows || p.dim > 1 << 20 || p.dv > 1 << 20) {
-      p.blas = false;  // heads so wide that no block fits (or beyond BLAS's int)
+    p.key_block = p.onednn
+                      ? kOneDnnKeyBlock
+                      : std::clamp<int64_t>(kBlasSingleThreadWork / (kBlockRows * widest), 1, 512);
+    if ((!p.onednn && widest > kBlasSingleThreadWork / kBlockRows) || p.dim > 1 << 20 ||
+        p.dv > 1 << 20) {
+      p.blas = p.onednn = false;  // heads so wide that no block fits (or beyond BLAS's int)
     }
     p.dv_pad = p.dv;
   }
@@ -505,6 +545,13 @@ Status Attention(const KernelContext& ctx) {
   const int64_t grain = std::max<int64_t>(1, 100000 / std::max<int64_t>(1, item_work));
   const int slots = ctx.pool != nullptr ? ctx.pool->num_threads() : 1;
   ScratchSlots scratch(slots, p.ScratchFloats());
+#if SY_CPU_HAS_ONEDNN
+  // oneDNN's sgemm on one thread wherever it is called: inside the pool's OpenMP team it
+  // would be anyway (no nested teams), but a call outside one (inline, or a one-thread
+  // pool) would start a team of the thread's default size, whose idle threads spin.
+  std::optional<onednn::ScopedThreads> one_thread;
+  if (p.onednn) one_thread.emplace(1);
+#endif
   ParallelFor(ctx.pool, items, grain, [&p, &scratch, blocks](int64_t begin, int64_t end) {
     float* slot = scratch.Claim();
     for (int64_t it = begin; it < end; ++it) {

@@ -23,9 +23,11 @@ void AddAttentionFastKernels(KernelTable& table);      // attention (fused, stre
 // it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
 bool AttentionFastTakes(const KernelContext& ctx);
 // What computes the fused attention kernel's block products (q k^T and P v): kAuto (the
-// default) is OpenBLAS where it runs an AVX2 or AVX-512 kernel on this CPU, else portable
-// vectorised loops. Process-wide; for tests and benchmarks, which set it between runs.
-enum class AttentionProducts { kAuto, kBlas, kLoops };
+// default) is oneDNN's sgemm where the plugin has oneDNN and it is selected, else OpenBLAS
+// where it runs an AVX2 or AVX-512 kernel on this CPU, else portable vectorised loops.
+// kOneDnn without oneDNN in the build means kBlas. Process-wide; for tests and
+// benchmarks, which set it between runs.
+enum class AttentionProducts { kAuto, kBlas, kLoops, kOneDnn };
 void SetAttentionProducts(AttentionProducts choice);
 
 // Per family, one file each (fast/<family>_blas.cpp). Each kernel handles the dtypes and

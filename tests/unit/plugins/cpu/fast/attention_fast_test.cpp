@@ -3,12 +3,18 @@
 // mask (f32 and bool) read in place, is_causal, -inf and large finite masks, fully masked
 // rows (zeros), sequences longer than one key block (T = 1000) and than one query block,
 // scores that grow from block to block (the running maximum rescales), with no pool and
-// with 1, 2 and 4 threads (bit-identical). The inputs the kernel passes to the reference
+// with 1, 2 and 4 threads (bit-identical), with the block products on oneDNN, OpenBLAS and
+// the portable loops. The inputs the kernel passes to the reference
 // (NaN or infinities, other dtypes) give the reference's result exactly.
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
+
+#if SY_CPU_HAS_ONEDNN
+#include <omp.h>
+#endif
 
 #include "fast_test_util.h"
 
@@ -64,7 +70,7 @@ void ExpectWithinConformance(const Tensor& fast, const Tensor& ref, const std::s
 }
 
 // Runs the fused kernel inline and with 1, 2 and 4 threads against the reference, with
-// each way of computing its block products (OpenBLAS and the portable loops).
+// each way of computing its block products (oneDNN, OpenBLAS and the portable loops).
 void ExpectAttentionMatches(const std::vector<Tensor>& inputs, const Attrs& attrs,
                             const std::string& what) {
   EXPECT_TRUE(FusedTakes(inputs, attrs)) << what << ": passed to the reference";
@@ -74,9 +80,12 @@ void ExpectAttentionMatches(const std::vector<Tensor>& inputs, const Attrs& attr
   struct RestoreChoice {
     ~RestoreChoice() { SetAttentionProducts(AttentionProducts::kAuto); }
   } restore;
-  for (const AttentionProducts products : {AttentionProducts::kLoops, AttentionProducts::kBlas}) {
+  for (const AttentionProducts products :
+       {AttentionProducts::kLoops, AttentionProducts::kBlas, AttentionProducts::kOneDnn}) {
     SetAttentionProducts(products);
-    const std::string how = what + (products == AttentionProducts::kBlas ? " (blas)" : " (loops)");
+    const std::string how = what + (products == AttentionProducts::kBlas     ? " (blas)"
+                                    : products == AttentionProducts::kOneDnn ? " (onednn)"
+                                                                             : " (loops)");
     Expected<std::vector<Tensor>> inline_run = RunFast(inputs, attrs);
     SY_ASSERT_OK(inline_run);
     ExpectWithinConformance((*inline_run)[0], (*ref)[0], how);
@@ -317,6 +326,39 @@ TEST(AttentionFast, OtherCasesUseTheReference) {
   }
   expect_reference(Qkv(1, 1, 1, 2, 3, 0, 2, 12), {}, "D = 0");
 }
+
+#if SY_CPU_HAS_ONEDNN
+// With its block products on oneDNN, the kernel run inline (a one-thread context) starts
+// no OpenMP team, whatever count the host left on its thread (a team's idle threads would
+// spin and double a one-thread run's CPU time), and gives the host its count back. The
+// products are large enough (64 x 256 x 64) for oneDNN to split them if it were let.
+// (ctest runs each test in its own process, so no earlier test has started a team.)
+TEST(AttentionFast, OneDnnProductsStartNoOpenMpTeam) {
+  struct RestoreChoice {
+    ~RestoreChoice() { SetAttentionProducts(AttentionProducts::kAuto); }
+  } restore;
+  SetAttentionProducts(AttentionProducts::kOneDnn);
+  auto threads_of_this_process = [] {
+    int count = 0;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/self/task")) {
+      ++count;
+    }
+    return count;
+  };
+  omp_set_num_threads(4);
+  const int threads_before = threads_of_this_process();
+  const std::vector<Tensor> in = Qkv(1, 2, 2, 256, 256, 64, 64, 29);
+  ASSERT_TRUE(FusedTakes(in, {}));
+  Expected<std::vector<Tensor>> ref = RunRef("attention", in, {});
+  SY_ASSERT_OK(ref);
+  Expected<std::vector<Tensor>> y = RunFast(in);
+  SY_ASSERT_OK(y);
+  ExpectWithinConformance((*y)[0], (*ref)[0], "oneDNN products, inline");
+  EXPECT_EQ(threads_of_this_process(), threads_before) << "an OpenMP team was started";
+  EXPECT_EQ(omp_get_max_threads(), 4) << "the host's OpenMP thread count was not given back";
+}
+#endif
 
 }  // namespace
 }  // namespace sy::cpu::test
