@@ -47,6 +47,21 @@ Expected<std::vector<TensorType>> Infer(std::string_view op, std::vector<TensorT
   return InferOutputTypes(*schema, inputs, attrs, num_outputs);
 }
 
+::testing::AssertionResult Outputs(const Expected<std::vector<TensorType>>& result,
+                                   const std::vector<TensorType>& want) {
+  auto describe = [](const std::vector<TensorType>& types) {
+    std::string text = "{";
+    for (size_t i = 0; i < types.size(); ++i) text += (i ? ", " : "") + types[i].ToString();
+    return text + "}";
+  };
+  if (!result.ok()) return ::testing::AssertionFailure() << result.status().ToString();
+  if (*result != want) {
+    return ::testing::AssertionFailure()
+           << "got " << describe(*result) << ", want " << describe(want);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 Attrs MakeAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items) {
   Attrs attrs;
   for (const auto& [name, value] : items) attrs.Set(name, value);

@@ -40,6 +40,11 @@ inline TensorType F32(Shape shape) { return {DType::kF32, std::move(shape)}; }
 Expected<std::vector<TensorType>> Infer(std::string_view op, std::vector<TensorType> inputs,
                                         Attrs attrs = {}, int num_outputs = 1);
 
+// Succeeds when `result` (what Infer returned) holds exactly `want`; else says what it
+// got or the error.
+::testing::AssertionResult Outputs(const Expected<std::vector<TensorType>>& result,
+                                   const std::vector<TensorType>& want);
+
 // Attrs from an initializer list: MakeAttrs({{"axis", int64_t{1}}, {"mode", "DCR"}}).
 Attrs MakeAttrs(std::initializer_list<std::pair<std::string, AttrValue>> items);
 

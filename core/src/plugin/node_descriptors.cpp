@@ -71,9 +71,8 @@ NodeDescriptors::NodeDescriptors(const Graph& graph) {
     const Node& node = graph.nodes[i];
     for (ValueId id : node.inputs) in_types_[i].push_back(value_types_[id]);
     for (ValueId id : node.outputs) out_types_[i].push_back(value_types_[id]);
-    // Canonical attributes (op_schema.h): what every plugin may rely on.
-    // Canonical attributes (op_schema.h). Most ops have none to resolve: their attributes
-    // are sent from the graph as they are, without a copy.
+    // Canonical attributes (op_schema.h): what every plugin may rely on. Most ops have none
+    // to resolve: their attributes are sent from the graph as they are, without a copy.
     const Attrs* attrs = &node.attrs;
     const OpSchema* schema = OpRegistry::Global().Find(node.op);
     if (schema != nullptr && HasCanonicalForm(*schema)) {

@@ -283,18 +283,14 @@ class PoolOp : public ClOp {
 };
 
 bool SupportsWindow(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
-  if (!node.inputs.empty()) {
-    if (!IsFloat(node.inputs[0].dtype)) {
-      reason = node.op + " takes float dtypes only";
-      return false;
-    }
+  if (!node.inputs.empty() && IsFloat(node.inputs[0].dtype)) {
     const size_t rank = node.inputs[0].shape.size();
     if (rank < 3 || rank > 5) {
       reason = node.op + ": 1 to 3 spatial dims";
       return false;
     }
   }
-  return DTypesUsable(node.inputs, device, reason);
+  return SupportsFloatOnly(node, device, reason);
 }
 
 class ConvTransposeOp : public ClOp {

@@ -16,27 +16,11 @@ namespace {
 using test::F32;
 using test::Infer;
 using test::MakeAttrs;
+using test::Outputs;
 using test::T;
 
 AttrValue I(int64_t v) { return v; }
 AttrValue S(const char* v) { return std::string(v); }
-
-std::string Describe(const std::vector<TensorType>& types) {
-  std::string text = "{";
-  for (size_t i = 0; i < types.size(); ++i) text += (i ? ", " : "") + types[i].ToString();
-  return text + "}";
-}
-
-// Succeeds when `result` holds exactly `want`.
-::testing::AssertionResult Outputs(const Expected<std::vector<TensorType>>& result,
-                                   const std::vector<TensorType>& want) {
-  if (!result.ok()) return ::testing::AssertionFailure() << result.status().ToString();
-  if (*result != want) {
-    return ::testing::AssertionFailure()
-           << "got " << Describe(*result) << ", want " << Describe(want);
-  }
-  return ::testing::AssertionSuccess();
-}
 
 TEST(IndexingSchemas, AllRegisteredWithOnnxNamesInTheIndexingFamily) {
   const std::vector<std::pair<const char*, const char*>> ops = {

@@ -16,6 +16,7 @@ namespace {
 using test::F32;
 using test::Infer;
 using test::MakeAttrs;
+using test::Outputs;
 using test::T;
 
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
@@ -25,23 +26,6 @@ AttrValue I(int64_t v) { return v; }
 AttrValue Ints(std::initializer_list<int64_t> v) { return std::vector<int64_t>(v); }
 AttrValue F(double v) { return v; }
 AttrValue S(const char* v) { return std::string(v); }
-
-std::string Describe(const std::vector<TensorType>& types) {
-  std::string text = "{";
-  for (size_t i = 0; i < types.size(); ++i) text += (i ? ", " : "") + types[i].ToString();
-  return text + "}";
-}
-
-// Succeeds when `result` holds exactly `want`.
-::testing::AssertionResult Outputs(const Expected<std::vector<TensorType>>& result,
-                                   const std::vector<TensorType>& want) {
-  if (!result.ok()) return ::testing::AssertionFailure() << result.status().ToString();
-  if (*result != want) {
-    return ::testing::AssertionFailure()
-           << "got " << Describe(*result) << ", want " << Describe(want);
-  }
-  return ::testing::AssertionSuccess();
-}
 
 // One f32 input, one f32 output of shape `want`.
 ::testing::AssertionResult F32Out(std::string_view op, Shape in, Attrs attrs, Shape want) {
