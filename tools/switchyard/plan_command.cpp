@@ -23,6 +23,7 @@ boost::json::object PlanToJson(const Graph& graph, const Plan& plan) {
                                           {"weight_bytes", m.weight_bytes},
                                           {"peak_bytes", m.arena_bytes + m.weight_bytes},
                                           {"unshared_bytes", m.unshared_bytes},
+                                          {"reshape_in_place_bytes", m.reshape_in_place_bytes},
                                           {"limit_bytes", m.limit_bytes},
                                           {"user_limit", m.user_limit}});
   }

@@ -97,12 +97,23 @@ struct ArenaSlot {
   int64_t first = 0, last = 0;
 };
 
+// A reshape's output that shares its input's bytes on a device that declares
+// SY_DEVICE_FLAG_RESHAPE_IN_PLACE: it has no slot of its own; the session binds it the
+// buffer of `source` (the first value of a chain of such reshapes, which has a slot) and
+// the source's slot lives as long as either is read.
+struct PlanAlias {
+  ValueId value = -1;
+  int32_t device = -1;
+  ValueId source = -1;
+};
+
 struct DeviceMemory {
   uint64_t arena_bytes = 0;     // peak of the arena (intermediates, inputs, outputs, copies)
   uint64_t weight_bytes = 0;    // constants uploaded to this device once per session
   uint64_t unshared_bytes = 0;  // what the arena would take without reuse
-  uint64_t limit_bytes = 0;     // the limit checked; 0 = none
-  bool user_limit = false;      // limit_bytes came from PlanOptions::memory_limits
+  uint64_t reshape_in_place_bytes = 0;  // reshape outputs that share their input's bytes (no copy)
+  uint64_t limit_bytes = 0;             // the limit checked; 0 = none
+  bool user_limit = false;              // limit_bytes came from PlanOptions::memory_limits
 };
 
 struct Plan {
@@ -116,7 +127,8 @@ struct Plan {
   std::vector<NodePlacement> nodes;    // per graph node
   std::vector<PlanPartition> partitions;
   std::vector<PlanCopy> copies;
-  std::vector<ArenaSlot> slots;               // every (value, device) residency except weights
+  std::vector<ArenaSlot> slots;    // every (value, device) residency except weights and aliases
+  std::vector<PlanAlias> aliases;  // reshape outputs in their input's bytes
   std::vector<std::vector<ValueId>> weights;  // per device: constants uploaded there
   std::vector<DeviceMemory> memory;           // per device
 

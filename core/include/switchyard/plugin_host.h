@@ -50,6 +50,9 @@ struct Device {
   bool reference() const { return flags & 0x2u; }
   // Declares SY_DEVICE_FLAG_FALLBACK: runs every catalogue op (docs/scheduling.md).
   bool fallback() const { return flags & 0x10u; }
+  // Declares SY_DEVICE_FLAG_RESHAPE_IN_PLACE: a reshape's output may share its input's
+  // buffer (docs/scheduling.md, "Memory").
+  bool reshape_in_place() const { return flags & 0x20u; }
   // "cpu:1"
   std::string Spec() const;
 };

@@ -181,6 +181,11 @@ Status Session::PlaceValues(Residency& where) {
         where.buffers[where.Key(slot.value, slot.device)],
         Slice(*arenas[slot.device], slot.offset, slot.bytes, graph.DescribeValue(slot.value)));
   }
+  // A reshape's output on a device that takes reshapes in place: its input's buffer (the
+  // same handle, which is how the plugin knows to leave the bytes be).
+  for (const PlanAlias& alias : plan.aliases) {
+    where.buffers[where.Key(alias.value, alias.device)] = where.at(alias.source, alias.device);
+  }
   // Weights: uploaded once per device that reads them.
   std::unordered_map<ValueId, const Constant*> constants;
   for (const Constant& c : graph.constants) constants[c.value] = &c;

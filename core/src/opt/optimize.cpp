@@ -235,7 +235,7 @@ Expected<OptimizedGraph> OptimizeGraph(const Graph& graph, const PluginHost* hos
   opt::RuleContext ctx(editor, queries, level, result.report.records);
   for (Status (*rule)(opt::RuleContext&) :
        {opt::FoldConstants, opt::FoldBatchNorm, opt::FuseGelu, opt::FuseAttention,
-        opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv}) {
+        opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv, opt::TransposeAsReshape}) {
     SY_RETURN_IF_ERROR(rule(ctx));
     editor.Commit();
   }

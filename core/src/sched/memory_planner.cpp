@@ -69,9 +69,41 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   for (const PlanCopy& copy : plan.copies) {
     if (copy.shared) shared_from[key(copy.value, copy.to_device)] = copy.from_device;
   }
+  std::vector<bool> is_constant(graph.values.size(), false);
+  for (const Constant& c : graph.constants) is_constant[c.value] = true;
+  std::vector<bool> is_input(graph.values.size(), false);
+  for (ValueId id : graph.inputs) is_input[id] = true;
+
+  // Reshapes in place: on a device that declares SY_DEVICE_FLAG_RESHAPE_IN_PLACE a
+  // reshape's output is its input's bytes, so every use of the output keeps the input's
+  // slot alive instead. Not when the input is a constant (weights live outside the arena),
+  // a graph input (a run may bind the caller's memory there instead) or a shared copy (its
+  // bytes are another device's). A chain of reshapes ends at its first input.
+  plan.aliases.clear();
+  std::unordered_map<int64_t, ValueId> alias_source;  // key(output, d) -> source value
+  for (const PlanPartition& part : plan.partitions) {
+    if (!plan.devices[part.device]->reshape_in_place()) continue;
+    for (size_t n : part.nodes) {
+      const Node& node = graph.nodes[n];
+      if (node.op != "reshape" || node.inputs.size() != 1 || node.outputs.size() != 1) continue;
+      ValueId source = node.inputs[0];
+      const ValueId output = node.outputs[0];
+      if (is_constant[source] || is_input[source] || bytes_of(source) != bytes_of(output) ||
+          shared_from.count(key(source, part.device)) != 0) {
+        continue;
+      }
+      if (auto it = alias_source.find(key(source, part.device)); it != alias_source.end()) {
+        source = it->second;
+      }
+      alias_source[key(output, part.device)] = source;
+      plan.aliases.push_back(PlanAlias{output, part.device, source});
+    }
+  }
+
   // Creates the slot of (v, d) starting at `time`, or extends an existing one to it.
   auto touch = [&](ValueId v, int32_t d, int64_t time) {
     if (auto it = shared_from.find(key(v, d)); it != shared_from.end()) d = it->second;
+    if (auto it = alias_source.find(key(v, d)); it != alias_source.end()) v = it->second;
     auto [it, inserted] = slot_of.emplace(key(v, d), plan.slots.size());
     if (inserted) {
       plan.slots.push_back(ArenaSlot{v, d, 0, bytes_of(v), time, time});
@@ -82,10 +114,6 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     }
   };
 
-  std::vector<bool> is_constant(graph.values.size(), false);
-  for (const Constant& c : graph.constants) is_constant[c.value] = true;
-  std::vector<bool> is_input(graph.values.size(), false);
-  for (ValueId id : graph.inputs) is_input[id] = true;
   std::vector<int32_t> producer(graph.values.size(), -1);
 
   size_t next_copy = 0;
@@ -121,6 +149,9 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   for (ArenaSlot& s : plan.slots) {
     per_device[s.device].push_back(&s);
     plan.memory[s.device].unshared_bytes += AlignUp(s.bytes);
+  }
+  for (const PlanAlias& a : plan.aliases) {
+    plan.memory[a.device].reshape_in_place_bytes += AlignUp(bytes_of(a.value));
   }
   for (size_t d = 0; d < num_devices; ++d) {
     DeviceMemory& m = plan.memory[d];

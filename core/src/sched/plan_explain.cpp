@@ -109,6 +109,12 @@ std::string Plan::Explain(const Graph& graph) const {
     if (m.limit_bytes) {
       out += ", limit " + FormatBytes(m.limit_bytes) + (m.user_limit ? " (set)" : " (declared)");
     }
+    size_t in_place = 0;
+    for (const PlanAlias& a : aliases) in_place += a.device == static_cast<int32_t>(d) ? 1 : 0;
+    if (in_place != 0) {
+      out += "; " + std::to_string(in_place) + " reshape" + (in_place == 1 ? "" : "s") +
+             " in place (" + FormatBytes(m.reshape_in_place_bytes) + " not copied per run)";
+    }
     out += "\n";
   }
   return out;

@@ -73,8 +73,10 @@ class CpuContext : public sy_context {
     info.vendor = "host";
     info.kind = SY_DEVICE_CPU;
     // "cpu" runs every op of the catalogue (the fast kernel or the reference one), so it
-    // is the host's fallback device; "cpu-ref" is used only when asked for.
+    // is the host's fallback device; "cpu-ref" is used only when asked for. Both take a
+    // reshape in place (its kernel leaves an output bound to its input's bytes alone).
     info.flags = SY_DEVICE_FLAG_HOST_MEMORY | SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64 |
+                 SY_DEVICE_FLAG_RESHAPE_IN_PLACE |
                  (device == 1 ? SY_DEVICE_FLAG_REFERENCE : SY_DEVICE_FLAG_FALLBACK);
     info.memory_bytes = PhysicalMemoryBytes();
     info.details = device == 0 ? details_fast_.c_str() : details_ref_.c_str();

@@ -100,6 +100,13 @@ typedef enum sy_device_kind {
  * several devices do, the first loaded is the fallback. A host of the first release
  * ignores the flag (it fell back to the plugin named "cpu"). */
 #define SY_DEVICE_FLAG_FALLBACK 0x10u
+/* Appended after the first release. The device's `reshape` kernel accepts its output
+ * bound to the very buffer handle its input is bound to, and then does nothing (the bytes
+ * already are the output's). The host then gives a reshape's output its input's memory
+ * where its memory plan allows (docs/plugin-abi.md, "Reshapes in place"), and the copy a
+ * reshape would make is saved. A plugin that does not declare it always gets two buffers
+ * that do not overlap. */
+#define SY_DEVICE_FLAG_RESHAPE_IN_PLACE 0x20u
 
 typedef enum sy_attr_kind {
   SY_ATTR_INT = 0,

@@ -473,6 +473,45 @@ TEST_P(SessionTest, GraphInputsArePassedInPlace) {
   EXPECT_EQ(ValuesOf<float>(x), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
+// Both CPU devices take reshapes in place (SY_DEVICE_FLAG_RESHAPE_IN_PLACE): a chain of
+// reshapes reads its first input's bytes, read by other nodes and as a graph output too.
+TEST_P(SessionTest, ReshapesRunInPlace) {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {2, 3});
+  const ValueId a = g.Unary("neg", x, "a");
+  auto reshape = [&g](ValueId in, Shape shape, const std::string& name) {
+    const ValueId out = g.Value(name, DType::kF32, shape);
+    Attrs attrs;
+    attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+    g.Node("reshape", {in}, {out}, std::move(attrs), name);
+    return out;
+  };
+  const ValueId r1 = reshape(a, {3, 2}, "r1");
+  const ValueId r2 = reshape(r1, {6}, "r2");
+  g.Output(r2);
+  g.Output(g.Unary("abs", r1, "b"));
+  g.Output(g.Binary("add", a, a, "c"));
+  std::unique_ptr<Session> session = Prepare(g.Build());
+  ASSERT_NE(session, nullptr);
+  ASSERT_EQ(session->plan().aliases.size(), 2u);
+  for (int run = 0; run < 3; ++run) {
+    const std::vector<float> xs = {1, -2, 3, -4, 5, float(run)};
+    Expected<Feeds> out = session->Run({{"x", F32({2, 3}, xs)}});
+    SY_ASSERT_OK(out);
+    std::vector<float> neg, abs, twice;
+    for (float v : xs) {
+      neg.push_back(-v);
+      abs.push_back(std::fabs(v));
+      twice.push_back(-2 * v);
+    }
+    EXPECT_EQ(out->at("r2").type(), (TensorType{DType::kF32, {6}}));
+    EXPECT_EQ(ValuesOf<float>(out->at("r2")), neg);
+    EXPECT_EQ(out->at("b").type(), (TensorType{DType::kF32, {3, 2}}));
+    EXPECT_EQ(ValuesOf<float>(out->at("b")), abs);
+    EXPECT_EQ(ValuesOf<float>(out->at("c")), twice);
+  }
+}
+
 }  // namespace
 }  // namespace sy
 

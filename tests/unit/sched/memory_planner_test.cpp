@@ -109,5 +109,85 @@ TEST(MemoryPlannerTest, ZeroSizedValuesAreFine) {
   EXPECT_EQ(plan.memory[0].arena_bytes, 0u);
 }
 
+ValueId Reshape(GraphBuilder& g, ValueId x, Shape shape, const std::string& name) {
+  const ValueId y = g.Value(name, DType::kF32, shape);
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+  g.Node("reshape", {x}, {y}, std::move(attrs), name);
+  return y;
+}
+
+// SY_DEVICE_FLAG_RESHAPE_IN_PLACE, as core spells it (Device::reshape_in_place).
+constexpr uint32_t kReshapeInPlace = 0x20u;
+
+const ArenaSlot* SlotOf(const Plan& plan, const Graph& graph, const std::string& name) {
+  for (const ArenaSlot& s : plan.slots) {
+    if (graph.values[s.value].name == name) return &s;
+  }
+  return nullptr;
+}
+
+TEST(MemoryPlannerTest, AReshapeChainSharesItsFirstInputsBytesWhereTheDeviceTakesIt) {
+  // x -> relu a -> reshape r1 -> reshape r2 -> neg n -> abs y: r1 and r2 are a's bytes,
+  // so a lives until n reads r2 (time 2 * 3 + 1).
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {4, 64});
+  const ValueId a = g.Unary("relu", x, "a");
+  const ValueId r1 = Reshape(g, a, {256}, "r1");
+  const ValueId r2 = Reshape(g, r1, {16, 16}, "r2");
+  g.Output(g.Unary("abs", g.Unary("neg", r2, "n"), "y"));
+  const Graph graph = g.Build();
+  Device device;
+  device.flags = kReshapeInPlace;
+  Plan plan = OnOneDevice(graph, device);
+  SY_ASSERT_OK(PlanMemory(graph, {}, plan));
+  ASSERT_EQ(plan.aliases.size(), 2u);
+  EXPECT_EQ(plan.aliases[0].value, r1);
+  EXPECT_EQ(plan.aliases[0].source, a);
+  EXPECT_EQ(plan.aliases[1].value, r2);
+  EXPECT_EQ(plan.aliases[1].source, a);  // the chain ends at its first input
+  EXPECT_EQ(SlotOf(plan, graph, "r1"), nullptr);
+  EXPECT_EQ(SlotOf(plan, graph, "r2"), nullptr);
+  const ArenaSlot* slot_a = SlotOf(plan, graph, "a");
+  ASSERT_NE(slot_a, nullptr);
+  EXPECT_EQ(slot_a->first, 1);
+  EXPECT_EQ(slot_a->last, 2 * 3 + 1);
+  EXPECT_EQ(plan.memory[0].reshape_in_place_bytes, 2u * 1024);
+  // Nothing alive at the same time as a overlaps it.
+  for (const ArenaSlot& s : plan.slots) {
+    if (&s == slot_a || s.last < slot_a->first || slot_a->last < s.first) continue;
+    EXPECT_TRUE(s.offset + s.bytes <= slot_a->offset || slot_a->offset + slot_a->bytes <= s.offset)
+        << graph.DescribeValue(s.value);
+  }
+  EXPECT_NE(plan.Explain(graph).find("2 reshapes in place (2.0 KiB not copied per run)"),
+            std::string::npos)
+      << plan.Explain(graph);
+}
+
+TEST(MemoryPlannerTest, NoReshapeInPlaceOfAGraphInputAConstantOrOnADeviceWithoutTheFlag) {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {4, 64});
+  const ValueId w = g.Const("w", *Tensor::Allocate(DType::kF32, {4, 64}));
+  const ValueId rx = Reshape(g, x, {256}, "rx");
+  const ValueId rw = Reshape(g, w, {256}, "rw");
+  const ValueId s = g.Binary("add", rx, rw, "s");
+  g.Output(Reshape(g, s, {4, 64}, "y"));
+  const Graph graph = g.Build();
+  Device with_flag;
+  with_flag.flags = kReshapeInPlace;
+  Plan plan = OnOneDevice(graph, with_flag);
+  SY_ASSERT_OK(PlanMemory(graph, {}, plan));
+  ASSERT_EQ(plan.aliases.size(), 1u);  // only y, a graph output: s's slot lives to the end
+  EXPECT_EQ(graph.values[plan.aliases[0].value].name, "y");
+  EXPECT_EQ(SlotOf(plan, graph, "s")->last, 2 * 4 + 1);
+
+  const Device without_flag;
+  Plan plain = OnOneDevice(graph, without_flag);
+  SY_ASSERT_OK(PlanMemory(graph, {}, plain));
+  EXPECT_TRUE(plain.aliases.empty());
+  EXPECT_NE(SlotOf(plain, graph, "y"), nullptr);
+  EXPECT_EQ(plain.Explain(graph).find("in place"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sy::sched
