@@ -175,28 +175,29 @@ AttentionProducts ChooseProducts() {
 
 // ---- reductions the compiler vectorises -------------------------------------------------
 
-// Eight partial results, combined at the end: a plain running max or sum is a loop-carried
-// dependence the compiler may not reorder (no -ffast-math), eight independent ones it
-// vectorises.
+// Sixteen partial results (one AVX-512 register), combined at the end: a plain running max
+// or sum is a loop-carried dependence the compiler may not reorder (no -ffast-math),
+// independent ones it vectorises.
+constexpr int kLanes = 16;
 SY_CPU_ISA_CLONES float RowMax(const float* x, int64_t n) {
-  float part[8];
+  float part[kLanes];
   for (float& p : part) p = -kInf;
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    for (int u = 0; u < 8; ++u) part[u] = x[j + u] > part[u] ? x[j + u] : part[u];
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int u = 0; u < kLanes; ++u) part[u] = x[j + u] > part[u] ? x[j + u] : part[u];
   }
   for (; j < n; ++j) part[0] = x[j] > part[0] ? x[j] : part[0];
   float m = part[0];
-  for (int u = 1; u < 8; ++u) m = part[u] > m ? part[u] : m;
+  for (int u = 1; u < kLanes; ++u) m = part[u] > m ? part[u] : m;
   return m;
 }
 
 // x[j] = e^(x[j] - m) in place (x[j] <= m, or -inf); returns their sum.
 SY_CPU_ISA_CLONES float ExpAndSum(float* x, int64_t n, float m) {
-  float part[8] = {};
+  float part[kLanes] = {};
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    for (int u = 0; u < 8; ++u) {
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int u = 0; u < kLanes; ++u) {
       x[j + u] = fast::ExpNonPositive(x[j + u] - m);
       part[u] += x[j + u];
     }
@@ -205,7 +206,10 @@ SY_CPU_ISA_CLONES float ExpAndSum(float* x, int64_t n, float m) {
     x[j] = fast::ExpNonPositive(x[j] - m);
     part[0] += x[j];
   }
-  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  for (int w = kLanes / 2; w > 0; w /= 2) {  // pairwise, the same on every CPU
+    for (int u = 0; u < w; ++u) part[u] += part[u + w];
+  }
+  return part[0];
 }
 
 // The largest magnitude in x as the bit pattern of its absolute value (with the sign

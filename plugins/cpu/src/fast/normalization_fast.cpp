@@ -53,13 +53,13 @@ template <bool kLog>
 SY_CPU_ISA_CLONES void SoftmaxRow(const float* x, float* y, int64_t n) {
   const float m = MaxIgnoringNaN(x, n);
   for (int64_t i = 0; i < n; ++i) y[i] = fast::Exp(x[i] - m);
-  double acc[4] = {0, 0, 0, 0};
+  double acc[fast::kSumLanes] = {};
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(y[i + j]);
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) acc[j] += static_cast<double>(y[i + j]);
   }
   for (; i < n; ++i) acc[0] += static_cast<double>(y[i]);
-  const double sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  const double sum = fast::CombineSums(acc);
   if constexpr (kLog) {
     const float log_sum = static_cast<float>(std::log(sum));
     for (int64_t k = 0; k < n; ++k) y[k] = (x[k] - m) - log_sum;
@@ -142,15 +142,15 @@ Status Softmax(const KernelContext& ctx) {
 
 // ---- layer_norm, rms_norm ------------------------------------------------------------
 
-// The mean of a row, summed in double over four interleaved partial sums (vectorisable).
+// The mean of a row, summed in double.
 SY_CPU_ISA_CLONES double RowMean(const float* x, int64_t n) {
-  double acc[4] = {0, 0, 0, 0};
+  double acc[fast::kSumLanes] = {};
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) acc[j] += static_cast<double>(x[i + j]);
   }
   for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+  return fast::CombineSums(acc) / static_cast<double>(n);
 }
 
 // y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over one row, given its
@@ -158,10 +158,10 @@ SY_CPU_ISA_CLONES double RowMean(const float* x, int64_t n) {
 SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double mean,
                                     const float* scale, bool scale_scalar, const float* bias,
                                     bool bias_scalar, double eps) {
-  double acc[4] = {0, 0, 0, 0};
+  double acc[fast::kSumLanes] = {};
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) {
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) {
       const double d = static_cast<double>(x[i + j]) - mean;
       acc[j] += d * d;
     }
@@ -170,7 +170,7 @@ SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double 
     const double d = static_cast<double>(x[i]) - mean;
     acc[0] += d * d;
   }
-  const double var = ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+  const double var = fast::CombineSums(acc) / static_cast<double>(n);
   const double inv = 1.0 / std::sqrt(var + eps);
   // (x - mean) * inv in double: mean can be large next to the spread, and rounding it to
   // f32 first would cost the result its precision.
@@ -256,10 +256,10 @@ Addend AddendOf(const Shape& a, const Shape& b, int64_t axis) {
 template <bool kScalarB>
 SY_CPU_ISA_CLONES double AddRow(const float* a, const float* b, float* s, int64_t n) {
   const float b0 = b[0];
-  double acc[4] = {0, 0, 0, 0};
+  double acc[fast::kSumLanes] = {};
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) {
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) {
       const float v = a[i + j] + (kScalarB ? b0 : b[i + j]);
       s[i + j] = v;
       acc[j] += static_cast<double>(v);
@@ -270,7 +270,7 @@ SY_CPU_ISA_CLONES double AddRow(const float* a, const float* b, float* s, int64_
     s[i] = v;
     acc[0] += static_cast<double>(v);
   }
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) / static_cast<double>(n);
+  return fast::CombineSums(acc) / static_cast<double>(n);
 }
 
 // add_layer_norm (f32): per row, the sum a + b is written (to the second output when the

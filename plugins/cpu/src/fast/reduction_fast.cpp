@@ -34,14 +34,14 @@ int64_t TrailingReducedDims(const ConstTensorView& x, const Attrs& attrs) {
 }
 
 SY_CPU_ISA_CLONES double RowSum(const float* x, int64_t n) {
-  // Four independent accumulators: the loop is not one serial dependency chain.
-  double acc[4] = {0, 0, 0, 0};
+  // Independent accumulators: the loop is not one serial dependency chain.
+  double acc[fast::kSumLanes] = {};
   int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) acc[j] += static_cast<double>(x[i + j]);
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) acc[j] += static_cast<double>(x[i + j]);
   }
   for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  return fast::CombineSums(acc);
 }
 
 SY_CPU_ISA_CLONES float RowMax(const float* x, int64_t n) {

@@ -51,6 +51,18 @@ inline bool IsF32Aligned(const void* p) {
 
 inline float Select(bool c, float a, float b) { return c ? a : b; }
 
+// Double sums over a row are kept as kSumLanes interleaved partial sums (two AVX-512
+// registers; fewer leave the vector units waiting on one add's latency) and combined
+// pairwise in a fixed order, so that the result does not depend on the CPU.
+inline constexpr int kSumLanes = 16;
+
+inline double CombineSums(double (&acc)[kSumLanes]) {
+  for (int w = kSumLanes / 2; w > 0; w /= 2) {
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  }
+  return acc[0];
+}
+
 // e^r for the reduced argument |r| <= ln2 / 2: Cephes' degree-6 polynomial, shared by Exp
 // and ExpNonPositive.
 inline float ExpReduced(float r) {
