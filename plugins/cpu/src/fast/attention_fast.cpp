@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "fast/fast_kernels.h"
+#include "fast/softmax_avx512.h"
 #include "fast/vec_math.h"
 #if SY_CPU_HAS_ONEDNN
 #include "fast/onednn/onednn_common.h"
@@ -265,6 +266,9 @@ struct Problem {
   // is oneDNN, else OpenBLAS), the keys per block, and the output row's width in the
   // accumulators (padded to whole tiles for the portable product).
   bool blas, onednn;
+  // The softmax's row loops in AVX-512 with FMA (fast/softmax_avx512.h), where the CPU
+  // has it.
+  bool avx512 = false;
   int64_t key_block, dv_pad;
 
   bool has_mask() const { return mask_f32 != nullptr || mask_bool != nullptr; }
@@ -331,7 +335,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
     for (int64_t j0 = 0; p.has_mask() && j0 < end; j0 += tk) {
       const int64_t n = std::min(tk, end - j0);
       MaskRow(p, b, h, i0 + r, j0, n, s);
-      mx = std::max(mx, RowMax(s, n));
+      mx = std::max(mx, p.avx512 ? fast::RowMaxAvx512(s, n) : RowMax(s, n));
     }
     bmax[r] = mx;
     m[r] = -kInf;
@@ -390,7 +394,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
         }
       }
       for (int64_t j = seen; j < n_pad; ++j) t[j] = -kInf;
-      const float m_new = std::max(m[r], RowMax(t, seen));
+      const float m_new = std::max(m[r], p.avx512 ? fast::RowMaxAvx512(t, seen) : RowMax(t, seen));
       if (m_new == -kInf) {  // every key so far masked: nothing accumulated yet
         std::fill(t, t + n_pad, 0.0f);
         continue;
@@ -398,7 +402,8 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
       // What was accumulated is rescaled to the new maximum (nothing yet where m was -inf).
       const bool first = m[r] == -kInf;
       const float alpha = first ? 0.0f : fast::ExpNonPositive(m[r] - m_new);
-      const float sum = ExpAndSum(t, n_pad, m_new);
+      const float sum =
+          p.avx512 ? fast::ExpAndSumAvx512(t, n_pad, m_new) : ExpAndSum(t, n_pad, m_new);
       l[r] = l[r] * alpha + sum;
       m[r] = m_new;
       if (!first && alpha != 1.0f) {
@@ -514,6 +519,7 @@ bool MakeProblem(const KernelContext& ctx, Problem& p) {
     }
   }
 
+  p.avx512 = fast::HasSoftmaxAvx512();
   const AttentionProducts products = ChooseProducts();
   p.onednn = products == AttentionProducts::kOneDnn;
   p.blas = products != AttentionProducts::kLoops;
