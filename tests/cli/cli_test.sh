@@ -102,6 +102,50 @@ expect "run wrong input shape" 1 'input "x" is f32 \[2, 3\] but the model expect
   -- "$SY" run "$SRC/examples/mlp" --input "x=$SRC/tests/data/npy/f32_2x3.npy"
 expect "run unknown device" 1 'no device "tpu"' -- "$SY" run "$SRC/examples/mlp" --device tpu
 expect "run random input" 0 "ran on cpu:0" -- "$SY" run "$SRC/examples/mlp" --input x=random
+# Hostile value names: nothing is read or written outside the folders given, and names
+# are printed with control characters escaped (docs/security.md).
+mkdir -p "$TMP/hostile/inputs" "$TMP/out_hostile"
+cat >"$TMP/hostile/hostile.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "../../secret", "dtype": "f32", "shape": [2]},
+            {"name": "../escaped\u001b[31m", "dtype": "f32", "shape": [2]}],
+ "inputs": [0], "outputs": [1],
+ "nodes": [{"op": "relu", "inputs": [0], "outputs": [1], "name": "act"}]}
+JSON
+cp "$SRC/tests/data/npy/f32_2x3.npy" "$TMP/secret.npy"
+expect "run does not read an input from outside inputs/" 1 'missing input "../../secret"' \
+  -- "$SY" run "$TMP/hostile"
+cp "$SRC/examples/mlp/inputs/x.npy" "$TMP/x12.npy"
+python_free_npy() {  # a [2] f32 .npy of [-1, 2] with the header NumPy writes
+  printf '\x93NUMPY\x01\x00\x76\x00'
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+  printf '%s' "$dict"; printf '%*s' $((127 - 10 - ${#dict})) ''; printf '\n'
+  printf '\x00\x00\x80\xbf\x00\x00\x00\x40'
+}
+python_free_npy >"$TMP/hostile/inputs/%2E.%2F..%2Fsecret.npy"
+expect "run writes an output named ../escaped inside --out, printed escaped" 0 \
+  '^\.\./escaped\\x1B\[31m: f32 \[2\] \[0, 2\]' -- "$SY" run "$TMP/hostile" --out "$TMP/out_hostile"
+[ -f "$TMP/out_hostile/%2E.%2Fescaped%1B[31m.npy" ] && [ ! -e "$TMP/escaped"* ] &&
+  passes=$((passes + 1)) || { echo "FAIL hostile output name: wrong file written"; ls -la "$TMP" "$TMP/out_hostile"; failures=$((failures + 1)); }
+mkdir -p "$TMP/out_link"
+echo "keep me" >"$TMP/link_target"
+ln -s "$TMP/link_target" "$TMP/out_link/y.npy"
+expect "run --out refuses a symbolic link in the folder" 1 "y.npy: is a symbolic link" \
+  -- "$SY" run "$SRC/examples/mlp" --out "$TMP/out_link"
+grep -qx "keep me" "$TMP/link_target" && passes=$((passes + 1)) ||
+  { echo "FAIL run --out wrote through a symbolic link"; failures=$((failures + 1)); }
+expect "run --input refuses a device file" 1 "not a regular file" \
+  -- "$SY" run "$SRC/examples/mlp" --input x=/dev/zero
+# Arguments out of range are usage errors (exit 2) naming the option.
+expect "run --rtol nan" 2 "--rtol nan: expected a finite tolerance" \
+  -- "$SY" run "$SRC/examples/mlp" --compare "$SRC/examples/mlp/expected" --rtol nan
+expect "run --atol -1" 2 "--atol -1.* expected a finite tolerance" \
+  -- "$SY" run "$SRC/examples/mlp" --compare "$SRC/examples/mlp/expected" --atol -1
+expect "run --threads -1" 2 "--threads -1: expected 0 \(the number of cores\) to 4096" \
+  -- "$SY" run "$SRC/examples/mlp" --threads -1
+expect "bench --threads too many" 2 "--threads 100000" -- "$SY" bench "$SRC/examples/mlp" --threads 100000
+expect "run --device twice" 1 "--device cpu,cpu:0: cpu:0 is cpu:0, which is already in the list" \
+  -- "$SY" run "$SRC/examples/mlp" --device cpu,cpu:0
 expect "bench" 0 "median [0-9.]+ us, min" -- "$SY" bench "$SRC/examples/mlp" --repeat 5
 expect "bench --json" 0 '"median_us":.*"median_cpu_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
 expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repeat 0

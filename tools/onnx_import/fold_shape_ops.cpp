@@ -21,6 +21,29 @@ Status Bind(NodeContext& ctx, Expected<Tensor> result, size_t output = 0) {
   return Status::Ok();
 }
 
+// Refuses a fold whose result, `dtype` over `shape`, is larger than the import's bound.
+Status CheckFoldSize(NodeContext& ctx, DType dtype, const std::vector<int64_t>& shape) {
+  const uint64_t limit = ctx.state().options().max_fold_bytes;
+  uint64_t bytes = DTypeSize(dtype);
+  for (int64_t d : shape) {
+    if (d < 0) return ctx.Invalid("shape " + ShapeToString(shape) + " has a negative dim");
+    if (d != 0 && bytes > limit / static_cast<uint64_t>(d)) {
+      bytes = limit + 1;  // past the limit (and perhaps past uint64)
+    } else {
+      bytes *= static_cast<uint64_t>(d);
+    }
+  }
+  for (int64_t d : shape) {
+    if (d == 0) bytes = 0;
+  }
+  if (bytes > limit) {
+    return ctx.Invalid("folding it would make a constant " + std::string(DTypeName(dtype)) + " " +
+                       ShapeToString(shape) + " larger than the import's limit of " +
+                       std::to_string(limit) + " bytes (switchyard import --max-fold-bytes)");
+  }
+  return Status::Ok();
+}
+
 Status FoldConstant(NodeContext& ctx) {
   for (const auto& attr : ctx.node().attribute()) {
     const std::string& name = attr.name();
@@ -109,9 +132,7 @@ Status FoldConstantOfShape(NodeContext& ctx) {
     const double zero = 0.0;
     SY_ASSIGN_OR_RETURN(fill, FromDoubles(DType::kF32, {}, std::span(&zero, 1)));
   }
-  for (int64_t d : shape) {
-    if (d < 0) return ctx.Invalid("shape " + ShapeToString(shape) + " has a negative dim");
-  }
+  SY_RETURN_IF_ERROR(CheckFoldSize(ctx, fill.dtype(), shape));
   return Bind(ctx, ExpandHost(fill, Shape(shape.begin(), shape.end())));
 }
 
@@ -165,7 +186,18 @@ Status FoldTranspose(NodeContext& ctx) {
 
 Status FoldExpand(NodeContext& ctx) {
   const std::vector<int64_t> shape = ToInt64s(In(ctx, 1));
-  return Bind(ctx, ExpandHost(In(ctx, 0), Shape(shape.begin(), shape.end())));
+  // The result's size: the larger dim at each aligned position (a mismatch that does not
+  // broadcast is ExpandHost's error).
+  const Tensor& x = In(ctx, 0);
+  std::vector<int64_t> out(std::max(shape.size(), x.shape().size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t from_end = out.size() - 1 - i;
+    const int64_t a = from_end < shape.size() ? shape[shape.size() - 1 - from_end] : 1;
+    const int64_t b = from_end < x.shape().size() ? x.shape()[x.shape().size() - 1 - from_end] : 1;
+    out[i] = a == 1 ? b : a;
+  }
+  SY_RETURN_IF_ERROR(CheckFoldSize(ctx, x.dtype(), out));
+  return Bind(ctx, ExpandHost(x, Shape(shape.begin(), shape.end())));
 }
 
 Status FoldBinary(NodeContext& ctx) {

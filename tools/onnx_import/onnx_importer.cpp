@@ -89,6 +89,36 @@ std::string NodeLabel(const onnx::NodeProto& node, int index) {
   return label;
 }
 
+// The newest opset of the default domain whose changes the mappings were checked
+// against (ONNX 1.18's opset 23: opsets 22 and 23 changed existing ops only by adding
+// element types, which the type checks refuse where the catalogue has none). A later opset
+// may change what an op means.
+constexpr int64_t kNewestKnownOpset = 23;
+
+// An ONNX graph is in single-assignment form: no two nodes write one name, and no node
+// writes a graph input's or an initializer's name. Refused rather than renamed, which
+// would silently change what later nodes read.
+std::optional<Failure> CheckSingleAssignment(const onnx::GraphProto& graph) {
+  std::map<std::string, std::string> writer;  // name -> what defines it
+  for (const onnx::ValueInfoProto& input : graph.input()) writer[input.name()] = "a graph input";
+  for (const onnx::TensorProto& init : graph.initializer()) writer[init.name()] = "an initializer";
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;  // an omitted optional output
+      const std::string label = node.op_type() + " " + NodeLabel(node, i);
+      const auto [it, inserted] = writer.emplace(out, label);
+      if (!inserted) {
+        return Failure{ImportProblem::kInvalidModel,
+                       InvalidModel(label + " writes '" + out + "', which " + it->second +
+                                    " already defines (an ONNX graph assigns "
+                                    "each name once)")};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // Every node the table has no entry for, listed in one message.
 std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
   std::map<std::string, std::vector<std::string>> unknown;
@@ -211,7 +241,16 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
   }
   // Opset 7 and later is the contract; earlier models import too where their ops kept
   // their meaning, and the mappings handle the pre-7 differences they know (binary ops'
-  // broadcast along an axis, PRelu's per-channel slope).
+  // broadcast along an axis, PRelu's per-channel slope). An opset newer than the linked
+  // ONNX library knows may have changed what an op means: refused, as is one below 1.
+  const int64_t newest = kNewestKnownOpset;
+  if (graph.node_size() > 0 && (state.opset < 1 || state.opset > newest)) {
+    return fail(ImportProblem::kInvalidModel,
+                InvalidModel("the model imports opset " + std::to_string(state.opset) +
+                             " of the default ONNX domain; this importer knows opsets 1 to " +
+                             std::to_string(newest)));
+  }
+  if (std::optional<Failure> f = CheckSingleAssignment(graph)) return fail(f->problem, f->status);
   if (graph.sparse_initializer_size() > 0) {
     return fail(ImportProblem::kUnsupportedType,
                 Unsupported("the model has sparse initializers, which the importer does not read"));

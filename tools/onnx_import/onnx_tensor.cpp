@@ -58,13 +58,32 @@ Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_
                         " and length " + std::to_string(length) + " do not describe " +
                         std::to_string(bytes) + " bytes");
   }
+  // The file, with every symbolic link resolved, must still be a regular file inside the
+  // model's folder: a link placed there could otherwise import any file the user can read.
   const std::filesystem::path path = base_dir / relative;
-  std::ifstream file(path, std::ios::binary);
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::canonical(path, ec);
+  if (ec) {
+    return IoError(Describe(proto) + ": cannot open external data file " + path.string() + ": " +
+                   ec.message());
+  }
+  const std::filesystem::path root = std::filesystem::canonical(base_dir, ec);
+  const std::filesystem::path inside =
+      ec ? std::filesystem::path("..") : resolved.lexically_relative(root);
+  if (inside.empty() || inside.begin()->string() == "..") {
+    return InvalidModel(Describe(proto) + ": external data location '" + location + "' leads to " +
+                        resolved.string() +
+                        " (through a symbolic link), outside the model's folder");
+  }
+  if (!std::filesystem::is_regular_file(resolved, ec)) {
+    return InvalidModel(Describe(proto) + ": external data location '" + location +
+                        "' is not a regular file");
+  }
+  std::ifstream file(resolved, std::ios::binary);
   if (!file) {
     return IoError(Describe(proto) + ": cannot open external data file " + path.string());
   }
-  std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(path, ec);
+  const uint64_t size = std::filesystem::file_size(resolved, ec);
   if (ec || static_cast<uint64_t>(offset) > size || size - static_cast<uint64_t>(offset) < bytes) {
     return InvalidModel(Describe(proto) + ": external data file " + path.string() + " holds " +
                         std::to_string(size) + " bytes, too few for " + std::to_string(bytes) +

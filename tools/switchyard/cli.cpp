@@ -21,10 +21,17 @@ void PrintError(std::string_view command, std::string_view message) {
   std::cerr << "switchyard " << command << ": " << message << "\n";
 }
 
+void CheckThreadCount(int64_t threads) {
+  if (threads < 0 || threads > kMaxThreads) {
+    throw po::error("--threads " + std::to_string(threads) +
+                    ": expected 0 (the number of cores) to " + std::to_string(kMaxThreads));
+  }
+}
+
 void AddPluginOptions(po::options_description& options) {
   options.add_options()("plugin", po::value<std::vector<std::string>>()->composing(),
                         "load this plugin shared object too (repeatable); failure is an error")(
-      "threads", po::value<uint32_t>()->default_value(0),
+      "threads", po::value<int64_t>()->default_value(0)->notifier(CheckThreadCount),
       "threads for CPU work (0 = the number of cores)");
 }
 
@@ -35,7 +42,7 @@ Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
       options.explicit_plugins.emplace_back(p);
     }
   }
-  if (vm.count("threads")) options.num_threads = vm["threads"].as<uint32_t>();
+  if (vm.count("threads")) options.num_threads = static_cast<uint32_t>(vm["threads"].as<int64_t>());
   return PluginHost::Create(options);
 }
 

@@ -20,6 +20,11 @@ namespace sy::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// The most threads --threads accepts (far above any CPU's core count; a typo such as -1
+// must not become 4294967295 threads).
+inline constexpr int64_t kMaxThreads = 4096;
+// --threads' notifier: throws a usage error outside [0, kMaxThreads].
+void CheckThreadCount(int64_t threads);
 
 struct Subcommand {
   std::string_view name;

@@ -215,7 +215,8 @@ int RunConformance(const std::vector<std::string>& args) {
       "seconds one case may take before it is hung")(
       "list-unsupported", "also list every unsupported case with the plugin's reason")(
       "verbose", "show the workers' output (plugin messages, sanitizer reports)")(
-      "threads", po::value<uint32_t>()->default_value(0), "threads for the plugin's CPU work");
+      "threads", po::value<int64_t>()->default_value(0)->notifier(CheckThreadCount),
+      "threads for the plugin's CPU work");
   po::options_description hidden;
   hidden.add_options()("worker-start", po::value<size_t>())("worker-fd", po::value<int>());
   po::variables_map vm;
@@ -264,7 +265,8 @@ int RunConformance(const std::vector<std::string>& args) {
     PrintError("conformance", cpu_plugin.status().message());
     return kExitFailure;
   }
-  WorkerOptions worker{*plugin, vm["device"].as<int>(), *cpu_plugin, vm["threads"].as<uint32_t>()};
+  WorkerOptions worker{*plugin, vm["device"].as<int>(), *cpu_plugin,
+                       static_cast<uint32_t>(vm["threads"].as<int64_t>())};
   if (vm.count("worker-start")) {
     return RunWorker(worker, *suite, vm["worker-start"].as<size_t>(),
                      vm.count("worker-fd") ? vm["worker-fd"].as<int>() : STDOUT_FILENO);

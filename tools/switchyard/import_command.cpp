@@ -9,6 +9,7 @@
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/onnx_import.h"
+#include "switchyard/plan.h"
 
 namespace sy::cli {
 namespace {
@@ -61,6 +62,8 @@ int RunImport(const std::vector<std::string>& args) {
       "NAME=D0,D1,... static shape for a graph input (repeatable)")(
       "input-value", po::value<std::vector<std::string>>()->composing(),
       "NAME=FILE.npy value for a graph input needed at import time (repeatable)")(
+      "max-fold-bytes", po::value<std::string>()->default_value("1GiB"),
+      "the largest constant folding may compute (BYTES: 1048576, 64MiB, 2GB)")(
       "json", "print a JSON summary");
   po::variables_map vm;
   int exit_code = kExitOk;
@@ -74,6 +77,14 @@ int RunImport(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   onnx_import::ImportOptions options;
+  {
+    Expected<uint64_t> bytes = ParseByteSize(vm["max-fold-bytes"].as<std::string>());
+    if (!bytes.ok()) {
+      PrintError("import", "--max-fold-bytes: " + bytes.status().message());
+      return kExitUsage;
+    }
+    options.max_fold_bytes = *bytes;
+  }
   if (vm.count("input-shape")) {
     for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
       Expected<std::pair<std::string, Shape>> parsed = ParseShapeArg(item);

@@ -10,6 +10,7 @@
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/optimize.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 namespace {
@@ -87,7 +88,7 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
   const std::filesystem::path folder = ResolveModelPaths(model).json.parent_path() / "inputs";
   for (const std::string& name : names) {
     if (out.inputs.count(name)) continue;
-    const std::filesystem::path file = folder / (name + ".npy");
+    const std::filesystem::path file = folder / ValueFileName(name);
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) continue;  // Session::Run reports it missing
     SY_ASSIGN_OR_RETURN(out.inputs[name], ReadNpy(file));
@@ -129,8 +130,13 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
     size_t start = 0;
     while (true) {
       const size_t comma = spec.find(',', start);
-      Expected<const Device*> d = host.FindDevice(spec.substr(start, comma - start));
+      const std::string item = spec.substr(start, comma - start);
+      Expected<const Device*> d = host.FindDevice(item);
       if (!d.ok()) return InvalidArgument("--device: " + d.status().message());
+      if (std::find(options.devices.begin(), options.devices.end(), *d) != options.devices.end()) {
+        return InvalidArgument("--device " + spec + ": " + item + " is " + (*d)->Spec() +
+                               ", which is already in the list");
+      }
       options.devices.push_back(*d);
       if (comma == std::string::npos) break;
       start = comma + 1;

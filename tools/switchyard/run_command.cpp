@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <random>
 
@@ -12,6 +13,7 @@
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/session.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 namespace {
@@ -28,6 +30,16 @@ Tensor ForNpy(const Tensor& t) {
   return wide;
 }
 
+// --rtol and --atol: finite and not negative (NaN would make every comparison pass).
+std::function<void(double)> Tolerance(std::string option) {
+  return [option = std::move(option)](double value) {
+    if (!std::isfinite(value) || value < 0) {
+      throw po::error(option + " " + std::to_string(value) +
+                      ": expected a finite tolerance of 0 or more");
+    }
+  };
+}
+
 }  // namespace
 
 int RunRun(const std::vector<std::string>& args) {
@@ -39,7 +51,8 @@ int RunRun(const std::vector<std::string>& args) {
       "Inputs not given with --input are read from <model folder>/inputs/<name>.npy when\n"
       "that file exists. Prints each output's type and first values; --out writes each as\n"
       "DIR/<name>.npy. --compare DIR checks every output against DIR/<name>.npy\n"
-      "(|a - b| <= atol + rtol * |b|) and fails when any differs.\n\n"
+      "(|a - b| <= atol + rtol * |b|) and fails when any differs. In file names, '/', '\\',\n"
+      "'%', control characters and a leading '.' of a name are written %XX.\n\n"
       "SPEC is a comma-separated list of devices in order of preference, each plugin[:index]\n"
       "or a device name (cpu, cpu:1, cpu-ref). Each node runs on its backend hint when that\n"
       "device supports it, else on the first device of SPEC that does, else on the CPU\n"
@@ -49,9 +62,10 @@ int RunRun(const std::vector<std::string>& args) {
   visible.add_options()("help,h", "show this help")("out", po::value<std::string>(),
                                                     "write outputs as DIR/<name>.npy")(
       "compare", po::value<std::string>(), "compare outputs with DIR/<name>.npy")(
-      "rtol", po::value<double>()->default_value(1e-4), "relative tolerance for --compare")(
-      "atol", po::value<double>()->default_value(1e-5), "absolute tolerance for --compare")(
-      "json", "print JSON");
+      "rtol", po::value<double>()->default_value(1e-4)->notifier(Tolerance("--rtol")),
+      "relative tolerance for --compare")(
+      "atol", po::value<double>()->default_value(1e-5)->notifier(Tolerance("--atol")),
+      "absolute tolerance for --compare")("json", "print JSON");
   AddPluginOptions(visible);
   AddModelOptions(visible);
   po::variables_map vm;
@@ -91,11 +105,12 @@ int RunRun(const std::vector<std::string>& args) {
   for (const auto& [name, tensor] : *outputs) {
     boost::json::object o = TypeToJson(name, tensor.type());
     o["preview"] = PreviewJson(tensor);
-    std::string line = name + ": " + tensor.type().ToString() + " " + Preview(tensor);
+    std::string line =
+        PrintableName(name) + ": " + tensor.type().ToString() + " " + Preview(tensor);
     if (vm.count("out")) {
       std::error_code ec;
       std::filesystem::create_directories(vm["out"].as<std::string>(), ec);
-      const auto path = std::filesystem::path(vm["out"].as<std::string>()) / (name + ".npy");
+      const auto path = std::filesystem::path(vm["out"].as<std::string>()) / ValueFileName(name);
       Status written = WriteNpy(path, ForNpy(tensor));
       if (!written.ok()) {
         PrintError("run", written.message());
@@ -104,7 +119,8 @@ int RunRun(const std::vector<std::string>& args) {
       o["path"] = path.string();
     }
     if (vm.count("compare")) {
-      const auto path = std::filesystem::path(vm["compare"].as<std::string>()) / (name + ".npy");
+      const auto path =
+          std::filesystem::path(vm["compare"].as<std::string>()) / ValueFileName(name);
       Expected<Tensor> expected = ReadNpy(path);
       if (!expected.ok()) {
         PrintError("run", expected.status().message());

@@ -1,8 +1,13 @@
 #include "switchyard/npy.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <memory>
+
+#include "format/mapped_file.h"
 
 namespace sy {
 namespace {
@@ -18,12 +23,17 @@ constexpr NpyDType kNpyDTypes[] = {
     {DType::kU8, "|u1"},  {DType::kI32, "<i4"}, {DType::kI64, "<i8"}, {DType::kBool, "|b1"},
 };
 
-// Finds `'key':` in the header dict and returns the text after it.
+// Finds `'key':` in the header dict and returns the text after it. A key given twice is
+// refused: NumPy's reader keeps the last, and reading the first instead could take a
+// Fortran-order array for a C-order one.
 Expected<std::string_view> ValueAfterKey(std::string_view header, std::string_view key) {
   const std::string needle = "'" + std::string(key) + "':";
   const size_t at = header.find(needle);
   if (at == std::string_view::npos) {
     return InvalidArgument("header has no '" + std::string(key) + "' entry");
+  }
+  if (header.find(needle, at + needle.size()) != std::string_view::npos) {
+    return InvalidArgument("header gives '" + std::string(key) + "' twice");
   }
   std::string_view rest = header.substr(at + needle.size());
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
@@ -125,12 +135,10 @@ Expected<Tensor> ParseNpy(std::span<const std::byte> bytes, const std::string& s
 }
 
 Expected<Tensor> ReadNpy(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path.string() + ": cannot open");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = buffer.str();
-  return ParseNpy(std::as_bytes(std::span(bytes.data(), bytes.size())), path.string());
+  // Mapped, so only a regular file is read, and only as many bytes as it has: a device
+  // (/dev/zero) or a FIFO is refused instead of read without end or waited on.
+  SY_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  return ParseNpy(file->bytes(), path.string());
 }
 
 Expected<std::string> SerializeNpy(const Tensor& tensor) {
@@ -167,10 +175,26 @@ Expected<std::string> SerializeNpy(const Tensor& tensor) {
 
 Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor) {
   SY_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(tensor));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return IoError(path.string() + ": cannot create");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) return IoError(path.string() + ": write failed");
+  // O_NOFOLLOW: a symbolic link placed where the file goes is refused, not written
+  // through (it could point anywhere the user may write).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) return IoError(path.string() + ": is a symbolic link (not following it)");
+    return IoError(path.string() + ": cannot create: " + std::strerror(err));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      return IoError(path.string() + ": write failed: " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return IoError(path.string() + ": write failed: " + std::strerror(errno));
   return Status::Ok();
 }
 

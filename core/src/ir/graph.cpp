@@ -1,5 +1,7 @@
 #include "switchyard/graph.h"
 
+#include "switchyard/value_names.h"
+
 namespace sy {
 
 uint64_t Graph::ConstantBytes() const {
@@ -20,7 +22,7 @@ std::string Graph::DescribeNode(size_t index) const {
 std::string Graph::DescribeValue(ValueId id) const {
   std::string text = "value " + std::to_string(id);
   if (id >= 0 && static_cast<size_t>(id) < values.size()) {
-    text += " \"" + values[id].name + "\"";
+    text += " \"" + PrintableName(values[id].name) + "\"";
   }
   return text;
 }

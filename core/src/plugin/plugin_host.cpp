@@ -82,7 +82,16 @@ bool TableCovers(const sy_plugin_api* api) {
          api->release;
 }
 
-std::string SafeString(const char* s) { return s ? std::string(s) : std::string(); }
+// Strings a plugin reports, read up to this many bytes (a plugin that forgets the
+// terminator must not have the host read, or copy, without end).
+constexpr size_t kMaxPluginString = 4096;
+// Devices one plugin may report: far above any machine's, far below what a plugin that
+// reports garbage (2^32 - 1) would make the host allocate.
+constexpr uint32_t kMaxDevicesPerPlugin = 1024;
+
+std::string SafeString(const char* s) {
+  return s ? std::string(s, strnlen(s, kMaxPluginString)) : std::string();
+}
 
 }  // namespace
 
@@ -163,6 +172,10 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   plugin->context_ = context;
   plugin->status_ = SafeString(api->context_status(context));
   const uint32_t count = api->device_count(context);
+  if (count > kMaxDevicesPerPlugin) {
+    return Unsupported("device_count reports " + std::to_string(count) + " devices (at most " +
+                       std::to_string(kMaxDevicesPerPlugin) + " are accepted)");
+  }
   for (uint32_t i = 0; i < count; ++i) {
     sy_device_info info{};
     info.struct_size = sizeof info;

@@ -3,6 +3,10 @@
 #include "switchyard/npy.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "switchyard/half.h"
 #include "test_util.h"
@@ -54,7 +58,7 @@ TEST(Npy, RejectsWhatItCannotRepresent) {
   SY_EXPECT_ERROR(ReadNpy(DataPath("fortran_2x2.npy")), "Fortran-ordered arrays are not supported");
   SY_EXPECT_ERROR(ReadNpy(DataPath("bigendian_2.npy")), "dtype '>i4' is not supported");
   SY_EXPECT_ERROR(ReadNpy(DataPath("complex_1.npy")), "dtype '<c8' is not supported");
-  SY_EXPECT_ERROR(ReadNpy(DataPath("missing.npy")), "missing.npy: cannot open");
+  SY_EXPECT_ERROR(ReadNpy(DataPath("missing.npy")), "missing.npy: No such file or directory");
 }
 
 TEST(Npy, RejectsMalformedBytes) {
@@ -64,8 +68,8 @@ TEST(Npy, RejectsMalformedBytes) {
   SY_EXPECT_ERROR(parse(""), "t.npy: not a .npy file (bad magic)");
   SY_EXPECT_ERROR(parse("PK\x03\x04 not npy at all"), "bad magic");
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
-  std::string good = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) +
-                     '\0' + header;
+  std::string good =
+      std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
   SY_EXPECT_ERROR(parse(good), "data is 0 bytes but f32 [2] needs 8");
   SY_EXPECT_ERROR(parse(good + std::string(12, '\0')), "data is 12 bytes but f32 [2] needs 8");
   SY_ASSERT_OK(parse(good + std::string(8, '\0')));
@@ -76,9 +80,44 @@ TEST(Npy, RejectsMalformedBytes) {
                         '\0' + no_shape),
                   "header has no 'shape' entry");
   std::string huge = "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }";
-  SY_EXPECT_ERROR(parse(std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(huge.size()) +
-                        '\0' + huge),
-                  "overflows");
+  SY_EXPECT_ERROR(
+      parse(std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(huge.size()) + '\0' + huge),
+      "overflows");
+}
+
+TEST(Npy, RefusesAKeyGivenTwice) {
+  // NumPy keeps the last of two keys; reading the first would take this Fortran-order
+  // array for a C-order one.
+  const std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), 'fortran_order': True, }";
+  const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) +
+                            '\0' + header + std::string(16, '\0');
+  SY_EXPECT_ERROR(ParseNpy(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.npy"),
+                  "t.npy: header gives 'fortran_order' twice");
+}
+
+TEST(Npy, ReadsOnlyRegularFiles) {
+  // A device would be read without end, a FIFO waited on forever.
+  SY_EXPECT_ERROR(ReadNpy("/dev/zero"), "not a regular file");
+  test::TempDir dir;
+  const auto fifo = dir / "pipe.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  SY_EXPECT_ERROR(ReadNpy(fifo), "not a regular file");
+  SY_EXPECT_ERROR(ReadNpy(dir.path()), "not a regular file");
+}
+
+TEST(Npy, WriterDoesNotFollowASymbolicLink) {
+  test::TempDir dir;
+  const auto target = dir / "target.txt";
+  { std::ofstream(target) << "keep me"; }
+  const auto link = dir / "y.npy";
+  std::filesystem::create_symlink(target, link);
+  SY_EXPECT_ERROR(WriteNpy(link, *Tensor::Allocate(DType::kF32, {2})),
+                  "y.npy: is a symbolic link (not following it)");
+  std::ifstream in(target);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "keep me");
 }
 
 TEST(Npy, WriterRoundTripsAndMatchesNumPyHeader) {

@@ -214,6 +214,82 @@ TEST(OnnxImporterTest, OpsInTheWrongOrderAreAnError) {
       << r.status().message();
 }
 
+TEST(OnnxImporterTest, TwoNodesWritingOneNameAreAnError) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  b.Node("Relu", {"x"}, {"y"}, "first");
+  b.Node("Neg", {"x"}, {"y"}, "second");
+  ImportProblem problem;
+  Expected<ImportResult> r = ImportBuilt(b, &problem);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(problem, ImportProblem::kInvalidModel);
+  EXPECT_NE(r.status().message().find(
+                "Neg node 1 \"second\" writes 'y', which Relu node 0 \"first\" already defines"),
+            std::string::npos)
+      << r.status().message();
+  ModelBuilder over_input;
+  over_input.Input("x", TensorProto::FLOAT, {2}).Output("x");
+  over_input.Node("Relu", {"x"}, {"x"}, "in_place");
+  Expected<ImportResult> r2 = ImportBuilt(over_input, &problem);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("which a graph input already defines"), std::string::npos)
+      << r2.status().message();
+}
+
+TEST(OnnxImporterTest, OpsetsOutsideWhatTheImporterKnowsAreRefused) {
+  for (const int64_t opset : {int64_t{-5}, int64_t{24}, int64_t{99}, int64_t{1} << 40}) {
+    ModelBuilder b(opset);
+    b.Input("x", TensorProto::FLOAT, {2}).Output("y");
+    b.Node("Relu", {"x"}, {"y"});
+    ImportProblem problem;
+    Expected<ImportResult> r = ImportBuilt(b, &problem);
+    ASSERT_FALSE(r.ok()) << opset;
+    EXPECT_EQ(problem, ImportProblem::kInvalidModel);
+    EXPECT_NE(r.status().message().find("imports opset " + std::to_string(opset) +
+                                        " of the default ONNX domain; this importer knows "
+                                        "opsets 1 to 23"),
+              std::string::npos)
+        << r.status().message();
+  }
+  ModelBuilder newest(23);
+  newest.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  newest.Node("Relu", {"x"}, {"y"});
+  EXPECT_TRUE(ImportBuilt(newest).ok());
+}
+
+TEST(OnnxImporterTest, FoldingStopsAtTheMemoryBound) {
+  // ConstantOfShape of 8 GiB (f32 [2^31, 4]) and of 2^62 elements: refused before
+  // anything is allocated, naming the node and the limit.
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{int64_t{1} << 31, 4}, std::vector<int64_t>{int64_t{1} << 62, 4}}) {
+    ModelBuilder b;
+    b.Int64Initializer("shape", {2}, shape).Output("y");
+    b.Node("ConstantOfShape", {"shape"}, {"y"}, "huge");
+    ImportProblem problem;
+    Expected<ImportResult> r = ImportBuilt(b, &problem);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(problem, ImportProblem::kInvalidModel);
+    EXPECT_NE(r.status().message().find("\"huge\""), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("larger than the import's limit of 1073741824 bytes"),
+              std::string::npos)
+        << r.status().message();
+  }
+  // The limit is the caller's: 24 bytes (f32 [2, 3]) pass at 24 and fail at 23, for an
+  // Expand as for a ConstantOfShape.
+  ModelBuilder b;
+  b.FloatInitializer("one", {1}, {1.0f}).Int64Initializer("shape", {2}, {2, 3}).Output("y");
+  b.Node("Expand", {"one", "shape"}, {"y"}, "grow");
+  ImportOptions options;
+  options.max_fold_bytes = 24;
+  EXPECT_TRUE(ImportBuilt(b, nullptr, options).ok());
+  options.max_fold_bytes = 23;
+  Expected<ImportResult> r = ImportBuilt(b, nullptr, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("f32 [2, 3] larger than the import's limit of 23 bytes"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(OnnxImporterTest, IdentityOfAnInputStillGivesANamedOutput) {
   ModelBuilder b;
   b.Input("x", TensorProto::FLOAT, {2, 2}).Output("y");

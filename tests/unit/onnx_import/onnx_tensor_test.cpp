@@ -116,6 +116,35 @@ TEST(OnnxTensorTest, ExternalDataIsReadFromTheModelFolder) {
   EXPECT_EQ(t->values<float>()[1], -2.0f);
 }
 
+TEST(OnnxTensorTest, ExternalDataThroughASymbolicLinkMustStayInTheModelFolder) {
+  const fs::path base = TempDir();
+  fs::remove_all(base);  // links left by an earlier run
+  const fs::path outside = base / "outside", dir = base / "model";
+  fs::create_directories(outside);
+  fs::create_directories(dir);
+  const float secret[2] = {4.0f, 2.0f};
+  std::ofstream(outside / "secret.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(secret), sizeof(secret));
+  fs::create_symlink(outside / "secret.bin", dir / "weights.bin");
+  Expected<Tensor> t = TensorFromProto(External("weights.bin", 0, 8), dir);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("(through a symbolic link), outside the model's folder"),
+            std::string::npos)
+      << t.status().message();
+  // A link that stays inside the folder is fine, and so is a folder reached by a link.
+  fs::create_directory(dir / "data");
+  std::ofstream(dir / "data" / "w.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(secret), sizeof(secret));
+  fs::create_symlink(dir / "data" / "w.bin", dir / "alias.bin");
+  EXPECT_TRUE(TensorFromProto(External("alias.bin", 0, 8), dir).ok());
+  fs::create_directory_symlink(dir, outside / "model_link");
+  EXPECT_TRUE(TensorFromProto(External("data/w.bin", 0, 8), outside / "model_link").ok());
+  // A folder named as the data is not a regular file.
+  Expected<Tensor> folder = TensorFromProto(External("data", 0, 8), dir);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("is not a regular file"), std::string::npos);
+}
+
 TEST(OnnxTensorTest, MissingOrShortExternalDataIsAnError) {
   const fs::path dir = TempDir();
   Expected<Tensor> missing = TensorFromProto(External("absent.bin", 0, 8), dir);

@@ -163,12 +163,28 @@ INSTANTIATE_TEST_SUITE_P(
                                   "the accelerator runtime refused to start (code 42)"},
                     BadPluginCase{"no_devices", "libswitchyard_test_no_devices.so", "no devices",
                                   "no GPU driver found"},
+                    BadPluginCase{"too_many_devices", "libswitchyard_test_too_many_devices.so",
+                                  "device_count reports 4294967295 devices",
+                                  "at most 1024 are accepted"},
                     BadPluginCase{"incomplete_table", "libswitchyard_test_incomplete_table.so",
                                   "function table is incomplete", "ABI version 1"},
                     BadPluginCase{"not_a_plugin", "libswitchyard_test_not_a_plugin.so",
                                   "no entry symbol sy_plugin_query", "not a Switchyard plugin"},
                     BadPluginCase{"fake_so", "fake.so", "cannot load", "not a shared object"}),
     PrintCase);
+
+TEST(PluginHost, StringsAPluginReportsAreBounded) {
+  Expected<std::unique_ptr<PluginHost>> host =
+      LoadExplicitly({CaseDir("long_names") / "libswitchyard_test_long_names.so"});
+  SY_ASSERT_OK(host);
+  const Plugin* plugin = nullptr;
+  for (const auto& p : (*host)->plugins()) {
+    if (p->name() == "long_names") plugin = p.get();
+  }
+  ASSERT_NE(plugin, nullptr);
+  ASSERT_EQ(plugin->devices().size(), 1u);
+  EXPECT_EQ(plugin->devices()[0].name, std::string(4096, 'x'));  // of 100000
+}
 
 TEST(PluginHost, ExplicitMissingFileIsAnError) {
   const fs::path path = kTestPlugins / "does_not_exist" / "libswitchyard_nothing.so";

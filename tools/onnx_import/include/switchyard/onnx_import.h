@@ -34,6 +34,10 @@ struct ImportOptions {
   // `shape` of a Reshape, the `k` of a TopK) the value is frozen into a constant and the
   // input leaves the graph's inputs. Inputs not needed that way stay inputs.
   std::map<std::string, Tensor> input_values;
+  // The largest constant the importer computes by folding a node (a ConstantOfShape or
+  // Expand of constant inputs); a fold past it fails naming the node and the size, before
+  // anything is allocated (`switchyard import --max-fold-bytes`).
+  uint64_t max_fold_bytes = uint64_t{1} << 30;
 };
 
 // Why an import failed, for tools that sort failures (the ONNX node test runner).
