@@ -52,6 +52,9 @@ foreach(target IN LISTS _sy_installed_plugins)
   install(TARGETS ${target} LIBRARY DESTINATION ${SY_INSTALL_PLUGIN_DIR})
 endforeach()
 
+# The host finds its plugin probe at <exe>/../libexec/switchyard (plugin_probe.h).
+install(TARGETS switchyard-plugin-probe RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/switchyard)
+
 if(SY_BUILD_TOOLS)
   # The CLI finds the plugins above through its own location (<exe>/../lib/...).
   install(TARGETS switchyard RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

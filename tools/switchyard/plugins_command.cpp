@@ -1,6 +1,7 @@
 // `switchyard plugins [--json]`: every plugin candidate found, loaded or rejected with
 // the reason, and where discovery looked.
 #include <iostream>
+#include <map>
 
 #include "cli.h"
 
@@ -12,7 +13,10 @@ int RunPlugins(const std::vector<std::string>& args) {
       "usage: switchyard plugins [--plugin PATH]... [--json]\n\n"
       "Lists every plugin candidate: the shared objects in SWITCHYARD_PLUGIN_PATH, the\n"
       "installed plugin directory and the executable's directory, plus --plugin paths.\n"
-      "Each is shown loaded (name, version, ABI version) or rejected with the reason.\n\n"
+      "Each is shown loaded (name, version, ABI version) or rejected with the reason.\n"
+      "Each is first loaded in a separate process (switchyard-plugin-probe), so that one\n"
+      "that crashes, exits or hangs while loading is rejected, not fatal; verdicts are\n"
+      "cached by the file's identity; SWITCHYARD_PLUGIN_PROBE=0 turns this off.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("json", "print JSON");
   AddPluginOptions(visible);
@@ -27,7 +31,7 @@ int RunPlugins(const std::vector<std::string>& args) {
   if (vm.count("json")) {
     boost::json::array candidates;
     for (const PluginCandidate& c : (*host)->candidates()) {
-      boost::json::object o{{"path", c.path.string()}, {"loaded", c.loaded}};
+      boost::json::object o{{"path", c.path.string()}, {"loaded", c.loaded}, {"probe", c.probe}};
       if (c.loaded) {
         o["name"] = c.name;
         o["version"] = c.version;
@@ -56,6 +60,21 @@ int RunPlugins(const std::vector<std::string>& args) {
     }
   }
   if ((*host)->candidates().empty()) std::cout << "no plugin candidates found\n";
+  // How the candidates were probed before loading (docs/security.md): one line, since
+  // they are almost always probed alike.
+  std::map<std::string, int> probes;
+  for (const PluginCandidate& c : (*host)->candidates()) {
+    if (!c.probe.empty()) ++probes[c.probe];
+  }
+  if (!probes.empty()) {
+    std::cout << "probed in a separate process before loading:";
+    bool first = true;
+    for (const auto& [how, count] : probes) {
+      std::cout << (first ? " " : ", ") << count << " " << how;
+      first = false;
+    }
+    std::cout << "\n";
+  }
   return kExitOk;
 }
 

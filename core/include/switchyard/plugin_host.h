@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,9 @@ struct PluginCandidate {
   std::string name, version;
   uint32_t abi_version = 0;
   bool explicit_request = false;
+  // How it was probed in a separate process before loading (docs/security.md): "probed",
+  // "probed earlier (cached)", or "not probed: <why>".
+  std::string probe;
 };
 
 struct DiscoveryOptions {
@@ -105,6 +109,14 @@ struct DiscoveryOptions {
   std::vector<std::filesystem::path>
       explicit_plugins;      // loaded after the scan; failures are errors
   uint32_t num_threads = 0;  // passed to plugins; 0 = their default
+  // Load each candidate in a separate process first (the switchyard-plugin-probe
+  // program), so that one that crashes, exits or hangs while loading is rejected with the
+  // reason instead of taking the host down; verdicts are cached by the file's identity.
+  bool probe_plugins = true;
+  double probe_timeout_seconds = 10;
+  // Called before each step of loading a plugin ("dlopen", "sy_plugin_query",
+  // "initialize", "device_count", "device_info"); the probe program reports them.
+  std::function<void(std::string_view step)> on_load_step;
 };
 
 class PluginHost {
@@ -128,7 +140,8 @@ class PluginHost {
  private:
   PluginHost() = default;
   // Loads one candidate; on failure returns the reason.
-  Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path, uint32_t threads);
+  Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path, uint32_t threads,
+                                         const DiscoveryOptions& options);
   std::vector<PluginCandidate> candidates_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
 };

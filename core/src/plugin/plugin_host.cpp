@@ -9,6 +9,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "plugin/plugin_probe.h"
 #include "switchyard/plugin.h"
 
 namespace sy {
@@ -118,12 +119,17 @@ std::vector<std::filesystem::path> PluginHost::SearchPath() {
 }
 
 Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& path,
-                                                   uint32_t threads) {
+                                                   uint32_t threads,
+                                                   const DiscoveryOptions& options) {
+  const auto step = [&options](std::string_view name) {
+    if (options.on_load_step) options.on_load_step(name);
+  };
   auto plugin = std::unique_ptr<Plugin>(new Plugin());
   plugin->path_ = path;
   plugin->library_ = std::make_unique<Plugin::Library>();
   std::error_code ec;
   // RTLD_LOCAL: plugins' symbols never satisfy each other's.
+  step("dlopen");
   plugin->library_->lib.load(
       path, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
   if (ec)
@@ -133,6 +139,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     return Unsupported("no entry symbol sy_plugin_query (not a Switchyard plugin)");
   }
   auto query = plugin->library_->lib.get<const sy_plugin_api*(uint32_t)>(SY_PLUGIN_QUERY_SYMBOL);
+  step("sy_plugin_query");
   const sy_plugin_api* api = query(SY_PLUGIN_ABI_VERSION);
   if (api == nullptr) {
     return Unsupported("sy_plugin_query(" + std::to_string(SY_PLUGIN_ABI_VERSION) +
@@ -163,14 +170,17 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   if (plugin->name_.empty()) return Unsupported("plugin info has no name");
 
   // Every node this host sends comes from NodeDescriptors, which makes it canonical.
-  sy_init_options options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads,
-                          SY_INIT_FLAG_CANONICAL_NODES};
+  sy_init_options init_options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads,
+                               SY_INIT_FLAG_CANONICAL_NODES};
   sy_context* context = nullptr;
-  Status init = plugin->TakeError(api->initialize(&options, &context), "initialize");
+  step("initialize");
+  Status init = plugin->TakeError(api->initialize(&init_options, &context), "initialize");
   if (!init.ok()) return Unsupported("initialisation failed: " + init.message());
   if (context == nullptr) return Unsupported("initialize returned no context");
   plugin->context_ = context;
+  step("context_status");
   plugin->status_ = SafeString(api->context_status(context));
+  step("device_count");
   const uint32_t count = api->device_count(context);
   if (count > kMaxDevicesPerPlugin) {
     return Unsupported("device_count reports " + std::to_string(count) + " devices (at most " +
@@ -180,6 +190,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     sy_device_info info{};
     info.struct_size = sizeof info;
     info.abi_version = SY_PLUGIN_ABI_VERSION;
+    step("device_info");
     Status described = plugin->TakeError(api->device_info(context, i, &info), "device_info");
     if (!described.ok()) return Unsupported(described.message());
     Device device;
@@ -194,6 +205,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
     if (device.host_memory() && plugin->api()->buffer_wrap_host != nullptr) {
       // Probed once here, so that plans can count on it: a plugin may decline
       // buffer_wrap_host (SY_ERROR_UNSUPPORTED) although its table has the function.
+      step("buffer_wrap_host");
       alignas(256) static std::byte probe[256];
       sy_buffer* wrapped = nullptr;
       sy_error* error = plugin->api()->buffer_wrap_host(context, i, probe, sizeof probe, &wrapped);
@@ -233,9 +245,27 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
     candidate.path = path;
     candidate.explicit_request = is_explicit;
     Expected<std::unique_ptr<Plugin>> plugin =
-        std::filesystem::exists(path, ec)
-            ? host->Load(path, options.num_threads)
-            : Expected<std::unique_ptr<Plugin>>(NotFound("no such file"));
+        Expected<std::unique_ptr<Plugin>>(NotFound("no such file"));
+    if (std::filesystem::exists(path, ec)) {
+      // First in a separate process (plugin_probe.h): what crashes, exits or hangs there
+      // is rejected without being loaded here.
+      ProbeResult probe;
+      if (options.probe_plugins) {
+        probe = ProbePlugin(path, options.num_threads, options.probe_timeout_seconds);
+      } else {
+        probe.reason = "probing turned off by the host";
+      }
+      candidate.probe = probe.kind == ProbeResult::Kind::kSkipped ? "not probed: " + probe.reason
+                        : probe.cached                            ? "probed earlier (cached)"
+                                                                  : "probed";
+      if (probe.kind == ProbeResult::Kind::kRejected) {
+        plugin = Unsupported(probe.reason + (probe.cached ? " (when probed earlier; the file "
+                                                            "has not changed since)"
+                                                          : ""));
+      } else {
+        plugin = host->Load(path, options.num_threads, options);
+      }
+    }
     if (plugin.ok()) {
       const auto same_name =
           std::find_if(host->plugins_.begin(), host->plugins_.end(),

@@ -6,6 +6,7 @@
 // unload) and really unloads the library.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -33,26 +34,33 @@ fs::path TestPlugin(const std::string& dir, const std::string& suffix) {
   return CaseDir(dir) / ("libswitchyard_test_" + suffix + ".so");
 }
 
-// Sets SWITCHYARD_PLUGIN_PATH for the lifetime of the object, then restores it.
-class ScopedPluginPath {
+// Sets environment variable `name` for the lifetime of the object, then restores it.
+class ScopedEnv {
  public:
-  explicit ScopedPluginPath(const std::string& value) {
-    if (const char* old = std::getenv(kVar)) old_ = old;
-    setenv(kVar, value.c_str(), 1);
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name_)) old_ = old;
+    setenv(name_, value.c_str(), 1);
   }
-  ~ScopedPluginPath() {
+  ~ScopedEnv() {
     if (old_) {
-      setenv(kVar, old_->c_str(), 1);
+      setenv(name_, old_->c_str(), 1);
     } else {
-      unsetenv(kVar);
+      unsetenv(name_);
     }
   }
-  ScopedPluginPath(const ScopedPluginPath&) = delete;
-  ScopedPluginPath& operator=(const ScopedPluginPath&) = delete;
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
-  static constexpr const char* kVar = "SWITCHYARD_PLUGIN_PATH";
+  const char* name_;
   std::optional<std::string> old_;
+};
+
+// SWITCHYARD_PLUGIN_PATH for the lifetime of the object.
+class ScopedPluginPath : public ScopedEnv {
+ public:
+  explicit ScopedPluginPath(const std::string& value)
+      : ScopedEnv("SWITCHYARD_PLUGIN_PATH", value) {}
 };
 
 bool SameFile(const fs::path& a, const fs::path& b) {
@@ -184,6 +192,103 @@ TEST(PluginHost, StringsAPluginReportsAreBounded) {
   ASSERT_NE(plugin, nullptr);
   ASSERT_EQ(plugin->devices().size(), 1u);
   EXPECT_EQ(plugin->devices()[0].name, std::string(4096, 'x'));  // of 100000
+}
+
+// XDG_CACHE_HOME (where the probe caches its verdicts) at a fresh folder for the
+// lifetime of the object; the folder is removed at the end.
+class ScopedProbeCache {
+ public:
+  ScopedProbeCache() : dir_(FreshDir()), env_("XDG_CACHE_HOME", dir_.string()) {}
+  ~ScopedProbeCache() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+ private:
+  static fs::path FreshDir() {
+    const fs::path dir = fs::temp_directory_path() /
+                         ("sy_probe_cache_" + std::to_string(::getpid()) + "_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    return dir;
+  }
+  fs::path dir_;
+  ScopedEnv env_;
+};
+
+struct HostileCase {
+  std::string dir;
+  std::string reason;  // what the rejection says
+};
+
+class PluginHostProbe : public testing::TestWithParam<HostileCase> {};
+
+std::string PrintHostileCase(const testing::TestParamInfo<HostileCase>& param) {
+  return param.param.dir;
+}
+
+// A plugin that crashes, exits or hangs while loaded takes only the probe down: the host
+// lists it as rejected, saying where, and loads the CPU plugin named with it.
+TEST_P(PluginHostProbe, RejectsWhatTakesTheProbeDown) {
+  const HostileCase& c = GetParam();
+  ScopedProbeCache cache;
+  ScopedPluginPath env(CaseDir(c.dir).string());
+  DiscoveryOptions options;
+  options.explicit_plugins = {kCpuPlugin};
+  options.probe_timeout_seconds = 2;
+  for (const char* round : {"probed", "probed earlier (cached)"}) {
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    SY_ASSERT_OK(host);
+    const std::vector<PluginCandidate> found = CandidatesIn(**host, CaseDir(c.dir));
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_FALSE(found[0].loaded);
+    EXPECT_NE(found[0].reason.find(c.reason), std::string::npos) << found[0].reason;
+    EXPECT_EQ(found[0].probe, round);
+    ASSERT_NE(LoadedFrom(**host, kCpuPlugin), nullptr);
+    EXPECT_FALSE(LoadedFrom(**host, kCpuPlugin)->devices().empty());
+  }
+  // Named explicitly, it is an error naming it and the reason.
+  DiscoveryOptions explicit_options;
+  explicit_options.scan_default_paths = false;
+  const fs::path path = TestPlugin(c.dir, c.dir);
+  explicit_options.explicit_plugins = {path};
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(explicit_options);
+  SY_EXPECT_ERROR(host, path.string());
+  SY_EXPECT_ERROR(host, c.reason);
+}
+
+// Under AddressSanitizer a crash is ASan's report and exit status 1, not a signal: the
+// reasons below name the step, which both give.
+INSTANTIATE_TEST_SUITE_P(
+    PluginHost, PluginHostProbe,
+    testing::Values(HostileCase{"crash_on_load", "while its library was loaded"},
+                    HostileCase{"exit_in_query",
+                                "exited with status 0 in sy_plugin_query instead of returning"},
+                    HostileCase{"crash_in_initialize", " in initialize"},
+                    HostileCase{"hang_in_initialize",
+                                "hung in initialize (no answer after 2 s; the probe was killed)"}),
+    PrintHostileCase);
+
+TEST(PluginHost, ProbeVerdictsFollowTheFile) {
+  // A verdict is cached by the file's identity: a different file at the same path is
+  // probed again.
+  ScopedProbeCache cache;
+  const fs::path dir = fs::temp_directory_path() / ("sy_probe_swap_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path plugin = dir / "libswitchyard_test_swap.so";
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {plugin};
+  fs::copy_file(TestPlugin("crash_in_initialize", "crash_in_initialize"), plugin);
+  SY_EXPECT_ERROR(PluginHost::Create(options), " in initialize");
+  fs::remove(plugin);
+  fs::copy_file(kCpuPlugin, plugin);
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  SY_ASSERT_OK(host);
+  EXPECT_EQ((*host)->candidates()[0].probe, "probed");
+  host->reset();
+  fs::remove_all(dir);
 }
 
 TEST(PluginHost, ExplicitMissingFileIsAnError) {

@@ -1,0 +1,281 @@
+#include "plugin/plugin_probe.h"
+
+#define BOOST_DLL_USE_STD_FS
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+extern char** environ;
+
+namespace sy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the step the probe last reported means in a message.
+std::string StepText(const std::string& step) {
+  if (step.empty() || step == "start") return "before loading it";
+  if (step == "dlopen") return "while its library was loaded (a constructor or a library it needs)";
+  return "in " + step;
+}
+
+// ---- the verdict cache ---------------------------------------------------------------
+
+struct Identity {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const Identity&) const = default;
+};
+
+bool IdentityOf(const fs::path& path, Identity* id) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  id->device = st.st_dev;
+  id->inode = st.st_ino;
+  id->size = static_cast<uint64_t>(st.st_size);
+  id->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return true;
+}
+
+fs::path CacheFile() {
+  fs::path dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    dir = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    dir = fs::path(home) / ".cache";
+  } else {
+    return {};
+  }
+  return dir / "switchyard" / "plugin-probes-v1.tsv";
+}
+
+struct CacheEntry {
+  Identity id;
+  bool usable = false;
+  std::string reason;
+};
+
+// Lines: path \t device \t inode \t size \t mtime_ns \t ok|rejected \t reason. A line that
+// does not parse is dropped (the file is only a cache).
+std::map<std::string, CacheEntry> ReadCache(const fs::path& file) {
+  std::map<std::string, CacheEntry> entries;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    std::string part;
+    while (std::getline(fields, part, '\t')) f.push_back(part);
+    if (f.size() == 6) f.emplace_back();  // an empty reason: getline reads no last field
+    if (f.size() != 7 || (f[5] != "ok" && f[5] != "rejected")) continue;
+    CacheEntry e;
+    char* end = nullptr;
+    e.id.device = std::strtoull(f[1].c_str(), &end, 10);
+    e.id.inode = std::strtoull(f[2].c_str(), &end, 10);
+    e.id.size = std::strtoull(f[3].c_str(), &end, 10);
+    e.id.mtime_ns = std::strtoll(f[4].c_str(), &end, 10);
+    e.usable = f[5] == "ok";
+    e.reason = f[6];
+    entries[f[0]] = std::move(e);
+  }
+  return entries;
+}
+
+// Rewrites the cache with `path`'s entry replaced: a temporary file renamed over the old
+// one, so a reader never sees half a file. Failures are ignored (it is only a cache).
+void WriteCache(const fs::path& file, const std::string& path, const CacheEntry& entry) {
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  std::map<std::string, CacheEntry> entries = ReadCache(file);
+  entries[path] = entry;
+  const fs::path temp = file.string() + "." + std::to_string(::getpid()) + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) return;
+    for (const auto& [p, e] : entries) {
+      if (p.find_first_of("\t\n") != std::string::npos) continue;
+      std::string reason = e.reason;
+      for (char& c : reason) c = (c == '\t' || c == '\n') ? ' ' : c;
+      out << p << '\t' << e.id.device << '\t' << e.id.inode << '\t' << e.id.size << '\t'
+          << e.id.mtime_ns << '\t' << (e.usable ? "ok" : "rejected") << '\t' << reason << '\n';
+    }
+    if (!out.flush()) {
+      fs::remove(temp, ec);
+      return;
+    }
+  }
+  fs::rename(temp, file, ec);
+  if (ec) fs::remove(temp, ec);
+}
+
+// ---- running the probe -----------------------------------------------------------------
+
+struct Report {
+  std::string last_step;
+  bool answered = false;  // "ok" or "error ..." seen: loading ran to its end
+  bool hung = false;
+  int wait_status = 0;
+  std::string spawn_error;
+};
+
+Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t threads,
+                double timeout_seconds) {
+  Report report;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    report.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return report;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // The report goes to fd 3; the plugin's own printing goes nowhere.
+  posix_spawn_file_actions_adddup2(&actions, fds[1], kProbeReportFd);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> args = {program.string(), "--threads", std::to_string(threads),
+                                   plugin.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (spawned != 0) {
+    ::close(fds[0]);
+    report.spawn_error =
+        std::string("cannot start ") + program.string() + ": " + std::strerror(spawned);
+    return report;
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  std::string buffer;
+  while (true) {
+    const double left =
+        std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      report.hung = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (ready == 0) continue;
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    char chunk[512];
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the probe exited (or died)
+    buffer.append(chunk, static_cast<size_t>(n));
+    if (buffer.size() > 65536) buffer.erase(0, buffer.size() - 65536);  // a runaway plugin
+    size_t newline;
+    while ((newline = buffer.find('\n')) != std::string::npos) {
+      const std::string line = buffer.substr(0, newline);
+      buffer.erase(0, newline + 1);
+      if (line.rfind("step ", 0) == 0) report.last_step = line.substr(5, 64);
+      if (line == "ok" || line.rfind("error", 0) == 0) report.answered = true;
+    }
+  }
+  if (report.hung) ::kill(pid, SIGKILL);
+  ::close(fds[0]);
+  while (::waitpid(pid, &report.wait_status, 0) < 0 && errno == EINTR) {
+  }
+  return report;
+}
+
+}  // namespace
+
+fs::path FindProbeProgram(bool* disabled) {
+  *disabled = false;
+  if (const char* env = std::getenv("SWITCHYARD_PLUGIN_PROBE"); env != nullptr && *env != '\0') {
+    if (std::string_view(env) == "0") {
+      *disabled = true;
+      return {};
+    }
+    return fs::path(env);
+  }
+  std::error_code ec;
+  const fs::path exe = boost::dll::program_location(ec);
+  if (ec) return {};
+  for (const fs::path& candidate :
+       {exe.parent_path() / kProbeProgram,
+        (exe.parent_path() / ".." / "libexec" / "switchyard" / kProbeProgram).lexically_normal()}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+ProbeResult ProbePlugin(const fs::path& plugin, uint32_t threads, double timeout_seconds) {
+  ProbeResult result;
+  bool disabled = false;
+  const fs::path program = FindProbeProgram(&disabled);
+  if (program.empty()) {
+    result.reason = disabled ? "probing turned off (SWITCHYARD_PLUGIN_PROBE=0)"
+                             : std::string("no ") + kProbeProgram + " found";
+    return result;
+  }
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(plugin, ec);
+  const std::string key = (ec ? plugin : canonical).string();
+  Identity id;
+  const bool identified = IdentityOf(plugin, &id);
+  const fs::path cache = CacheFile();
+  if (identified && !cache.empty()) {
+    const std::map<std::string, CacheEntry> entries = ReadCache(cache);
+    if (auto it = entries.find(key); it != entries.end() && it->second.id == id) {
+      result.kind = it->second.usable ? ProbeResult::Kind::kUsable : ProbeResult::Kind::kRejected;
+      result.reason = it->second.reason;
+      result.cached = true;
+      return result;
+    }
+  }
+  const Report report = RunProbe(program, plugin, threads, timeout_seconds);
+  if (!report.spawn_error.empty()) {
+    result.reason = report.spawn_error;
+    return result;  // skipped: the host loads it in-process, as without a probe
+  }
+  const std::string where = StepText(report.last_step);
+  if (report.hung) {
+    result.kind = ProbeResult::Kind::kRejected;
+    std::ostringstream text;
+    text << "hung " << where << " (no answer after " << timeout_seconds
+         << " s; the probe was killed)";
+    result.reason = text.str();
+  } else if (WIFSIGNALED(report.wait_status)) {
+    result.kind = ProbeResult::Kind::kRejected;
+    const int sig = WTERMSIG(report.wait_status);
+    const char* name = sigabbrev_np(sig);
+    result.reason = "crashed " + where + " (SIG" + (name ? name : std::to_string(sig)) + ": " +
+                    strsignal(sig) + ")";
+  } else if (!report.answered) {
+    result.kind = ProbeResult::Kind::kRejected;
+    result.reason = "exited with status " + std::to_string(WEXITSTATUS(report.wait_status)) + " " +
+                    where + " instead of returning to the host";
+  } else {
+    result.kind = ProbeResult::Kind::kUsable;
+  }
+  if (identified && !cache.empty()) {
+    WriteCache(cache, key, {id, result.kind == ProbeResult::Kind::kUsable, result.reason});
+  }
+  return result;
+}
+
+}  // namespace sy

@@ -1,0 +1,44 @@
+// Probing a plugin candidate in a separate process before the host loads it: a plugin
+// that crashes, exits or hangs while it is loaded (in a constructor, sy_plugin_query,
+// initialize or while describing its devices) then takes only the probe down, and the
+// host lists it as rejected with the reason. docs/security.md, "Plugins".
+//
+// The probe is the program `switchyard-plugin-probe` (tools/plugin_probe/), which loads
+// the plugin exactly as the host does and reports each step on a pipe. It is found
+// through SWITCHYARD_PLUGIN_PROBE (a path; "0" turns probing off), else next to the
+// running program, else in <prefix>/libexec/switchyard. Verdicts are cached by the file's
+// identity (device, inode, size, modification time) in
+// $XDG_CACHE_HOME/switchyard/plugin-probes-v1.tsv (else ~/.cache/...), so later runs do
+// not pay again.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace sy {
+
+struct ProbeResult {
+  enum class Kind {
+    kSkipped,   // not probed (turned off, or no probe program found): load in-process
+    kUsable,    // loading it took the probe neither down nor past its time
+    kRejected,  // it crashed, exited or hung while being loaded
+  };
+  Kind kind = Kind::kSkipped;
+  std::string reason;  // kRejected: "crashed in initialize (SIGSEGV)"; kSkipped: why
+  bool cached = false;
+};
+
+// Probes `plugin` (threads: passed to its initialize, as the host would).
+ProbeResult ProbePlugin(const std::filesystem::path& plugin, uint32_t threads,
+                        double timeout_seconds);
+
+// The probe program's name, and where ProbePlugin looks for it (empty: not found;
+// `disabled` set when SWITCHYARD_PLUGIN_PROBE is "0").
+inline constexpr char kProbeProgram[] = "switchyard-plugin-probe";
+std::filesystem::path FindProbeProgram(bool* disabled);
+
+// The probe's side of the pipe: the file descriptor it writes its report to.
+inline constexpr int kProbeReportFd = 3;
+
+}  // namespace sy

@@ -1,0 +1,45 @@
+// Plugins that take down whatever process loads them, one per SY_HOSTILE_* definition
+// (tests/plugins/CMakeLists.txt), for the host's probe (core/src/plugin/plugin_probe.h):
+//   crash_on_load:       a constructor dereferences null when the library is loaded
+//   exit_in_query:       sy_plugin_query calls exit(0)
+//   crash_in_initialize: initialize raises SIGSEGV
+//   hang_in_initialize:  initialize never returns
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include "test_plugin.h"
+
+#if defined(SY_HOSTILE_EXIT_IN_QUERY)
+
+extern "C" SY_PLUGIN_EXPORT const sy_plugin_api* sy_plugin_query(uint32_t) { std::exit(0); }
+
+#else
+
+#if defined(SY_HOSTILE_CRASH_ON_LOAD)
+namespace {
+[[gnu::constructor]] void CrashWhenLoaded() { std::raise(SIGSEGV); }
+}  // namespace
+#endif
+
+namespace {
+
+constexpr sy_plugin_info kInfo = {
+    sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,   "hostile", "0.0.1",
+    "Switchyard tests",     "takes its process down"};
+
+std::unique_ptr<sy_context> Create(const sy_init_options&) {
+#if defined(SY_HOSTILE_CRASH_IN_INITIALIZE)
+  std::raise(SIGSEGV);
+#elif defined(SY_HOSTILE_HANG_IN_INITIALIZE)
+  while (true) ::pause();
+#endif
+  return std::make_unique<sy_test_plugin::TestContext>(1, "");
+}
+
+}  // namespace
+
+SY_SDK_DEFINE_PLUGIN(kInfo, Create)
+
+#endif
