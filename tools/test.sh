@@ -34,13 +34,26 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
     -DSY_BUILD_BENCHMARKS=OFF -DSY_SANITIZE=address,undefined >/dev/null
-  cmake --build build/fuzz -j "$JOBS" --target fuzz_graph_json fuzz_safetensors
-  for target in graph_json safetensors; do
+  targets="graph_json safetensors npy"
+  # The ONNX importer's target where the importer is built (libonnx-dev); its seeds are
+  # the ONNX node tests' models (libonnx-testdata).
+  if [ -d /usr/share/libonnx-testdata/data/node ] && [ -f /usr/include/onnx/onnx_pb.h ]; then
+    targets="$targets onnx_import"
+  fi
+  cmake --build build/fuzz -j "$JOBS" --target $(printf 'fuzz_%s ' $targets)
+  for target in $targets; do
     corpus=$(mktemp -d)
-    if [ "$target" = graph_json ]; then cp examples/*/*.json "$corpus/"; else
-      cp examples/*/*.safetensors "$corpus/"; fi
+    case $target in
+      graph_json) cp examples/*/*.json "$corpus/" ;;
+      safetensors) cp examples/*/*.safetensors "$corpus/" ;;
+      npy) cp tests/data/npy/*.npy "$corpus/" ;;
+      onnx_import)
+        for d in /usr/share/libonnx-testdata/data/node/test_*/; do
+          cp "$d/model.onnx" "$corpus/$(basename "$d").onnx"
+        done ;;
+    esac
     build/fuzz/bin/fuzz_$target -max_total_time="$FUZZ_SECONDS" -max_len=16384 \
-      -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
+      -rss_limit_mb=2048 -print_final_stats=0 "$corpus" 2>&1 | tail -n 2
     rm -rf "$corpus"
   done
 fi

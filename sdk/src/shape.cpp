@@ -23,9 +23,16 @@ Expected<int64_t> CheckedElementCount(std::span<const int64_t> dims) {
 }
 
 int64_t ElementCount(std::span<const int64_t> dims) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  return count;
+  // A zero dim makes the count 0 whatever the others are (they may be huge: a parsed shape
+  // with a 0 passes CheckedElementCount), so the product is not formed at all; otherwise
+  // it is formed unsigned, where an unchecked shape that overflows wraps instead of being
+  // undefined.
+  for (int64_t d : dims) {
+    if (d == 0) return 0;
+  }
+  uint64_t count = 1;
+  for (int64_t d : dims) count *= static_cast<uint64_t>(d);
+  return static_cast<int64_t>(count);
 }
 
 std::string ShapeToString(std::span<const int64_t> dims) {

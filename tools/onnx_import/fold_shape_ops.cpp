@@ -12,8 +12,14 @@
 namespace sy::onnx_import {
 namespace {
 
-// Inputs are constants whenever a fold with fold_needs_values runs.
-const Tensor& In(NodeContext& ctx, size_t i) { return *ctx.ConstantInput(i); }
+// Inputs are constants whenever a fold with fold_needs_values runs, and present where the
+// op's schema requires them (CheckArity in onnx_importer.cpp); for an op the linked ONNX
+// library does not describe, an absent input reads as an empty tensor, never as null.
+const Tensor& In(NodeContext& ctx, size_t i) {
+  static const Tensor kAbsent;
+  const Tensor* t = ctx.ConstantInput(i);
+  return t != nullptr ? *t : kAbsent;
+}
 
 Status Bind(NodeContext& ctx, Expected<Tensor> result, size_t output = 0) {
   if (!result.ok()) return ctx.Invalid(result.status().message());

@@ -3,8 +3,11 @@
 // table in op_mapping.h), names the outputs, and validates the result against the
 // catalogue.
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+
+#include <onnx/defs/schema.h>
 
 #include "import_context.h"
 #include "onnx_tensor.h"
@@ -113,6 +116,62 @@ std::optional<Failure> CheckSingleAssignment(const onnx::GraphProto& graph) {
                        InvalidModel(label + " writes '" + out + "', which " + it->second +
                                     " already defines (an ONNX graph assigns "
                                     "each name once)")};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Each node of the default domain against its op's ONNX schema (the newest version the
+// linked ONNX library has at the model's opset): as many inputs and outputs as the op
+// takes. Mappings and folds read the inputs the schema requires without checking again.
+// Ops the library does not describe (newer than it) are left to their mapping's checks.
+std::optional<Failure> CheckArity(const onnx::GraphProto& graph, int64_t opset) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    if (!IsDefaultDomain(node.domain())) continue;
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
+    if (schema == nullptr) {
+      // An op that exists only in later opsets than the model imports.
+      if (const onnx::OpSchema* later = onnx::OpSchemaRegistry::Schema(node.op_type(), "")) {
+        return Failure{
+            ImportProblem::kInvalidModel,
+            InvalidModel(node.op_type() + " " + NodeLabel(node, i) + ": " + node.op_type() +
+                         " exists from opset " + std::to_string(later->since_version()) +
+                         " on, but the model imports opset " + std::to_string(opset))};
+      }
+      continue;
+    }
+    const auto count = [](int n, int lo, int hi) { return n >= lo && n <= hi; };
+    // Trailing optional inputs and outputs may be given as "" (absent); they still count.
+    if (!count(node.input_size(), schema->min_input(), schema->max_input()) ||
+        !count(node.output_size(), schema->min_output(), schema->max_output())) {
+      const auto range = [](int lo, int hi) {
+        return hi == std::numeric_limits<int>::max()
+                   ? std::to_string(lo) + " or more"
+                   : (lo == hi ? std::to_string(lo)
+                               : std::to_string(lo) + " to " + std::to_string(hi));
+      };
+      return Failure{
+          ImportProblem::kInvalidModel,
+          InvalidModel(node.op_type() + " " + NodeLabel(node, i) + " has " +
+                       std::to_string(node.input_size()) + " inputs and " +
+                       std::to_string(node.output_size()) + " outputs; " + node.op_type() + "-" +
+                       std::to_string(schema->since_version()) + " takes " +
+                       range(schema->min_input(), schema->max_input()) + " inputs and " +
+                       range(schema->min_output(), schema->max_output()) + " outputs")};
+    }
+    // An input the schema does not mark optional must be given (not "").
+    const auto& formals = schema->inputs();
+    for (int k = 0; k < node.input_size() && !formals.empty(); ++k) {
+      const auto& formal = formals[std::min<size_t>(static_cast<size_t>(k), formals.size() - 1)];
+      if (node.input(k).empty() &&
+          formal.GetOption() != onnx::OpSchema::FormalParameterOption::Optional) {
+        return Failure{
+            ImportProblem::kInvalidModel,
+            InvalidModel(node.op_type() + " " + NodeLabel(node, i) + ": input " +
+                         std::to_string(k) + " (" + formal.GetName() + ") is required but absent")};
       }
     }
   }
@@ -251,6 +310,7 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
                              std::to_string(newest)));
   }
   if (std::optional<Failure> f = CheckSingleAssignment(graph)) return fail(f->problem, f->status);
+  if (std::optional<Failure> f = CheckArity(graph, state.opset)) return fail(f->problem, f->status);
   if (graph.sparse_initializer_size() > 0) {
     return fail(ImportProblem::kUnsupportedType,
                 Unsupported("the model has sparse initializers, which the importer does not read"));

@@ -108,9 +108,13 @@ struct PlanAlias {
 };
 
 struct DeviceMemory {
-  uint64_t arena_bytes = 0;     // peak of the arena (intermediates, inputs, outputs, copies)
-  uint64_t weight_bytes = 0;    // constants uploaded to this device once per session
-  uint64_t unshared_bytes = 0;  // what the arena would take without reuse
+  uint64_t arena_bytes = 0;   // peak of the arena (intermediates, inputs, outputs, copies)
+  uint64_t weight_bytes = 0;  // constants uploaded to this device once per session
+  // Graph outputs produced here, copied to the caller's tensors at the end of each run:
+  // host memory, so part of the need of a device whose memory is the host's (they are
+  // held while the arena is).
+  uint64_t output_bytes = 0;
+  uint64_t unshared_bytes = 0;          // what the arena would take without reuse
   uint64_t reshape_in_place_bytes = 0;  // reshape outputs that share their input's bytes (no copy)
   uint64_t limit_bytes = 0;             // the limit checked; 0 = none
   bool user_limit = false;              // limit_bytes came from PlanOptions::memory_limits

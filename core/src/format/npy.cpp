@@ -62,10 +62,14 @@ Expected<Shape> ParseShape(std::string_view header) {
   const size_t end = rest.find(')');
   if (end == std::string_view::npos) return InvalidArgument("shape is not a tuple");
   std::string_view body = rest.substr(1, end - 1);
+  // A Python tuple of ints: "()", "(3,)", "(2, 3)"; dims separated by commas, one trailing
+  // comma allowed.
+  const auto skip_spaces = [&body] {
+    while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+  };
   Shape shape;
+  skip_spaces();
   while (!body.empty()) {
-    while (!body.empty() && (body.front() == ' ' || body.front() == ',')) body.remove_prefix(1);
-    if (body.empty()) break;
     int64_t dim = 0;
     size_t digits = 0;
     while (digits < body.size() && body[digits] >= '0' && body[digits] <= '9') {
@@ -76,6 +80,11 @@ Expected<Shape> ParseShape(std::string_view header) {
     if (digits == 0) return InvalidArgument("shape has a non-integer dimension");
     shape.push_back(dim);
     body.remove_prefix(digits);
+    skip_spaces();
+    if (body.empty()) break;
+    if (body.front() != ',') return InvalidArgument("shape dims are not separated by commas");
+    body.remove_prefix(1);
+    skip_spaces();
   }
   return shape;
 }

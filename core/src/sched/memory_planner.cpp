@@ -153,6 +153,11 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   for (const PlanAlias& a : plan.aliases) {
     plan.memory[a.device].reshape_in_place_bytes += AlignUp(bytes_of(a.value));
   }
+  std::vector<bool> counted(graph.values.size(), false);  // an output listed twice is one copy
+  for (ValueId id : graph.outputs) {
+    if (producer[id] >= 0 && !counted[id]) plan.memory[producer[id]].output_bytes += bytes_of(id);
+    counted[id] = true;
+  }
   for (size_t d = 0; d < num_devices; ++d) {
     DeviceMemory& m = plan.memory[d];
     m.arena_bytes = AssignOffsets(per_device[d]);
@@ -160,13 +165,18 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     const auto limit = options.memory_limits.find(plan.devices[d]);
     m.user_limit = limit != options.memory_limits.end();
     m.limit_bytes = m.user_limit ? limit->second : plan.devices[d]->memory_bytes;
-    const uint64_t need = m.arena_bytes + m.weight_bytes;
+    // On a device whose memory is the host's, the outputs copied to the caller are held
+    // with the arena at the end of a run.
+    const bool host = plan.devices[d]->host_memory();
+    const uint64_t outputs = host ? m.output_bytes : 0;
+    const uint64_t need = m.arena_bytes + m.weight_bytes + outputs;
     if (m.limit_bytes != 0 && need > m.limit_bytes) {
       return ResourceExhausted(
           "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
           ") cannot hold the plan: it needs " + FormatBytes(need) + " (arena peak " +
-          FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) + ") but " +
-          (m.user_limit ? "the memory limit set for it is " : "it declares only ") +
+          FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) +
+          (outputs != 0 ? " + outputs " + FormatBytes(outputs) + " copied to the caller" : "") +
+          ") but " + (m.user_limit ? "the memory limit set for it is " : "it declares only ") +
           FormatBytes(m.limit_bytes));
     }
   }

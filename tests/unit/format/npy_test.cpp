@@ -85,6 +85,28 @@ TEST(Npy, RejectsMalformedBytes) {
       "overflows");
 }
 
+TEST(Npy, ShapeIsATupleOfCommaSeparatedInts) {
+  auto parse = [](const std::string& shape, size_t data_bytes) {
+    const std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': " + shape + ", }";
+    const std::string bytes = std::string("\x93NUMPY\x01\x00", 8) +
+                              static_cast<char>(header.size()) + '\0' + header +
+                              std::string(data_bytes, '\0');
+    return ParseNpy(std::as_bytes(std::span(bytes.data(), bytes.size())), "t.npy");
+  };
+  SY_ASSERT_OK(parse("()", 1));
+  SY_ASSERT_OK(parse("(3,)", 3));
+  SY_ASSERT_OK(parse("(2, 3)", 6));
+  SY_ASSERT_OK(parse("(2,3,)", 6));
+  // Found by fuzz_npy: dims without commas were read as separate dims, and a zero among
+  // huge ones passed the element count check.
+  SY_EXPECT_ERROR(parse("(40737015916 550 0 551615)", 0), "shape dims are not separated by commas");
+  SY_EXPECT_ERROR(parse("(2,, 3)", 6), "non-integer dimension");
+  Expected<Tensor> zero = parse("(40737015916, 550, 0, 551615)", 0);
+  SY_ASSERT_OK(zero);
+  EXPECT_EQ(zero->element_count(), 0);
+  EXPECT_EQ(ElementCount(zero->shape()), 0);
+}
+
 TEST(Npy, RefusesAKeyGivenTwice) {
   // NumPy keeps the last of two keys; reading the first would take this Fortran-order
   // array for a C-order one.

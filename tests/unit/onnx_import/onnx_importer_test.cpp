@@ -290,6 +290,36 @@ TEST(OnnxImporterTest, FoldingStopsAtTheMemoryBound) {
       << r.status().message();
 }
 
+TEST(OnnxImporterTest, NodesMustMatchTheirOpsSchema) {
+  // Found by fuzz_onnx_import: folds read inputs the op requires without checking again.
+  auto import = [](ModelBuilder& b) {
+    ImportProblem problem;
+    Expected<ImportResult> r = ImportBuilt(b, &problem);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(problem, ImportProblem::kInvalidModel);
+    return r.ok() ? std::string() : r.status().message();
+  };
+  ModelBuilder too_few;
+  too_few.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  too_few.Node("CastLike", {"x"}, {"y"}, "cast");
+  EXPECT_NE(import(too_few).find("CastLike node 0 \"cast\" has 1 inputs and 1 outputs; "
+                                 "CastLike-15 takes 2 inputs and 1 outputs"),
+            std::string::npos)
+      << import(too_few);
+  ModelBuilder absent;
+  absent.Input("x", TensorProto::FLOAT, {2}).Output("y");
+  absent.Node("Reshape", {"x", ""}, {"y"}, "r");
+  EXPECT_NE(import(absent).find("input 1 (shape) is required but absent"), std::string::npos)
+      << import(absent);
+  ModelBuilder too_early(13);
+  too_early.Input("x", TensorProto::FLOAT, {2}).Input("t", TensorProto::INT64, {2}).Output("y");
+  too_early.Node("CastLike", {"x", "t"}, {"y"}, "cast");
+  EXPECT_NE(
+      import(too_early).find("CastLike exists from opset 15 on, but the model imports opset 13"),
+      std::string::npos)
+      << import(too_early);
+}
+
 TEST(OnnxImporterTest, IdentityOfAnInputStillGivesANamedOutput) {
   ModelBuilder b;
   b.Input("x", TensorProto::FLOAT, {2, 2}).Output("y");

@@ -98,6 +98,35 @@ TEST(MemoryPlannerTest, WeightsCountAgainstTheLimit) {
       << status.message();
 }
 
+TEST(MemoryPlannerTest, OutputsCopiedToTheCallerCountOnAHostMemoryDevice) {
+  // x [1024] f32 -> relu -> y: arena 8 KiB (x and y), and y's 4 KiB copied to the caller
+  // at the end of a run, in host memory.
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {1024});
+  g.Output(g.Unary("relu", x, "y"));
+  const Graph graph = g.Build();
+  Device host;
+  host.flags = 0x1u;  // SY_DEVICE_FLAG_HOST_MEMORY
+  host.memory_bytes = 12 * 1024;
+  Plan plan = OnOneDevice(graph, host);
+  SY_ASSERT_OK(PlanMemory(graph, {}, plan));
+  EXPECT_EQ(plan.memory[0].arena_bytes, 8u * 1024);
+  EXPECT_EQ(plan.memory[0].output_bytes, 4u * 1024);
+  EXPECT_NE(plan.Explain(graph).find("peak 12.0 KiB = arena 8.0 KiB"), std::string::npos)
+      << plan.Explain(graph);
+  EXPECT_NE(plan.Explain(graph).find("+ outputs 4.0 KiB copied to the caller"), std::string::npos);
+  host.memory_bytes = 12 * 1024 - 1;
+  SY_EXPECT_ERROR(PlanMemory(graph, {}, plan),
+                  "needs 12.0 KiB (arena peak 8.0 KiB + weights 0 B + outputs 4.0 KiB copied to "
+                  "the caller)");
+  // A device with memory of its own: the copies are not its memory.
+  Device gpu;
+  gpu.memory_bytes = 8 * 1024;
+  Plan on_gpu = OnOneDevice(graph, gpu);
+  SY_ASSERT_OK(PlanMemory(graph, {}, on_gpu));
+  EXPECT_EQ(on_gpu.memory[0].output_bytes, 4u * 1024);
+}
+
 TEST(MemoryPlannerTest, ZeroSizedValuesAreFine) {
   GraphBuilder g;
   const ValueId x = g.Input("x", DType::kF32, {0, 4});
