@@ -4,10 +4,13 @@
 //   exit_in_query:       sy_plugin_query calls exit(0)
 //   crash_in_initialize: initialize raises SIGSEGV
 //   hang_in_initialize:  initialize never returns
+//   crash_in_supports:   supports_node raises SIGSEGV when asked about matmul
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "test_plugin.h"
 
@@ -29,7 +32,21 @@ constexpr sy_plugin_info kInfo = {
     sizeof(sy_plugin_info), SY_PLUGIN_ABI_VERSION,   "hostile", "0.0.1",
     "Switchyard tests",     "takes its process down"};
 
+#if defined(SY_HOSTILE_CRASH_IN_SUPPORTS)
+class CrashingContext : public sy_test_plugin::TestContext {
+ public:
+  CrashingContext() : TestContext(1, "") {}
+  bool Supports(uint32_t device, const sy_node& node, std::string& reason) const override {
+    if (std::string_view(node.op) == "matmul") std::raise(SIGSEGV);
+    return TestContext::Supports(device, node, reason);
+  }
+};
+#endif
+
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
+#if defined(SY_HOSTILE_CRASH_IN_SUPPORTS)
+  return std::make_unique<CrashingContext>();
+#endif
 #if defined(SY_HOSTILE_CRASH_IN_INITIALIZE)
   std::raise(SIGSEGV);
 #elif defined(SY_HOSTILE_HANG_IN_INITIALIZE)

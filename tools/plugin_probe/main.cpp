@@ -1,7 +1,8 @@
 // switchyard-plugin-probe [--threads N] PLUGIN.so: loads one plugin as the host would
 // (core/src/plugin/plugin_probe.h) and reports on file descriptor 3, one line each: "step
-// NAME" before each step of the load, then "ok" or "error MESSAGE" once the plugin is
-// loaded and shut down again. The host runs it before loading a plugin into its own
+// NAME" before each step of the load and of the op-level supports_node queries that
+// follow it, then "ok" or "error MESSAGE" once the plugin is loaded, asked and shut down
+// again. The host runs it before loading a plugin into its own
 // process; a crash, an exit or a hang here is then the probe's, not the host's. Without
 // descriptor 3 (run by hand) the report goes to stdout.
 #include <fcntl.h>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "switchyard/op_schema.h"
+#include "switchyard/plugin.h"
 #include "switchyard/plugin_host.h"
 
 namespace {
@@ -62,6 +65,27 @@ int main(int argc, char** argv) {
     for (char& c : message) c = c == '\n' ? ' ' : c;
     Report("error " + message);
     return 0;
+  }
+  // The op-level query of every catalogue op on every device, as `switchyard devices`
+  // and placement ask: a plugin that crashes answering it is caught here too.
+  for (const auto& loaded : (*host)->plugins()) {
+    const sy_plugin_api* api = loaded->api();
+    for (const sy::Device& device : loaded->devices()) {
+      for (const sy::OpSchema& schema : sy::OpRegistry::Global().schemas()) {
+        const std::string op(schema.name);
+        Report("step supports_node (op " + op + ")");
+        sy_node node{};
+        node.struct_size = sizeof node;
+        node.abi_version = SY_PLUGIN_ABI_VERSION;
+        node.op = op.c_str();
+        node.name = "";
+        uint32_t supported = 0;
+        char reason[128];
+        sy_error* error = api->supports_node(loaded->context(), device.index, &node, &supported,
+                                             reason, sizeof reason);
+        if (error != nullptr) api->error_destroy(error);
+      }
+    }
   }
   Report("step shutdown");
   host->reset();  // each plugin's shutdown, then its library unloaded

@@ -190,7 +190,7 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
     while ((newline = buffer.find('\n')) != std::string::npos) {
       const std::string line = buffer.substr(0, newline);
       buffer.erase(0, newline + 1);
-      if (line.rfind("step ", 0) == 0) report.last_step = line.substr(5, 64);
+      if (line.rfind("step ", 0) == 0) report.last_step = line.substr(5, 96);
       if (line == "ok" || line.rfind("error", 0) == 0) report.answered = true;
     }
   }

@@ -265,6 +265,7 @@ INSTANTIATE_TEST_SUITE_P(
                     HostileCase{"exit_in_query",
                                 "exited with status 0 in sy_plugin_query instead of returning"},
                     HostileCase{"crash_in_initialize", " in initialize"},
+                    HostileCase{"crash_in_supports", " in supports_node (op matmul)"},
                     HostileCase{"hang_in_initialize",
                                 "hung in initialize (no answer after 2 s; the probe was killed)"}),
     PrintHostileCase);
