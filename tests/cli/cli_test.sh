@@ -146,7 +146,12 @@ expect "run --threads -1" 2 "--threads -1: expected 0 \(the number of cores\) to
 expect "bench --threads too many" 2 "--threads 100000" -- "$SY" bench "$SRC/examples/mlp" --threads 100000
 expect "run --device twice" 1 "--device cpu,cpu:0: cpu:0 is cpu:0, which is already in the list" \
   -- "$SY" run "$SRC/examples/mlp" --device cpu,cpu:0
-expect "bench" 0 "median [0-9.]+ us, min" -- "$SY" bench "$SRC/examples/mlp" --repeat 5
+expect "bench" 0 "median [0-9.]+ us, min [0-9.]+ us, max [0-9.]+ us, p90 [0-9.]+ us, p99 [0-9.]+ us over 5 runs" \
+  -- "$SY" bench "$SRC/examples/mlp" --repeat 5
+expect "bench without inputs uses seeded random data" 0 \
+  "no value given for tokens .*: using seeded random data \(--seed 3\)" \
+  -- "$SY" bench "$TMP/transformer" --repeat 2 --seed 3
+expect "bench --json percentiles" 0 '"p90_us":[0-9.eE+-]+,"p99_us":' -- "$SY" bench "$SRC/examples/mlp" --repeat 3 --json
 expect "bench --json" 0 '"median_us":.*"median_cpu_us":' -- "$SY" bench "$SRC/examples/cnn" --device cpu-ref --repeat 2 --json
 expect "bench bad repeat" 2 "--repeat" -- "$SY" bench "$SRC/examples/mlp" --repeat 0
 

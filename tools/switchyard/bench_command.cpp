@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 
 #include "cli.h"
 #include "model_setup.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 namespace {
@@ -26,6 +28,12 @@ double Median(std::vector<double>& v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The nearest-rank percentile p (0 < p <= 100) of sorted, non-empty v.
+double Percentile(const std::vector<double>& sorted, double p) {
+  const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
 }  // namespace
 
 int RunBench(const std::vector<std::string>& args) {
@@ -35,9 +43,10 @@ int RunBench(const std::vector<std::string>& args) {
       "                        [--input ...] [--warmup N] [--repeat N] [--no-island-pass]\n"
       "                        [--optimize 0|1|2] [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
-      "times, then times --repeat runs and prints the median, minimum and maximum latency\n"
-      "of one run (inputs copied in, outputs copied out), and the median CPU time of one\n"
-      "run summed over the process's threads.\n\n"
+      "times, then times --repeat runs and prints the median, minimum, maximum, 90th and\n"
+      "99th percentile latency of one run (inputs copied in, outputs copied out), and the\n"
+      "median CPU time of one run summed over the process's threads. An input given\n"
+      "neither by --input nor in <model>/inputs gets seeded random data (said on stderr).\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("warmup", po::value<int>()->default_value(3),
                                                     "untimed runs first")(
@@ -63,6 +72,20 @@ int RunBench(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   Session& session = *prepared->session;
+  // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data,
+  // as ONNX Runtime's perf_test does, said on stderr.
+  std::string randomised;
+  for (size_t k = 0; k < session.input_names().size(); ++k) {
+    const std::string& name = session.input_names()[k];
+    if (prepared->inputs.count(name)) continue;
+    prepared->inputs[name] = RandomTensor(session.input_types()[k], vm["seed"].as<uint32_t>());
+    randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
+  }
+  if (!randomised.empty()) {
+    std::cerr << "switchyard bench: note: no value given for " << randomised
+              << " (no --input, no <model>/inputs file): using seeded random data (--seed "
+              << vm["seed"].as<uint32_t>() << ")\n";
+  }
   for (int i = 0; i < warmup; ++i) {
     Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);
     if (!out.ok()) {
@@ -86,8 +109,9 @@ int RunBench(const std::vector<std::string>& args) {
       return kExitFailure;
     }
   }
-  const double median = Median(micros);
+  const double median = Median(micros);  // sorts micros
   const double median_cpu = Median(cpu_micros);
+  const double p90 = Percentile(micros, 90), p99 = Percentile(micros, 99);
   if (vm.count("json")) {
     std::cout << boost::json::serialize(
                      boost::json::object{{"model", model},
@@ -101,12 +125,15 @@ int RunBench(const std::vector<std::string>& args) {
                                          {"median_us", median},
                                          {"min_us", micros.front()},
                                          {"max_us", micros.back()},
+                                         {"p90_us", p90},
+                                         {"p99_us", p99},
                                          {"median_cpu_us", median_cpu}})
               << "\n";
   } else {
     std::cout << model << " on " << DevicesUsed(session.plan()) << ": median " << median
-              << " us, min " << micros.front() << " us, max " << micros.back() << " us over "
-              << repeat << " runs (median CPU time " << median_cpu << " us)\n";
+              << " us, min " << micros.front() << " us, max " << micros.back() << " us, p90 " << p90
+              << " us, p99 " << p99 << " us over " << repeat << " runs (median CPU time "
+              << median_cpu << " us)\n";
   }
   return kExitOk;
 }

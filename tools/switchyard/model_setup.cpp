@@ -13,11 +13,7 @@
 #include "switchyard/value_names.h"
 
 namespace sy::cli {
-namespace {
 
-namespace po = boost::program_options;
-
-// Deterministic random data: floats uniform in [-1, 1), integers in [0, 8), bools 0/1.
 Tensor RandomTensor(const TensorType& type, uint32_t seed) {
   Tensor t = *Tensor::Allocate(type.dtype, type.shape);
   std::mt19937_64 rng(seed);
@@ -58,6 +54,10 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed) {
   }
   return t;
 }
+
+namespace {
+
+namespace po = boost::program_options;
 
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
   const auto& names = out.session->input_names();

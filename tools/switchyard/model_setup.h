@@ -42,6 +42,9 @@ struct PreparedModel {
 // Loads `model`, loads plugins, plans and prepares the session as the device options
 // say (switchyard/plan.h), and reads inputs: --input NAME=FILE.npy or NAME=random, then
 // <model folder>/inputs/<name>.npy. kInvalidArgument errors are command-line mistakes.
+// Deterministic random data: floats uniform in [-1, 1), integers in [0, 8), bools 0/1.
+Tensor RandomTensor(const TensorType& type, uint32_t seed);
+
 Expected<PreparedModel> PrepareModel(const std::string& model,
                                      const boost::program_options::variables_map& vm);
 
