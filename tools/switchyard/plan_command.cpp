@@ -16,19 +16,17 @@ boost::json::object PlanToJson(const Graph& graph, const Plan& plan) {
   for (size_t d = 0; d < plan.devices.size(); ++d) {
     const Device& device = *plan.devices[d];
     const DeviceMemory& m = plan.memory[d];
-    devices.push_back(boost::json::object{
-        {"device", device.Spec()},
-        {"name", device.name},
-        {"kind", DeviceKindName(device.kind)},
-        {"arena_bytes", m.arena_bytes},
-        {"weight_bytes", m.weight_bytes},
-        {"output_bytes", m.output_bytes},
-        {"peak_bytes",
-         m.arena_bytes + m.weight_bytes + (device.host_memory() ? m.output_bytes : 0)},
-        {"unshared_bytes", m.unshared_bytes},
-        {"reshape_in_place_bytes", m.reshape_in_place_bytes},
-        {"limit_bytes", m.limit_bytes},
-        {"user_limit", m.user_limit}});
+    devices.push_back(boost::json::object{{"device", device.Spec()},
+                                          {"name", device.name},
+                                          {"kind", DeviceKindName(device.kind)},
+                                          {"arena_bytes", m.arena_bytes},
+                                          {"weight_bytes", m.weight_bytes},
+                                          {"output_bytes", m.output_bytes},
+                                          {"peak_bytes", m.peak_bytes},
+                                          {"unshared_bytes", m.unshared_bytes},
+                                          {"reshape_in_place_bytes", m.reshape_in_place_bytes},
+                                          {"limit_bytes", m.limit_bytes},
+                                          {"user_limit", m.user_limit}});
   }
   boost::json::array nodes;
   for (size_t n = 0; n < plan.nodes.size(); ++n) {

@@ -114,6 +114,9 @@ struct DeviceMemory {
   // host memory, so part of the need of a device whose memory is the host's (they are
   // held while the arena is).
   uint64_t output_bytes = 0;
+  // What the limit is checked against: arena + weights (+ output_bytes on a host-memory
+  // device).
+  uint64_t peak_bytes = 0;
   uint64_t unshared_bytes = 0;          // what the arena would take without reuse
   uint64_t reshape_in_place_bytes = 0;  // reshape outputs that share their input's bytes (no copy)
   uint64_t limit_bytes = 0;             // the limit checked; 0 = none

@@ -140,7 +140,7 @@ class PluginHost {
  private:
   PluginHost() = default;
   // Loads one candidate; on failure returns the reason.
-  Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path, uint32_t threads,
+  Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path,
                                          const DiscoveryOptions& options);
   std::vector<PluginCandidate> candidates_;
   std::vector<std::unique_ptr<Plugin>> plugins_;

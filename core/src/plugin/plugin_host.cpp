@@ -119,7 +119,6 @@ std::vector<std::filesystem::path> PluginHost::SearchPath() {
 }
 
 Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& path,
-                                                   uint32_t threads,
                                                    const DiscoveryOptions& options) {
   const auto step = [&options](std::string_view name) {
     if (options.on_load_step) options.on_load_step(name);
@@ -170,7 +169,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   if (plugin->name_.empty()) return Unsupported("plugin info has no name");
 
   // Every node this host sends comes from NodeDescriptors, which makes it canonical.
-  sy_init_options init_options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, threads,
+  sy_init_options init_options{sizeof(sy_init_options), SY_PLUGIN_ABI_VERSION, options.num_threads,
                                SY_INIT_FLAG_CANONICAL_NODES};
   sy_context* context = nullptr;
   step("initialize");
@@ -263,7 +262,7 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
                                                             "has not changed since)"
                                                           : ""));
       } else {
-        plugin = host->Load(path, options.num_threads, options);
+        plugin = host->Load(path, options);
       }
     }
     if (plugin.ok()) {

@@ -169,11 +169,11 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     // with the arena at the end of a run.
     const bool host = plan.devices[d]->host_memory();
     const uint64_t outputs = host ? m.output_bytes : 0;
-    const uint64_t need = m.arena_bytes + m.weight_bytes + outputs;
-    if (m.limit_bytes != 0 && need > m.limit_bytes) {
+    m.peak_bytes = m.arena_bytes + m.weight_bytes + outputs;
+    if (m.limit_bytes != 0 && m.peak_bytes > m.limit_bytes) {
       return ResourceExhausted(
           "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
-          ") cannot hold the plan: it needs " + FormatBytes(need) + " (arena peak " +
+          ") cannot hold the plan: it needs " + FormatBytes(m.peak_bytes) + " (arena peak " +
           FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) +
           (outputs != 0 ? " + outputs " + FormatBytes(outputs) + " copied to the caller" : "") +
           ") but " + (m.user_limit ? "the memory limit set for it is " : "it declares only ") +

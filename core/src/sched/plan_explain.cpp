@@ -102,10 +102,9 @@ std::string Plan::Explain(const Graph& graph) const {
   for (size_t d = 0; d < devices.size(); ++d) {
     const DeviceMemory& m = memory[d];
     if (m.arena_bytes == 0 && m.weight_bytes == 0) continue;
-    const uint64_t outputs = devices[d]->host_memory() ? m.output_bytes : 0;
-    out += "  " + device_name(static_cast<int32_t>(d)) + ": peak " +
-           FormatBytes(m.arena_bytes + m.weight_bytes + outputs) + " = arena " +
-           FormatBytes(m.arena_bytes) + " (" + FormatBytes(m.unshared_bytes) +
+    const uint64_t outputs = m.peak_bytes - m.arena_bytes - m.weight_bytes;
+    out += "  " + device_name(static_cast<int32_t>(d)) + ": peak " + FormatBytes(m.peak_bytes) +
+           " = arena " + FormatBytes(m.arena_bytes) + " (" + FormatBytes(m.unshared_bytes) +
            " without reuse) + weights " + FormatBytes(m.weight_bytes);
     if (outputs != 0) out += " + outputs " + FormatBytes(outputs) + " copied to the caller";
     if (m.limit_bytes) {
