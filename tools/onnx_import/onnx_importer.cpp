@@ -300,8 +300,8 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
   }
   // Opset 7 and later is the contract; earlier models import too where their ops kept
   // their meaning, and the mappings handle the pre-7 differences they know (binary ops'
-  // broadcast along an axis, PRelu's per-channel slope). An opset newer than the linked
-  // ONNX library knows may have changed what an op means: refused, as is one below 1.
+  // broadcast along an axis, PRelu's per-channel slope). An opset newer than
+  // kNewestKnownOpset may have changed what an op means: refused, as is one below 1.
   const int64_t newest = kNewestKnownOpset;
   if (graph.node_size() > 0 && (state.opset < 1 || state.opset > newest)) {
     return fail(ImportProblem::kInvalidModel,
