@@ -9,6 +9,10 @@ trap 'rm -rf "$TMP"' EXIT
 # expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
 source "$(dirname "$0")/expect.sh"
 
+expect "SWITCHYARD_CPU_WINOGRAD unknown value" 1 'SWITCHYARD_CPU_WINOGRAD=on: expected 1 .* or 0' \
+  -- env SWITCHYARD_CPU_WINOGRAD=on "$SY" run "$SRC/examples/mlp" --device cpu
+expect "run with SWITCHYARD_CPU_WINOGRAD=0" 0 "match" \
+  -- env SWITCHYARD_CPU_WINOGRAD=0 "$SY" run "$SRC/examples/cnn" --compare "$SRC/examples/cnn/expected"
 for model in "$SRC"/examples/*/; do
   name=$(basename "$model")
   expect "check example $name" 0 ": ok: [0-9]+ values" -- "$SY" check "$model"

@@ -51,6 +51,10 @@ class CpuContext : public sy_context {
   explicit CpuContext(const sy_init_options& options) : pool_(ThreadCount(options)) {
     const Expected<GemmLibrary> choice = GemmChoice();
     if (!choice.ok()) throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, choice.status().message());
+    const Expected<bool> winograd = WinogradChoice();
+    if (!winograd.ok()) {
+      throw sy_sdk::Error(SY_ERROR_INVALID_ARGUMENT, winograd.status().message());
+    }
     const std::string onednn = OneDnnDescription();
     if (onednn.empty() && *choice == GemmLibrary::kOneDnn) {
       throw sy_sdk::Error(SY_ERROR_UNSUPPORTED,
@@ -59,10 +63,13 @@ class CpuContext : public sy_context {
     if (options.num_threads > 0) SetBlasThreadCount(ThreadCount(options));
     const std::string threads = std::to_string(pool_.num_threads()) + " threads";
     const std::string blas = BlasDescription();
-    details_fast_ = (onednn.empty() ? "matmul/gemm/conv f32: " + blas
-                                    : "matmul/gemm/conv f32: " + onednn + "; f64: " + blas) +
-                    "; elementwise, reductions, norms, attention: vectorised C++ (" +
-                    VectorIsaName() + "), " + threads;
+    details_fast_ =
+        (onednn.empty() ? "matmul/gemm/conv f32: " + blas
+                        : "matmul/gemm/conv f32: " + onednn +
+                              (*winograd ? ", 3x3 conv Winograd where faster" : ", Winograd off") +
+                              "; f64: " + blas) +
+        "; elementwise, reductions, norms, attention: vectorised C++ (" + VectorIsaName() + "), " +
+        threads;
     details_ref_ = "reference kernels (double accumulation), 1 thread";
   }
 

@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -115,6 +116,11 @@ class PreparedKernel {
   // those tensors in those layouts.
   virtual void UseLayouts(std::span<const Layout> /*inputs*/, std::span<const Layout> /*outputs*/) {
   }
+
+  // The library code path that runs the node, as the library names it (oneDNN's
+  // "brgconv:avx512_core"), or "" where there is nothing to say. Tests check with it
+  // which path a case took.
+  virtual std::string Implementation() const { return {}; }
 };
 
 // What a kernel may look at when a partition is prepared.

@@ -1,5 +1,9 @@
 #include "fast/fast_kernels.h"
 
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
 #include "ref/ref_kernels.h"
 
 namespace sy::cpu {
@@ -32,6 +36,15 @@ std::string VectorIsaName() {
   if (__builtin_cpu_supports("avx2")) return "avx2";
 #endif
   return "baseline";
+}
+
+Expected<bool> WinogradChoice() {
+  const char* choice = std::getenv("SWITCHYARD_CPU_WINOGRAD");
+  if (choice == nullptr || *choice == '\0' || std::string_view(choice) == "1") return true;
+  if (std::string_view(choice) == "0") return false;
+  return InvalidArgument(std::string("SWITCHYARD_CPU_WINOGRAD=") + choice +
+                         ": expected 1 (the default: 3x3 convs on oneDNN's Winograd kernel where "
+                         "it is faster) or 0 (always the direct kernel)");
 }
 
 }  // namespace sy::cpu

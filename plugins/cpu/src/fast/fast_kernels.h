@@ -61,6 +61,11 @@ std::string BlasDescription();
 enum class GemmLibrary { kDefault, kOneDnn, kOpenBlas };
 Expected<GemmLibrary> GemmChoice();
 
+// SWITCHYARD_CPU_WINOGRAD: "1", unset or empty (the default) lets oneDNN's Winograd kernel
+// run the 3x3 convs it is faster on (fast/onednn/onednn_conv.cpp); "0" keeps every conv on
+// the direct kernel; any other value is an error naming the choices.
+Expected<bool> WinogradChoice();
+
 // openblas_set_num_threads: process-wide, for every BLAS call of every context.
 void SetBlasThreadCount(int num_threads);
 

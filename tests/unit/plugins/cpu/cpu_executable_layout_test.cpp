@@ -341,6 +341,39 @@ TEST_P(CpuExecutableLayoutTest, PoolsKeepAConvChainChannelsLast) {
   ExpectClose(p.Run(*fast, {{x, input}}), p.Run(*Ref(p), {{x, input}}), "NaN in x");
 }
 
+TEST_P(CpuExecutableLayoutTest, WinogradConvsReorderFromAndToEveryLayout) {
+  // A ResNet basic block at sizes oneDNN's Winograd kernel takes (fast/onednn/onednn_conv.cpp:
+  // 3x3, stride 1, 16k channels, >= 14x14), whose blocked layout is neither row-major nor
+  // channels-last: a reads the bound x row-major and writes channels-last; b reads a
+  // channels-last as x and as its residual and writes row-major (a graph output); c reads
+  // b row-major and writes channels-last for the direct stride-2 d.
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF32, {1, 16, 16, 16});
+  const ValueId a = ConvNode(
+      g, "fused_conv",
+      {x, g.Const("wa", RandomF32({32, 16, 3, 3}, 0.3, 1)), g.Const("ba", RandomF32({32}, 0.3, 2))},
+      {1, 32, 16, 16}, "a", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  const ValueId b = ConvNode(g, "fused_conv",
+                             {a, g.Const("wb", RandomF32({32, 32, 3, 3}, 0.2, 3)),
+                              g.Const("bb", RandomF32({32}, 0.3, 4)), a},
+                             {1, 32, 16, 16}, "b", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+  g.Output(b);
+  const ValueId c = ConvNode(g, "conv", {b, g.Const("wc", RandomF32({16, 32, 3, 3}, 0.2, 5))},
+                             {1, 16, 16, 16}, "c", ConvAttrs({1, 1, 1, 1}));
+  g.Output(ConvNode(g, "conv", {c, g.Const("wd", RandomF32({16, 16, 3, 3}, 0.2, 6))}, {1, 16, 8, 8},
+                    "d", ConvAttrs({1, 1, 1, 1}, {2, 2})));
+  const Graph graph = g.Build();
+  const WholeGraphPartition p(graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  if (OneDnnRuns()) {
+    std::vector<uint32_t> want = {p.Local(a), p.Local(c)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fast->channels_last_values(), want);
+  }
+  const Tensor input = RandomF32({1, 16, 16, 16}, 1.0, 7);
+  ExpectClose(p.Run(*fast, {{x, input}}), p.Run(*Ref(p), {{x, input}}), "basic block");
+}
+
 TEST_P(CpuExecutableLayoutTest, ConvsTrustOnlyBoundsThatCannotOverflow) {
   // a = relu(conv(x)) with |x| and |w| near 1e19: its sums overflow to +inf, so it passes no
   // bound on; b = clip(conv(a), 0, 6) with weights of both signs then gets inf - inf = NaN,

@@ -47,7 +47,8 @@ Expected<std::vector<Tensor>> Run(const KernelTable& table, std::string_view op,
 Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_view op,
                                           const std::vector<Tensor>& inputs,
                                           const std::vector<bool>& constant, Attrs attrs,
-                                          int num_outputs, ThreadPool* pool, bool* prepared) {
+                                          int num_outputs, ThreadPool* pool, bool* prepared,
+                                          std::string* implementation) {
   const OpSchema* schema = OpRegistry::Global().Find(op);
   if (schema == nullptr) return NotFound("no schema for op " + std::string(op));
   const KernelTable::Entry* entry = table.FindEntry(op);
@@ -81,6 +82,7 @@ Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_
         {op, input_types, output_types, attrs, constants, pool ? pool->num_threads() : 1});
     if (kernel != nullptr) {
       if (prepared != nullptr) *prepared = true;
+      if (implementation != nullptr) *implementation = kernel->Implementation();
       SY_RETURN_IF_ERROR(kernel->Run(ctx));
       return outputs;
     }

@@ -3,6 +3,7 @@
 // normalised first), and read results back as doubles.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,7 +34,8 @@ Expected<std::vector<Tensor>> RunPrepared(const KernelTable& table, std::string_
                                           const std::vector<Tensor>& inputs,
                                           const std::vector<bool>& constant, Attrs attrs = {},
                                           int num_outputs = 1, ThreadPool* pool = nullptr,
-                                          bool* prepared = nullptr);
+                                          bool* prepared = nullptr,
+                                          std::string* implementation = nullptr);
 
 // Run with the reference kernels (RefKernels()).
 Expected<std::vector<Tensor>> RunRef(std::string_view op, const std::vector<Tensor>& inputs,

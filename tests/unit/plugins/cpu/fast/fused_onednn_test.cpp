@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -423,6 +424,119 @@ TEST(FusedOneDnnTest, ConvNaNAndInfinitiesAsTheReference) {
     inputs[3] = Make(DType::kF32, {1, 3, 5, 5}, r);
     ExpectMatchesRef("fused_conv", inputs, attrs, 1e-4, {{false, true, false, false}});
   }
+}
+
+// ---- Winograd (fast/onednn/onednn_conv.cpp) ------------------------------------------
+
+// Sets an environment variable for its lifetime and restores what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// fused_conv with bias, residual and `activation` on the fast table (w constant, one
+// thread and two), compared with the reference; returns the implementation oneDNN chose.
+std::string RunConvAgainstRef(const Shape& x, int64_t m, const std::vector<int64_t>& strides,
+                              int64_t group, const std::string& activation, std::mt19937& rng) {
+  const Shape w_shape = {m, x[1] / group, 3, 3};
+  std::vector<Tensor> inputs = {Random(DType::kF32, x, rng), Random(DType::kF32, w_shape, rng),
+                                Random(DType::kF32, {m}, rng)};
+  Attrs attrs = ActivationAttrs(activation);
+  attrs.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  attrs.Set("strides", strides);
+  attrs.Set("group", group);
+  const Tensor shape_probe = RunRef1("fused_conv", inputs, attrs);
+  inputs.push_back(Random(DType::kF32, shape_probe.shape(), rng));
+  const std::vector<double> want = Values(RunRef1("fused_conv", inputs, attrs));
+  const double tol = 1.5e-4 * std::sqrt(static_cast<double>(x[1] / group * 9) + 2.0);
+  std::string implementation;
+  ThreadPool pool(2);
+  for (ThreadPool* threads : {static_cast<ThreadPool*>(nullptr), &pool}) {
+    SCOPED_TRACE(threads ? "2 threads" : "1 thread");
+    Expected<std::vector<Tensor>> got =
+        RunPrepared(FastKernels(), "fused_conv", inputs, {false, true, false, false}, attrs, 1,
+                    threads, nullptr, &implementation);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return "";
+    const std::vector<double> values = Values((*got)[0]);
+    double max_diff = 0.0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      max_diff = std::max(max_diff, std::fabs(values[i] - want[i]));
+    }
+    EXPECT_LE(max_diff, tol);
+  }
+  return implementation;
+}
+
+bool IsWinograd(const std::string& implementation) {
+  return implementation.find("wino") != std::string::npos;
+}
+
+TEST(FusedOneDnnTest, ConvRunsWinogradWhereItPaysAndDirectElsewhere) {
+  if (!ExpectOneDnn({Make(DType::kF32, {1}, {0.0})})) GTEST_SKIP() << "no oneDNN";
+  // oneDNN 2.6 has its f32 Winograd kernel for AVX-512 only; elsewhere every conv is direct.
+  const bool has_winograd = OneDnnDescription().find("avx512_core") != std::string::npos;
+  std::mt19937 rng(44);
+  for (const std::string activation : {"relu", "none"}) {
+    SCOPED_TRACE(activation);
+    // 16k channels, 3x3, stride 1, 16x16 outputs (>= 14x14): Winograd, in and out.
+    EXPECT_EQ(IsWinograd(RunConvAgainstRef({1, 16, 16, 16}, 32, {1, 1}, 1, activation, rng)),
+              has_winograd);
+    EXPECT_EQ(IsWinograd(RunConvAgainstRef({2, 32, 14, 15}, 16, {1, 1}, 1, activation, rng)),
+              has_winograd);
+  }
+  // Post-ops the Winograd kernel has no implementation for (clip, gelu) build the direct
+  // one instead; either way the result is the reference's.
+  for (const std::string activation : {"clip", "gelu", "leaky_relu"}) {
+    SCOPED_TRACE(activation);
+    RunConvAgainstRef({1, 16, 16, 16}, 32, {1, 1}, 1, activation, rng);
+  }
+  // Outside the rule: 13x13 outputs, stride 2, two groups, 8 input channels.
+  EXPECT_FALSE(IsWinograd(RunConvAgainstRef({1, 16, 13, 13}, 16, {1, 1}, 1, "relu", rng)));
+  EXPECT_FALSE(IsWinograd(RunConvAgainstRef({1, 16, 32, 32}, 16, {2, 2}, 1, "relu", rng)));
+  EXPECT_FALSE(IsWinograd(RunConvAgainstRef({1, 32, 16, 16}, 32, {1, 1}, 2, "relu", rng)));
+  EXPECT_FALSE(IsWinograd(RunConvAgainstRef({1, 8, 16, 16}, 16, {1, 1}, 1, "relu", rng)));
+  // SWITCHYARD_CPU_WINOGRAD=0 keeps even a suitable conv direct.
+  const ScopedEnv off("SWITCHYARD_CPU_WINOGRAD", "0");
+  EXPECT_FALSE(IsWinograd(RunConvAgainstRef({1, 16, 16, 16}, 32, {1, 1}, 1, "relu", rng)));
+}
+
+TEST(FusedOneDnnTest, WinogradChoiceReadsTheEnvironment) {
+  {
+    const ScopedEnv unset("SWITCHYARD_CPU_WINOGRAD", "");
+    ASSERT_TRUE(WinogradChoice().ok());
+    EXPECT_TRUE(*WinogradChoice());
+  }
+  {
+    const ScopedEnv on("SWITCHYARD_CPU_WINOGRAD", "1");
+    EXPECT_TRUE(*WinogradChoice());
+  }
+  {
+    const ScopedEnv off("SWITCHYARD_CPU_WINOGRAD", "0");
+    EXPECT_FALSE(*WinogradChoice());
+  }
+  const ScopedEnv bad("SWITCHYARD_CPU_WINOGRAD", "yes");
+  const Expected<bool> choice = WinogradChoice();
+  ASSERT_FALSE(choice.ok());
+  EXPECT_NE(choice.status().message().find("expected 1"), std::string::npos)
+      << choice.status().message();
 }
 
 #if SY_CPU_HAS_ONEDNN
