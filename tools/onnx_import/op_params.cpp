@@ -117,7 +117,9 @@ Expected<Shape> ReshapeShape(NodeContext& ctx) {
     }
     if (d < 0) return ctx.Invalid("shape entry " + std::to_string(d) + " is negative");
     out[i] = d;
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known)) {
+      return ctx.Invalid("shape " + ShapeToString(target) + " has more elements than int64 holds");
+    }
   }
   const int64_t count = ElementCount(in);
   if (infer_at >= 0) {

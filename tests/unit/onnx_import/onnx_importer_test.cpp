@@ -180,6 +180,19 @@ TEST(OnnxImporterTest, InputNeededAtImportTimeIsFrozenWhenGiven) {
   EXPECT_EQ(ok->graph.values[ok->graph.outputs[0]].type.ToString(), "f32 [3, 4]");
 }
 
+// A reshape target whose product overflows int64 (found by fuzz_onnx_import) is refused,
+// not multiplied out.
+TEST(OnnxImporterTest, ReshapeTargetWhoseProductOverflowsIsAnError) {
+  ModelBuilder b(13);
+  b.Input("x", TensorProto::FLOAT, {2, 6}).Output("y");
+  b.Int64Initializer("shape", {3}, {15, -1, 9223372036854775807});
+  b.Node("Reshape", {"x", "shape"}, {"y"}, "r");
+  Expected<ImportResult> r = ImportBuilt(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more elements than int64 holds"), std::string::npos)
+      << r.status().message();
+}
+
 // A value needed at import time that is computed from a graph input: the error names the
 // input, and giving its value makes the computation fold.
 TEST(OnnxImporterTest, ComputedStaticValueNamesTheInputsItDependsOn) {
