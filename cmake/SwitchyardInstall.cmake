@@ -53,7 +53,7 @@ foreach(target IN LISTS _sy_installed_plugins)
 endforeach()
 
 # The host finds its plugin probe at <exe>/../libexec/switchyard (plugin_probe.h).
-install(TARGETS switchyard-plugin-probe RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/switchyard)
+install(TARGETS switchyard-plugin-probe switchyard-plugin-worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/switchyard)
 
 if(SY_BUILD_TOOLS)
   # The CLI finds the plugins above through its own location (<exe>/../lib/...).

@@ -5,6 +5,10 @@
 //   crash_in_initialize: initialize raises SIGSEGV
 //   hang_in_initialize:  initialize never returns
 //   crash_in_supports:   supports_node raises SIGSEGV when asked about matmul
+//   crash_in_execute:    runs `neg` (f32), and raises SIGSEGV when a partition executes
+//   hang_in_execute:     runs `neg` (f32), and never returns from execute
+// The last two load and probe cleanly; only --isolate keeps the host alive through them
+// (docs/plugin-isolation.md).
 #include <unistd.h>
 
 #include <csignal>
@@ -43,9 +47,41 @@ class CrashingContext : public sy_test_plugin::TestContext {
 };
 #endif
 
+#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE)
+class FailingExecutable : public sy_executable {
+ public:
+  void Execute(sy_buffer* const*, uint32_t) override {
+#if defined(SY_HOSTILE_CRASH_IN_EXECUTE)
+    // The default action whatever handler a library in the process installed (some
+    // runtimes catch SIGSEGV, and a handler that returns would let raise() return).
+    std::signal(SIGSEGV, SIG_DFL);
+    std::raise(SIGSEGV);
+#else
+    while (true) ::pause();
+#endif
+  }
+};
+
+// Claims `neg` on f32, prepares it, and fails when it runs.
+class ExecutingContext : public sy_test_plugin::TestContext {
+ public:
+  ExecutingContext() : TestContext(1, "") {}
+  bool Supports(uint32_t device, const sy_node& node, std::string& reason) const override {
+    if (std::string_view(node.op) == "neg") return true;
+    return TestContext::Supports(device, node, reason);
+  }
+  std::unique_ptr<sy_executable> Prepare(uint32_t, const sy_partition&) override {
+    return std::make_unique<FailingExecutable>();
+  }
+};
+#endif
+
 std::unique_ptr<sy_context> Create(const sy_init_options&) {
 #if defined(SY_HOSTILE_CRASH_IN_SUPPORTS)
   return std::make_unique<CrashingContext>();
+#endif
+#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE)
+  return std::make_unique<ExecutingContext>();
 #endif
 #if defined(SY_HOSTILE_CRASH_IN_INITIALIZE)
   std::raise(SIGSEGV);

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "switchyard/half.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 
@@ -28,11 +30,26 @@ void CheckThreadCount(int64_t threads) {
   }
 }
 
+void CheckTimeout(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > kMaxTimeoutSeconds) {
+    throw po::error("--timeout " + std::to_string(seconds) +
+                    ": expected seconds above 0, at most " +
+                    std::to_string(static_cast<int64_t>(kMaxTimeoutSeconds)));
+  }
+}
+
 void AddPluginOptions(po::options_description& options) {
   options.add_options()("plugin", po::value<std::vector<std::string>>()->composing(),
                         "load this plugin shared object too (repeatable); failure is an error")(
       "threads", po::value<int64_t>()->default_value(0)->notifier(CheckThreadCount),
-      "threads for CPU work (0 = the number of cores)");
+      "threads for CPU work (0 = the number of cores)")(
+      "isolate", po::value<std::vector<std::string>>()->composing(),
+      "run this plugin (a name such as cpu, a path, or all) in a worker process, so that its "
+      "crash or hang fails the call instead of this process (repeatable; "
+      "docs/plugin-isolation.md)")(
+      "timeout", po::value<double>()->notifier(CheckTimeout),
+      "with --isolate: fail any call to an isolated plugin (a run included) that takes longer "
+      "than this many seconds, and kill its worker");
 }
 
 Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
@@ -43,7 +60,28 @@ Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
     }
   }
   if (vm.count("threads")) options.num_threads = static_cast<uint32_t>(vm["threads"].as<int64_t>());
-  return PluginHost::Create(options);
+  if (vm.count("isolate")) options.isolate = vm["isolate"].as<std::vector<std::string>>();
+  if (vm.count("timeout")) options.call_timeout_seconds = vm["timeout"].as<double>();
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<PluginHost> host, PluginHost::Create(options));
+  // Every plugin named must be running isolated: a misspelt name would otherwise leave
+  // the plugin in this process without a word.
+  for (const std::string& wanted : options.isolate) {
+    if (wanted == "all") continue;
+    bool found = false;
+    std::string loaded;
+    for (const auto& plugin : host->plugins()) {
+      loaded += (loaded.empty() ? "" : ", ") + plugin->name();
+      found |= plugin->isolated() &&
+               (plugin->name() == wanted || plugin->path() == std::filesystem::path(wanted));
+    }
+    if (!found) {
+      return InvalidArgument("--isolate " + PrintableName(wanted) +
+                             ": no plugin of that name or "
+                             "path was loaded (loaded: " +
+                             (loaded.empty() ? "none" : loaded) + ")");
+    }
+  }
+  return host;
 }
 
 bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
@@ -60,6 +98,11 @@ bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
+    if (vm.count("timeout") && !vm.count("isolate")) {
+      throw po::error(
+          "--timeout needs --isolate: a plugin running inside this process cannot be stopped "
+          "(give --isolate all, or the plugin's name)");
+    }
   } catch (const po::error& e) {
     PrintError(command,
                std::string(e.what()) + " (see 'switchyard " + std::string(command) + " --help')");

@@ -23,6 +23,8 @@ inline constexpr int kExitUsage = 2;
 // The most threads --threads accepts (far above any CPU's core count; a typo such as -1
 // must not become 4294967295 threads).
 inline constexpr int64_t kMaxThreads = 4096;
+// --timeout's bound (a day): beyond it a hang is better ended by hand.
+inline constexpr double kMaxTimeoutSeconds = 86400;
 // --threads' notifier: throws a usage error outside [0, kMaxThreads].
 void CheckThreadCount(int64_t threads);
 

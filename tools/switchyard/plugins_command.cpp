@@ -36,6 +36,8 @@ int RunPlugins(const std::vector<std::string>& args) {
         o["name"] = c.name;
         o["version"] = c.version;
         o["abi_version"] = c.abi_version;
+        o["isolated"] = c.worker_pid != 0;
+        if (c.worker_pid != 0) o["worker_pid"] = c.worker_pid;
       } else {
         o["reason"] = c.reason;
       }
@@ -54,7 +56,9 @@ int RunPlugins(const std::vector<std::string>& args) {
   for (const PluginCandidate& c : (*host)->candidates()) {
     if (c.loaded) {
       std::cout << "loaded   " << c.name << " " << c.version << " (ABI " << c.abi_version << ")  "
-                << c.path.string() << "\n";
+                << c.path.string();
+      if (c.worker_pid != 0) std::cout << "  [isolated: worker pid " << c.worker_pid << "]";
+      std::cout << "\n";
     } else {
       std::cout << "rejected " << c.path.string() << ": " << c.reason << "\n";
     }

@@ -75,6 +75,9 @@ class Plugin {
   const std::vector<Device>& devices() const { return devices_; }
   // Why the plugin has no devices ("" when it has some).
   const std::string& status() const { return status_; }
+  // Runs in a worker process (DiscoveryOptions::isolate); its pid, 0 when in-process.
+  bool isolated() const { return worker_pid_ != 0; }
+  int worker_pid() const { return worker_pid_; }
 
   // Converts an sy_error from this plugin to a Status (destroying the error); ok for null.
   Status TakeError(sy_error* error, std::string_view context) const;
@@ -90,6 +93,7 @@ class Plugin {
   std::filesystem::path path_;
   std::string name_, version_, vendor_, status_;
   std::vector<Device> devices_;
+  int worker_pid_ = 0;
 };
 
 struct PluginCandidate {
@@ -102,6 +106,7 @@ struct PluginCandidate {
   // How it was probed in a separate process before loading (docs/security.md): "probed",
   // "probed earlier (cached)", or "not probed: <why>".
   std::string probe;
+  int worker_pid = 0;  // loaded into a worker process (isolated): its pid
 };
 
 struct DiscoveryOptions {
@@ -117,6 +122,12 @@ struct DiscoveryOptions {
   // Called before each step of loading a plugin ("dlopen", "sy_plugin_query",
   // "initialize", "device_count", "device_info"); the probe program reports them.
   std::function<void(std::string_view step)> on_load_step;
+  // Plugins to run in a worker process each (docs/plugin-isolation.md), by name ("cpu")
+  // or path, or "all": a crash or hang of theirs then fails the call, not the host.
+  std::vector<std::string> isolate;
+  // Isolated plugins only: the longest any call may take (a run's execute included)
+  // before the worker is killed and the call fails; 0 = no bound.
+  double call_timeout_seconds = 0;
 };
 
 class PluginHost {
@@ -142,6 +153,9 @@ class PluginHost {
   // Loads one candidate; on failure returns the reason.
   Expected<std::unique_ptr<Plugin>> Load(const std::filesystem::path& path,
                                          const DiscoveryOptions& options);
+  // The same in a worker process (plugin/isolation/isolated_plugin.h).
+  Expected<std::unique_ptr<Plugin>> LoadIsolated(const std::filesystem::path& path,
+                                                 const DiscoveryOptions& options);
   std::vector<PluginCandidate> candidates_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
 };

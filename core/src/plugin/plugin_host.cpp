@@ -9,6 +9,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "plugin/isolation/isolated_plugin.h"
 #include "plugin/plugin_probe.h"
 #include "switchyard/plugin.h"
 
@@ -223,8 +224,63 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
   return plugin;
 }
 
+Expected<std::unique_ptr<Plugin>> PluginHost::LoadIsolated(const std::filesystem::path& path,
+                                                           const DiscoveryOptions& options) {
+  isolation::StartOptions start;
+  start.num_threads = options.num_threads;
+  start.start_timeout_seconds = std::max(30.0, options.probe_timeout_seconds);
+  start.call_timeout_seconds = options.call_timeout_seconds;
+  SY_ASSIGN_OR_RETURN(isolation::IsolatedPlugin isolated, isolation::StartIsolated(path, start));
+  auto plugin = std::unique_ptr<Plugin>(new Plugin());
+  plugin->path_ = path;
+  plugin->table_ = *isolated.api;
+  plugin->table_.abi_version = isolated.abi_version;
+  plugin->api_ = &plugin->table_;
+  plugin->context_ = isolated.context;  // its shutdown stops the worker
+  plugin->worker_pid_ = isolated.pid;
+  plugin->name_ = std::move(isolated.name);
+  plugin->version_ = std::move(isolated.version);
+  plugin->vendor_ = std::move(isolated.vendor);
+  plugin->status_ = std::move(isolated.status);
+  for (size_t i = 0; i < isolated.devices.size(); ++i) {
+    const isolation::IsolatedDevice& d = isolated.devices[i];
+    Device device;
+    device.plugin = plugin.get();
+    device.index = static_cast<uint32_t>(i);
+    device.name = d.name;
+    device.vendor = d.vendor;
+    device.kind = d.kind <= 3 ? static_cast<DeviceKind>(d.kind) : DeviceKind::kAccelerator;
+    device.flags = d.flags;
+    device.memory_bytes = d.memory_bytes;
+    device.details = d.details;
+    plugin->devices_.push_back(std::move(device));
+  }
+  if (plugin->devices_.empty()) {
+    return Unsupported("no devices" + (plugin->status_.empty() ? "" : ": " + plugin->status_));
+  }
+  return plugin;
+}
+
+namespace {
+
+// Whether the user asked for `plugin` (loaded from `path`) to run in a worker process.
+bool IsolationWanted(const std::vector<std::string>& isolate, const std::string& name,
+                     const std::filesystem::path& path) {
+  for (const std::string& wanted : isolate) {
+    if (wanted == "all" || wanted == name || std::filesystem::path(wanted) == path) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions& options) {
   auto host = std::unique_ptr<PluginHost>(new PluginHost());
+  if (!options.isolate.empty() && isolation::FindWorkerProgram().empty()) {
+    return Unsupported(std::string("cannot isolate plugins: no ") + isolation::kWorkerProgram +
+                       " next to this program or in <prefix>/libexec/switchyard (set "
+                       "SWITCHYARD_PLUGIN_WORKER to its path)");
+  }
   std::map<std::filesystem::path, size_t> seen;  // canonical path -> index in candidates_
   auto consider = [&](const std::filesystem::path& path, bool is_explicit) -> Status {
     std::error_code ec;
@@ -261,6 +317,14 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
         plugin = Unsupported(probe.reason + (probe.cached ? " (when probed earlier; the file "
                                                             "has not changed since)"
                                                           : ""));
+      } else if (!options.isolate.empty()) {
+        // The plugin's name is known once it is loaded, so it is loaded in a worker first;
+        // one the user did not ask to isolate then moves into this process.
+        plugin = host->LoadIsolated(path, options);
+        if (plugin.ok() && !IsolationWanted(options.isolate, (*plugin)->name(), path)) {
+          plugin->reset();
+          plugin = host->Load(path, options);
+        }
       } else {
         plugin = host->Load(path, options);
       }
@@ -279,6 +343,7 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
       candidate.name = (*plugin)->name();
       candidate.version = (*plugin)->version();
       candidate.abi_version = (*plugin)->abi_version();
+      candidate.worker_pid = (*plugin)->worker_pid();
       host->plugins_.push_back(std::move(*plugin));
     } else {
       candidate.reason = plugin.status().message();
