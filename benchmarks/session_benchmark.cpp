@@ -11,6 +11,11 @@
 //   BM_MatmulDirectOneDnn  dnnl_sgemm, and BM_MatmulDirectOneDnnPacked a oneDNN matmul
 //                      primitive on prepacked weights (where oneDNN is built): the best
 //                      sgemm on this CPU is the largest of the direct rows
+//   BM_IsolatedRun/N/E/I  Session::Run of a chain of N `add` nodes on f32 [1, E], the cpu
+//                      plugin in this process (I = 0) or in a worker process (I = 1,
+//                      --isolate cpu; docs/plugin-isolation.md): the difference is the
+//                      isolation's cost per run. Wall time (the worker's CPU time is not
+//                      this process's).
 // Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
 // The summary line printed last states the ratios.
 #include <cblas.h>
@@ -52,18 +57,34 @@ const sy::Device& Cpu() {
   return **d;
 }
 
-// x -> add(x, c) -> add(., c) ... N times; c a [1, 8] constant.
-sy::Graph AddChain(int n) {
+// The cpu plugin alone, in a worker process.
+sy::PluginHost& IsolatedHost() {
+  static std::unique_ptr<sy::PluginHost> host = [] {
+    sy::DiscoveryOptions options;
+    options.num_threads = 1;
+    options.isolate = {"cpu"};
+    auto h = sy::PluginHost::Create(options);
+    if (!h.ok()) {
+      std::fprintf(stderr, "%s\n", h.status().message().c_str());
+      std::exit(1);
+    }
+    return std::move(*h);
+  }();
+  return *host;
+}
+
+// x -> add(x, c) -> add(., c) ... N times; x and c f32 [1, E], c a constant.
+sy::Graph AddChain(int n, int64_t elements = 8) {
   sy::Graph g;
-  g.values.push_back({"x", {sy::DType::kF32, {1, 8}}});
-  g.values.push_back({"c", {sy::DType::kF32, {1, 8}}});
+  g.values.push_back({"x", {sy::DType::kF32, {1, elements}}});
+  g.values.push_back({"c", {sy::DType::kF32, {1, elements}}});
   g.inputs = {0};
-  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {1, 8});
+  sy::Tensor c = *sy::Tensor::Allocate(sy::DType::kF32, {1, elements});
   for (float& v : c.mutable_values<float>()) v = 0.5f;
   g.constants.push_back({1, "", c});
   sy::ValueId last = 0;
   for (int i = 0; i < n; ++i) {
-    g.values.push_back({"h" + std::to_string(i), {sy::DType::kF32, {1, 8}}});
+    g.values.push_back({"h" + std::to_string(i), {sy::DType::kF32, {1, elements}}});
     const sy::ValueId out = static_cast<sy::ValueId>(g.values.size() - 1);
     g.nodes.push_back({"add", {last, 1}, {out}, {}, "", ""});
     last = out;
@@ -90,6 +111,35 @@ void BM_AddChain(benchmark::State& state) {
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AddChain)->Arg(10)->Arg(1000);
+
+void BM_IsolatedRun(benchmark::State& state) {
+  const int64_t elements = state.range(1);
+  const sy::Graph g = AddChain(static_cast<int>(state.range(0)), elements);
+  auto device = (state.range(2) != 0 ? IsolatedHost() : Host()).FindDevice("cpu");
+  if (!device.ok()) {
+    state.SkipWithError(device.status().message().c_str());
+    return;
+  }
+  auto session = sy::Session::Create(g, **device);
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs{
+      {"x", *sy::Tensor::Allocate(sy::DType::kF32, {1, elements})}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    if (!out.ok()) {
+      state.SkipWithError(out.status().message().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_IsolatedRun)
+    ->ArgsProduct({{1, 100}, {8, 1 << 20}, {0, 1}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_PrepareChain(benchmark::State& state) {
   const sy::Graph g = AddChain(static_cast<int>(state.range(0)));

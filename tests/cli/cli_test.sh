@@ -204,6 +204,45 @@ expect "run --strict fails before running" 1 "strict mode forbids" \
 expect "bench mixed devices" 0 '"devices":"cpu:0 \(cpu\), partial:0 \(partial-accel\)".*"median_us"' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2 --json
 
+# Isolated plugins (docs/plugin-isolation.md): the CPU plugin in a worker computes the
+# same; a plugin that crashes or hangs in execute fails the run with the reason, exit 1,
+# instead of taking the process down or hanging it.
+NEG="$TMP/neg"
+mkdir -p "$NEG"
+cat >"$NEG/neg.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [4]}, {"name": "y", "dtype": "f32", "shape": [4]}],
+ "inputs": [0], "outputs": [1],
+ "nodes": [{"op": "neg", "name": "n", "inputs": [0], "outputs": [1]}]}
+JSON
+CRASHER="$TP/crash_in_execute/libswitchyard_test_crash_in_execute.so"
+HANGER="$TP/hang_in_execute/libswitchyard_test_hang_in_execute.so"
+for model in mlp cnn transformer; do
+  expect "run $model with --isolate cpu" 0 "matches" -- "$SY" run "$SRC/examples/$model" \
+    --isolate cpu --compare "$SRC/examples/$model/expected"
+done
+expect "plugins --isolate all" 0 "loaded   cpu .*\[isolated: worker pid [0-9]+\]" \
+  -- "$SY" plugins --isolate all
+expect "plugins --json --isolate" 0 '"name":"cpu","version":"[^"]*","abi_version":1,"isolated":true,"worker_pid":[0-9]+' \
+  -- "$SY" plugins --json --isolate cpu
+expect "bench --isolate" 0 '"median_us"' -- "$SY" bench "$SRC/examples/mlp" --isolate all --repeat 3 --json
+expect "crash in execute, isolated" 1 \
+  'plugin hostile: execute: device hostile:0, execute: its worker process \(pid [0-9]+\) crashed \(SIGSEGV' \
+  -- "$SY" run "$NEG" --plugin "$CRASHER" --device hostile --input x=random --isolate hostile
+expect "hang in execute, isolated with --timeout" 1 \
+  'device hostile:0, execute: its worker process \(pid [0-9]+\) did not answer within 1 s \(--timeout\) and was killed' \
+  -- "$SY" run "$NEG" --plugin "$HANGER" --device hostile --input x=random --isolate all --timeout 1
+expect "--timeout without --isolate" 2 "--timeout needs --isolate" \
+  -- "$SY" run "$SRC/examples/mlp" --timeout 5
+expect "--timeout not a positive number" 2 "--timeout -1.0+: expected seconds above 0" \
+  -- "$SY" run "$SRC/examples/mlp" --isolate all --timeout -1
+expect "--timeout nan" 2 "--timeout nan: expected seconds above 0" \
+  -- "$SY" run "$SRC/examples/mlp" --isolate all --timeout nan
+expect "--isolate an unknown plugin" 1 "--isolate cpux: no plugin of that name or path was loaded \(loaded: cpu" \
+  -- "$SY" run "$SRC/examples/mlp" --isolate cpux
+expect "--isolate without the worker program" 1 "cannot start /nonexistent/worker" \
+  -- env SWITCHYARD_PLUGIN_WORKER=/nonexistent/worker "$SY" run "$SRC/examples/mlp" --isolate all
+
 # The OpenCL plugin, when it is built and finds a device (PoCL in CI): every example on
 # the device alone and with the CPU taking what it declines, against NumPy.
 OPENCL="$(dirname "$SY")/../lib/switchyard/plugins/libswitchyard_opencl.so"

@@ -41,7 +41,8 @@ int RunBench(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard bench MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                        [--input ...] [--warmup N] [--repeat N] [--no-island-pass]\n"
-      "                        [--optimize 0|1|2] [--json]\n\n"
+      "                        [--optimize 0|1|2] [--isolate PLUGIN|all]... [--timeout S]\n"
+      "                        [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
       "times, then times --repeat runs and prints the median, minimum, maximum, 90th and\n"
       "99th percentile latency of one run (inputs copied in, outputs copied out), and the\n"

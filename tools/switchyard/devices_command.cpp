@@ -72,7 +72,7 @@ std::string OpQueryWarning(const Device& device, const OpCount& count, size_t ca
 int RunDevices(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
-      "usage: switchyard devices [--plugin PATH]... [--json]\n\n"
+      "usage: switchyard devices [--plugin PATH]... [--isolate PLUGIN|all]... [--json]\n\n"
       "Lists every device of every loaded plugin: its spec (plugin:index) for --device,\n"
       "name, kind, memory, how many catalogue ops it supports, and what the plugin says of\n"
       "how the device computes (its kernels and the instruction set they use).\n\n"

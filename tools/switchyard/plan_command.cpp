@@ -87,7 +87,8 @@ int RunPlan(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
       "usage: switchyard plan MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
-      "                       [--no-island-pass] [--optimize 0|1|2] [--json]\n\n"
+      "                       [--no-island-pass] [--optimize 0|1|2] [--isolate PLUGIN|all]...\n"
+      "                       [--timeout S] [--json]\n\n"
       "Plans MODEL as 'switchyard run' would and explains it, without running: every node\n"
       "with its device and the reason (hint honoured, device order, fallback because a\n"
       "device declined and why, moved by the island pass), the partitions, the copies\n"

@@ -10,7 +10,7 @@ namespace sy::cli {
 int RunPlugins(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description visible(
-      "usage: switchyard plugins [--plugin PATH]... [--json]\n\n"
+      "usage: switchyard plugins [--plugin PATH]... [--isolate PLUGIN|all]... [--json]\n\n"
       "Lists every plugin candidate: the shared objects in SWITCHYARD_PLUGIN_PATH, the\n"
       "installed plugin directory and the executable's directory, plus --plugin paths.\n"
       "Each is shown loaded (name, version, ABI version) or rejected with the reason.\n"

@@ -46,7 +46,8 @@ int RunRun(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard run MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                      [--input NAME=FILE.npy|NAME=random]... [--out DIR]\n"
-      "                      [--compare DIR] [--no-island-pass] [--optimize 0|1|2] [--json]\n\n"
+      "                      [--compare DIR] [--no-island-pass] [--optimize 0|1|2]\n"
+      "                      [--isolate PLUGIN|all]... [--timeout S] [--json]\n\n"
       "Loads MODEL (both validation passes), prepares it on a device and runs it once.\n"
       "Inputs not given with --input are read from <model folder>/inputs/<name>.npy when\n"
       "that file exists. Prints each output's type and first values; --out writes each as\n"

@@ -276,10 +276,11 @@ bool IsolationWanted(const std::vector<std::string>& isolate, const std::string&
 
 Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions& options) {
   auto host = std::unique_ptr<PluginHost>(new PluginHost());
-  if (!options.isolate.empty() && isolation::FindWorkerProgram().empty()) {
-    return Unsupported(std::string("cannot isolate plugins: no ") + isolation::kWorkerProgram +
-                       " next to this program or in <prefix>/libexec/switchyard (set "
-                       "SWITCHYARD_PLUGIN_WORKER to its path)");
+  if (!options.isolate.empty()) {
+    // Isolation was asked for: without the worker program no plugin can have it.
+    if (Expected<std::filesystem::path> worker = isolation::FindWorkerProgram(); !worker.ok()) {
+      return Unsupported("cannot isolate plugins: " + worker.status().message());
+    }
   }
   std::map<std::filesystem::path, size_t> seen;  // canonical path -> index in candidates_
   auto consider = [&](const std::filesystem::path& path, bool is_explicit) -> Status {

@@ -577,29 +577,31 @@ constexpr sy_plugin_api kProxyTable = {sizeof(sy_plugin_api),
 
 }  // namespace
 
-fs::path FindWorkerProgram() {
+Expected<fs::path> FindWorkerProgram() {
   if (const char* env = std::getenv("SWITCHYARD_PLUGIN_WORKER"); env != nullptr && *env != '\0') {
+    if (::access(env, X_OK) != 0) {
+      return NotFound(std::string("cannot start ") + env + " (SWITCHYARD_PLUGIN_WORKER): " +
+                      std::strerror(errno));
+    }
     return fs::path(env);
   }
   std::error_code ec;
   const fs::path exe = boost::dll::program_location(ec);
-  if (ec) return {};
-  for (const fs::path& candidate :
-       {exe.parent_path() / kWorkerProgram,
-        (exe.parent_path() / ".." / "libexec" / "switchyard" / kWorkerProgram)
-            .lexically_normal()}) {
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  if (!ec) {
+    for (const fs::path& candidate : {exe.parent_path() / kWorkerProgram,
+                                      (exe.parent_path() / ".." / "libexec" / "switchyard" /
+                                       kWorkerProgram)
+                                          .lexically_normal()}) {
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
   }
-  return {};
+  return NotFound(std::string("no ") + kWorkerProgram +
+                  " next to this program or in <prefix>/libexec/switchyard (set "
+                  "SWITCHYARD_PLUGIN_WORKER to its path)");
 }
 
 Expected<IsolatedPlugin> StartIsolated(const fs::path& plugin, const StartOptions& options) {
-  const fs::path program = FindWorkerProgram();
-  if (program.empty()) {
-    return Unsupported(std::string("cannot isolate: no ") + kWorkerProgram +
-                       " next to this program or in <prefix>/libexec/switchyard (set "
-                       "SWITCHYARD_PLUGIN_WORKER to its path)");
-  }
+  SY_ASSIGN_OR_RETURN(const fs::path program, FindWorkerProgram());
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return Internal(std::string("socketpair: ") + std::strerror(errno));

@@ -55,10 +55,10 @@ Expected<IsolatedPlugin> StartIsolated(const std::filesystem::path& plugin,
                                        const StartOptions& options);
 
 // The worker program's name, and where StartIsolated looks for it: SWITCHYARD_PLUGIN_WORKER
-// (a path), else next to the running program, else <prefix>/libexec/switchyard. Empty when
-// not found.
+// (a path), else next to the running program, else <prefix>/libexec/switchyard. An error
+// says what was looked for when it is not there (or not executable).
 inline constexpr char kWorkerProgram[] = "switchyard-plugin-worker";
-std::filesystem::path FindWorkerProgram();
+Expected<std::filesystem::path> FindWorkerProgram();
 
 // The worker's end of the socket.
 inline constexpr int kWorkerSocketFd = 3;

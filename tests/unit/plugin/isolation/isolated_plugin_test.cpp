@@ -178,7 +178,8 @@ TEST(IsolatedPlugin, MissingWorkerProgramIsAnErrorForAnExplicitPlugin) {
     unsetenv("SWITCHYARD_PLUGIN_WORKER");
   }
   ASSERT_FALSE(host.ok());
-  EXPECT_NE(host.status().message().find("cannot start /nonexistent/switchyard-plugin-worker"),
+  EXPECT_NE(host.status().message().find(
+                "cannot isolate plugins: cannot start /nonexistent/switchyard-plugin-worker"),
             std::string::npos)
       << host.status().message();
 }
