@@ -34,7 +34,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
     -DSY_BUILD_BENCHMARKS=OFF -DSY_SANITIZE=address,undefined >/dev/null
-  targets="graph_json safetensors npy"
+  targets="graph_json safetensors npy plugin_table"
   # The ONNX importer's target where the importer is built (libonnx-dev); its seeds are
   # the ONNX node tests' models (libonnx-testdata).
   if [ -d /usr/share/libonnx-testdata/data/node ] && [ -f /usr/include/onnx/onnx_pb.h ]; then
@@ -47,6 +47,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
       graph_json) cp examples/*/*.json "$corpus/" ;;
       safetensors) cp examples/*/*.safetensors "$corpus/" ;;
       npy) cp tests/data/npy/*.npy "$corpus/" ;;
+      plugin_table) printf '\x01\x02\x03\x04\x05\x06\x07\x08' >"$corpus/seed" ;;
       onnx_import)
         for d in /usr/share/libonnx-testdata/data/node/test_*/; do
           cp "$d/model.onnx" "$corpus/$(basename "$d").onnx"

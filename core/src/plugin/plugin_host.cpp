@@ -46,12 +46,24 @@ Plugin::~Plugin() {
   library_.reset();
 }
 
+namespace {
+
+// Strings a plugin reports, read up to this many bytes (a plugin that forgets the
+// terminator must not have the host read, or copy, without end).
+constexpr size_t kMaxPluginString = 4096;
+
+std::string SafeString(const char* s) {
+  return s ? std::string(s, strnlen(s, kMaxPluginString)) : std::string();
+}
+
+}  // namespace
+
 Status Plugin::TakeError(sy_error* error, std::string_view context) const {
   if (error == nullptr) return Status::Ok();
   const char* message = api_->error_message(error);
   const uint32_t code = api_->error_code(error);
-  std::string text =
-      "plugin " + name_ + ": " + std::string(context) + ": " + (message ? message : "(no message)");
+  std::string text = "plugin " + name_ + ": " + std::string(context) + ": " +
+                     (message ? SafeString(message) : std::string("(no message)"));
   api_->error_destroy(error);
   switch (code) {
     case SY_ERROR_INVALID_ARGUMENT:
@@ -84,16 +96,9 @@ bool TableCovers(const sy_plugin_api* api) {
          api->release;
 }
 
-// Strings a plugin reports, read up to this many bytes (a plugin that forgets the
-// terminator must not have the host read, or copy, without end).
-constexpr size_t kMaxPluginString = 4096;
 // Devices one plugin may report: far above any machine's, far below what a plugin that
 // reports garbage (2^32 - 1) would make the host allocate.
 constexpr uint32_t kMaxDevicesPerPlugin = 1024;
-
-std::string SafeString(const char* s) {
-  return s ? std::string(s, strnlen(s, kMaxPluginString)) : std::string();
-}
 
 }  // namespace
 
@@ -160,8 +165,11 @@ Expected<std::unique_ptr<Plugin>> PluginHost::Load(const std::filesystem::path& 
                        std::to_string(api->abi_version));
   }
   // A copy as long as this host's table, zero beyond what the plugin provided, so that
-  // optional members appended later read as NULL for older plugins.
-  const size_t provided = std::min<size_t>(api->struct_size, sizeof(sy_plugin_api));
+  // optional members appended later read as NULL for older plugins. Whole members only:
+  // a struct_size that ends inside a function pointer (found by fuzz_plugin_table) must
+  // not leave half of one in the copy.
+  const size_t provided =
+      std::min<size_t>(api->struct_size, sizeof(sy_plugin_api)) / alignof(void*) * alignof(void*);
   std::memcpy(&plugin->table_, api, provided);
   plugin->api_ = &plugin->table_;
   plugin->name_ = SafeString(api->info->name);

@@ -194,6 +194,28 @@ TEST(PluginHost, StringsAPluginReportsAreBounded) {
   EXPECT_EQ(plugin->devices()[0].name, std::string(4096, 'x'));  // of 100000
 }
 
+// Found by fuzz_plugin_table: a struct_size ending inside a function pointer.
+TEST(PluginHost, TableEndingInsideAMemberLeavesThatMemberOut) {
+  Expected<std::unique_ptr<PluginHost>> host =
+      LoadExplicitly({CaseDir("ragged_table") / "libswitchyard_test_ragged_table.so"});
+  SY_ASSERT_OK(host);
+  ASSERT_EQ((*host)->plugins().size(), 1u);
+  const sy_plugin_api* api = (*host)->plugins()[0]->api();
+  EXPECT_EQ(api->buffer_view, nullptr);
+  EXPECT_EQ(api->buffer_wrap_host, nullptr);
+  EXPECT_NE(api->release, nullptr);
+}
+
+// Found by fuzz_plugin_table: an error message without a terminator.
+TEST(PluginHost, ErrorMessagesAreBounded) {
+  Expected<std::unique_ptr<PluginHost>> host =
+      LoadExplicitly({CaseDir("unterminated_error") / "libswitchyard_test_unterminated_error.so"});
+  ASSERT_FALSE(host.ok());
+  const std::string m = host.status().message();
+  EXPECT_NE(m.find(std::string(4096, 'e')), std::string::npos) << m.substr(0, 200);
+  EXPECT_EQ(m.find(std::string(4097, 'e')), std::string::npos);
+}
+
 // XDG_CACHE_HOME (where the probe caches its verdicts) at a fresh folder for the
 // lifetime of the object; the folder is removed at the end.
 class ScopedProbeCache {

@@ -580,18 +580,18 @@ constexpr sy_plugin_api kProxyTable = {sizeof(sy_plugin_api),
 Expected<fs::path> FindWorkerProgram() {
   if (const char* env = std::getenv("SWITCHYARD_PLUGIN_WORKER"); env != nullptr && *env != '\0') {
     if (::access(env, X_OK) != 0) {
-      return NotFound(std::string("cannot start ") + env + " (SWITCHYARD_PLUGIN_WORKER): " +
-                      std::strerror(errno));
+      return NotFound(std::string("cannot start ") + env +
+                      " (SWITCHYARD_PLUGIN_WORKER): " + std::strerror(errno));
     }
     return fs::path(env);
   }
   std::error_code ec;
   const fs::path exe = boost::dll::program_location(ec);
   if (!ec) {
-    for (const fs::path& candidate : {exe.parent_path() / kWorkerProgram,
-                                      (exe.parent_path() / ".." / "libexec" / "switchyard" /
-                                       kWorkerProgram)
-                                          .lexically_normal()}) {
+    for (const fs::path& candidate :
+         {exe.parent_path() / kWorkerProgram,
+          (exe.parent_path() / ".." / "libexec" / "switchyard" / kWorkerProgram)
+              .lexically_normal()}) {
       if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     }
   }
