@@ -30,19 +30,12 @@ Status Bind(NodeContext& ctx, Expected<Tensor> result, size_t output = 0) {
 // Refuses a fold whose result, `dtype` over `shape`, is larger than the import's bound.
 Status CheckFoldSize(NodeContext& ctx, DType dtype, const std::vector<int64_t>& shape) {
   const uint64_t limit = ctx.state().options().max_fold_bytes;
-  uint64_t bytes = DTypeSize(dtype);
   for (int64_t d : shape) {
     if (d < 0) return ctx.Invalid("shape " + ShapeToString(shape) + " has a negative dim");
-    if (d != 0 && bytes > limit / static_cast<uint64_t>(d)) {
-      bytes = limit + 1;  // past the limit (and perhaps past uint64)
-    } else {
-      bytes *= static_cast<uint64_t>(d);
-    }
   }
-  for (int64_t d : shape) {
-    if (d == 0) bytes = 0;
-  }
-  if (bytes > limit) {
+  // Past kMaxElementCount (2^60) the count is an error, and so past any limit.
+  const Expected<int64_t> count = CheckedElementCount(shape);
+  if (!count.ok() || static_cast<uint64_t>(*count) > limit / DTypeSize(dtype)) {
     return ctx.Invalid("folding it would make a constant " + std::string(DTypeName(dtype)) + " " +
                        ShapeToString(shape) + " larger than the import's limit of " +
                        std::to_string(limit) + " bytes (switchyard import --max-fold-bytes)");
