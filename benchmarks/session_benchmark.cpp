@@ -1,6 +1,8 @@
 // Session-level benchmarks of the CPU plugin (issue 3's targets):
 //   BM_AddChain/N      run a chain of N `add` nodes on f32 [1, 8]: the per-node dispatch
 //                      cost is the slope between N=10 and N=1000 (target < 100 ns/node)
+//   BM_AddChainProfiled/N  the same with profiling on (docs/profiling.md): the cost of
+//                      recording; BM_AddChain is the cost with it off
 //   BM_PrepareChain/N/L  Session::Create for the same chain with the graph optimization pass
 //                      at level L (0: off; target < 2 us/node, plus the pass at L = 1)
 //   BM_MatmulSession   1024^3 f32 matmul through a session on `cpu`
@@ -111,6 +113,34 @@ void BM_AddChain(benchmark::State& state) {
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AddChain)->Arg(10)->Arg(1000);
+
+// The same chain with profiling on (docs/profiling.md): each node timed by the cpu
+// plugin and recorded by the session. The profile is cleared every 100 runs (outside
+// the timing) so that it does not grow without bound.
+void BM_AddChainProfiled(benchmark::State& state) {
+  const sy::Graph g = AddChain(static_cast<int>(state.range(0)));
+  auto session = sy::Session::Create(g, Cpu());
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  (*session)->set_profiling(true);
+  std::map<std::string, sy::Tensor> inputs{{"x", *sy::Tensor::Allocate(sy::DType::kF32, {1, 8})}};
+  int64_t runs = 0;
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+    if (++runs % 100 == 0) {
+      state.PauseTiming();
+      (*session)->profile().Clear();
+      state.ResumeTiming();
+    }
+  }
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(state.range(0)),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_AddChainProfiled)->Arg(10)->Arg(1000);
 
 void BM_IsolatedRun(benchmark::State& state) {
   const int64_t elements = state.range(1);

@@ -204,6 +204,24 @@ expect "run --strict fails before running" 1 "strict mode forbids" \
 expect "bench mixed devices" 0 '"devices":"cpu:0 \(cpu\), partial:0 \(partial-accel\)".*"median_us"' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2 --json
 
+# Profiles (docs/profiling.md): a Chrome trace with a track per device, the time by op,
+# and the placement summary on stderr.
+expect "run --profile" 0 "time by op \(profile written to .*run.json\):" \
+  -- "$SY" run "$SRC/examples/cnn" --profile "$TMP/run.json"
+expect "run --profile wrote a trace" 0 '"traceEvents":\[.*"cat":"node".*"thread_name".*"cpu:0 \(cpu\)"' \
+  -- cat "$TMP/run.json"
+expect "bench --profile --json" 0 '"profile":\[\{"op":"[a-z_]+","count":[0-9]+,"total_us":' \
+  -- "$SY" bench "$SRC/examples/transformer" --repeat 3 --profile "$TMP/bench.json" --json
+expect "bench --profile text" 0 "time by op over the 3 timed runs" \
+  -- "$SY" bench "$SRC/examples/mlp" --repeat 3 --profile "$TMP/bench.json"
+expect "--profile to a folder that does not exist" 1 "--profile $TMP/nope/p.json: cannot write" \
+  -- "$SY" run "$SRC/examples/mlp" --profile "$TMP/nope/p.json"
+expect "run: placement summary" 0 "switchyard run: [0-9]+ nodes: [0-9]+ on cpu:0, 0 copies" \
+  -- "$SY" run "$SRC/examples/mlp"
+expect "bench: placement summary with copies" 0 \
+  "switchyard bench: [0-9]+ nodes: [0-9]+ on partial:0, [0-9]+ on cpu:0 \([0-9]+ as fallback\), [0-9]+ copies.* moved per run" \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2
+
 # Isolated plugins (docs/plugin-isolation.md): the CPU plugin in a worker computes the
 # same; a plugin that crashes or hangs in execute fails the run with the reason, exit 1,
 # instead of taking the process down or hanging it.

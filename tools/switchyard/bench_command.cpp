@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "model_setup.h"
+#include "profile_output.h"
 #include "switchyard/value_names.h"
 
 namespace sy::cli {
@@ -42,7 +43,7 @@ int RunBench(const std::vector<std::string>& args) {
       "usage: switchyard bench MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                        [--input ...] [--warmup N] [--repeat N] [--no-island-pass]\n"
       "                        [--optimize 0|1|2] [--isolate PLUGIN|all]... [--timeout S]\n"
-      "                        [--json]\n\n"
+      "                        [--profile FILE] [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
       "times, then times --repeat runs and prints the median, minimum, maximum, 90th and\n"
       "99th percentile latency of one run (inputs copied in, outputs copied out), and the\n"
@@ -54,6 +55,7 @@ int RunBench(const std::vector<std::string>& args) {
       "repeat", po::value<int>()->default_value(20), "timed runs")("json", "print JSON");
   AddPluginOptions(visible);
   AddModelOptions(visible);
+  AddProfileOption(visible);
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("bench", args, visible, "model", vm, exit_code)) return exit_code;
@@ -94,6 +96,9 @@ int RunBench(const std::vector<std::string>& args) {
       return kExitFailure;
     }
   }
+  std::cerr << "switchyard bench: " << PlacementSummary(session.plan()) << "\n";
+  // --profile: the timed runs are recorded (and pay for it: a clock read per node).
+  session.set_profiling(vm.count("profile") > 0);
   std::vector<double> micros, cpu_micros;
   micros.reserve(repeat);
   cpu_micros.reserve(repeat);
@@ -110,31 +115,46 @@ int RunBench(const std::vector<std::string>& args) {
       return kExitFailure;
     }
   }
+  if (vm.count("profile")) {
+    const Status written = WriteProfile(session.profile(), vm["profile"].as<std::string>());
+    if (!written.ok()) {
+      PrintError("bench", written.message());
+      return kExitFailure;
+    }
+  }
   const double median = Median(micros);  // sorts micros
   const double median_cpu = Median(cpu_micros);
   const double p90 = Percentile(micros, 90), p99 = Percentile(micros, 99);
   if (vm.count("json")) {
-    std::cout << boost::json::serialize(
-                     boost::json::object{{"model", model},
-                                         {"device", session.device().Spec()},
-                                         {"device_name", session.device().name},
-                                         {"devices", DevicesUsed(session.plan())},
-                                         {"partitions", session.plan().partitions.size()},
-                                         {"copies", session.plan().copies.size()},
-                                         {"warmup", warmup},
-                                         {"repeat", repeat},
-                                         {"median_us", median},
-                                         {"min_us", micros.front()},
-                                         {"max_us", micros.back()},
-                                         {"p90_us", p90},
-                                         {"p99_us", p99},
-                                         {"median_cpu_us", median_cpu}})
+    std::cout << boost::json::serialize(boost::json::object{
+                     {"model", model},
+                     {"device", session.device().Spec()},
+                     {"device_name", session.device().name},
+                     {"devices", DevicesUsed(session.plan())},
+                     {"partitions", session.plan().partitions.size()},
+                     {"copies", session.plan().copies.size()},
+                     {"warmup", warmup},
+                     {"repeat", repeat},
+                     {"median_us", median},
+                     {"min_us", micros.front()},
+                     {"max_us", micros.back()},
+                     {"p90_us", p90},
+                     {"p99_us", p99},
+                     {"median_cpu_us", median_cpu},
+                     {"profile", vm.count("profile")
+                                     ? boost::json::value(ProfileByOpJson(session.profile()))
+                                     : boost::json::value(nullptr)}})
               << "\n";
   } else {
     std::cout << model << " on " << DevicesUsed(session.plan()) << ": median " << median
               << " us, min " << micros.front() << " us, max " << micros.back() << " us, p90 " << p90
               << " us, p99 " << p99 << " us over " << repeat << " runs (median CPU time "
               << median_cpu << " us)\n";
+    if (vm.count("profile")) {
+      std::cout << "time by op over the " << repeat << " timed runs (profile written to "
+                << vm["profile"].as<std::string>() << "):\n"
+                << session.profile().SummaryText();
+    }
   }
   return kExitOk;
 }

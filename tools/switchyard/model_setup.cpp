@@ -188,4 +188,35 @@ std::string DevicesUsed(const Plan& plan) {
   return text;
 }
 
+std::string PlacementSummary(const Plan& plan) {
+  std::vector<size_t> on(plan.devices.size(), 0), fallback(plan.devices.size(), 0);
+  for (const NodePlacement& n : plan.nodes) {
+    if (n.device < 0) continue;
+    ++on[n.device];
+    if (n.reason == PlacementReason::kFallback) ++fallback[n.device];
+  }
+  std::string text = std::to_string(plan.nodes.size()) + " nodes:";
+  bool first = true;
+  for (size_t d = 0; d < plan.devices.size(); ++d) {
+    if (on[d] == 0) continue;
+    text += (first ? " " : ", ") + std::to_string(on[d]) + " on " + plan.devices[d]->Spec();
+    if (fallback[d] > 0) text += " (" + std::to_string(fallback[d]) + " as fallback)";
+    first = false;
+  }
+  uint64_t moved = 0;
+  size_t shared = 0;
+  for (const PlanCopy& c : plan.copies) {
+    if (c.shared) {
+      ++shared;
+    } else {
+      moved += c.bytes;
+    }
+  }
+  text +=
+      ", " + std::to_string(plan.copies.size()) + " cop" + (plan.copies.size() == 1 ? "y" : "ies");
+  if (shared > 0) text += " (" + std::to_string(shared) + " read in place)";
+  if (!plan.copies.empty()) text += ", " + FormatBytes(moved) + " moved per run";
+  return text;
+}
+
 }  // namespace sy::cli

@@ -28,6 +28,10 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host,
 // "partial:0 (partial-accel), cpu:0 (cpu)": the devices a plan runs on, in first-use order.
 std::string DevicesUsed(const Plan& plan);
 
+// One line for stderr: "220 nodes: 212 on opencl:0, 8 on cpu:0 (8 as fallback), 3 copies,
+// 1.2 MiB moved per run".
+std::string PlacementSummary(const Plan& plan);
+
 // Declared so that the session is destroyed before the host that loaded its plugin.
 struct PreparedModel {
   std::unique_ptr<PluginHost> host;

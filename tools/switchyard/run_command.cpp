@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "model_setup.h"
+#include "profile_output.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/session.h"
@@ -47,7 +48,8 @@ int RunRun(const std::vector<std::string>& args) {
       "usage: switchyard run MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                      [--input NAME=FILE.npy|NAME=random]... [--out DIR]\n"
       "                      [--compare DIR] [--no-island-pass] [--optimize 0|1|2]\n"
-      "                      [--isolate PLUGIN|all]... [--timeout S] [--json]\n\n"
+      "                      [--isolate PLUGIN|all]... [--timeout S] [--profile FILE]\n"
+      "                      [--json]\n\n"
       "Loads MODEL (both validation passes), prepares it on a device and runs it once.\n"
       "Inputs not given with --input are read from <model folder>/inputs/<name>.npy when\n"
       "that file exists. Prints each output's type and first values; --out writes each as\n"
@@ -69,6 +71,7 @@ int RunRun(const std::vector<std::string>& args) {
       "absolute tolerance for --compare")("json", "print JSON");
   AddPluginOptions(visible);
   AddModelOptions(visible);
+  AddProfileOption(visible);
   po::variables_map vm;
   int exit_code = kExitOk;
   if (!ParseArgs("run", args, visible, "model", vm, exit_code)) return exit_code;
@@ -85,6 +88,8 @@ int RunRun(const std::vector<std::string>& args) {
   std::unique_ptr<Session>& session = prepared->session;
   const std::map<std::string, Tensor>& inputs = prepared->inputs;
 
+  std::cerr << "switchyard run: " << PlacementSummary(session->plan()) << "\n";
+  session->set_profiling(vm.count("profile") > 0);
   const auto start = std::chrono::steady_clock::now();
   Expected<std::map<std::string, Tensor>> outputs = session->Run(inputs);
   const double micros =
@@ -92,6 +97,13 @@ int RunRun(const std::vector<std::string>& args) {
   if (!outputs.ok()) {
     PrintError("run", outputs.status().message());
     return kExitFailure;
+  }
+  if (vm.count("profile")) {
+    const Status written = WriteProfile(session->profile(), vm["profile"].as<std::string>());
+    if (!written.ok()) {
+      PrintError("run", written.message());
+      return kExitFailure;
+    }
   }
 
   boost::json::array json_outputs;
@@ -146,16 +158,22 @@ int RunRun(const std::vector<std::string>& args) {
     if (!vm.count("json")) std::cout << line << "\n";
   }
   if (vm.count("json")) {
-    std::cout << boost::json::serialize(
-                     boost::json::object{{"model", ResolveModelPaths(model).json.string()},
-                                         {"device", session->device().Spec()},
-                                         {"device_name", session->device().name},
-                                         {"devices", DevicesUsed(plan)},
-                                         {"partitions", plan.partitions.size()},
-                                         {"copies", plan.copies.size()},
-                                         {"latency_us", micros},
-                                         {"outputs", std::move(json_outputs)}})
+    std::cout << boost::json::serialize(boost::json::object{
+                     {"model", ResolveModelPaths(model).json.string()},
+                     {"device", session->device().Spec()},
+                     {"device_name", session->device().name},
+                     {"devices", DevicesUsed(plan)},
+                     {"partitions", plan.partitions.size()},
+                     {"copies", plan.copies.size()},
+                     {"latency_us", micros},
+                     {"outputs", std::move(json_outputs)},
+                     {"profile", vm.count("profile")
+                                     ? boost::json::value(ProfileByOpJson(session->profile()))
+                                     : boost::json::value(nullptr)}})
               << "\n";
+  } else if (vm.count("profile")) {
+    std::cout << "time by op (profile written to " << vm["profile"].as<std::string>() << "):\n"
+              << session->profile().SummaryText();
   }
   return mismatch ? kExitFailure : kExitOk;
 }

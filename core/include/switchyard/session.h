@@ -13,6 +13,7 @@
 // at a time; independent sessions may run concurrently.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "switchyard/optimize.h"
 #include "switchyard/plan.h"
 #include "switchyard/plugin_host.h"
+#include "switchyard/profile.h"
 #include "switchyard/tensor.h"
 
 namespace sy {
@@ -74,6 +76,14 @@ class Session {
   };
   const Stats& stats() const { return stats_; }
 
+  // Profiling (docs/profiling.md): while on, every Run appends its events (the run, each
+  // partition and copy, and each node where the plugin times them) to profile(). Off by
+  // default; off, a run pays one branch per step.
+  void set_profiling(bool on) { profiling_ = on; }
+  bool profiling() const { return profiling_; }
+  Profile& profile() { return profile_; }
+  const Profile& profile() const { return profile_; }
+
  private:
   Session() = default;
   static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
@@ -98,6 +108,9 @@ class Session {
   Expected<const Buffer*> Slice(const Buffer& arena, uint64_t offset, uint64_t bytes,
                                 std::string_view what);
   Status Copy(const Transfer& transfer);
+  // Profiling: the events of one step that ran from `start` to `end`.
+  void RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
+                  std::chrono::steady_clock::time_point end, bool nodes_timed);
 
   Graph graph_;  // as planned; shares constant storage with the caller's graph
   OptimizeReport optimize_report_;
@@ -128,6 +141,9 @@ class Session {
     int64_t from_input = -1;         // or a graph input
   };
   std::vector<Output> outputs_;
+  bool profiling_ = false;
+  Profile profile_;
+  std::vector<std::string> node_shapes_;  // per graph node, for profiles; built on first use
 };
 
 }  // namespace sy

@@ -38,6 +38,8 @@ struct Session::Step {
   sy_executable* executable = nullptr;  // released with the session
   std::vector<sy_buffer*> bound;        // partition inputs, then outputs
   size_t partition = 0;
+  // Profiling: when each node of the partition ran (execute_profiled), in its order.
+  std::vector<sy_node_time> node_times;
 };
 
 Session::~Session() {
@@ -316,6 +318,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
       return Internal("plugin " + device.plugin->name() + ": prepare returned no executable");
     }
     SY_RETURN_IF_ERROR(prepared);
+    step->node_times.resize(part.nodes.size());
     steps_.push_back(std::move(step));
   }
   staging_.resize(staging_bytes);
@@ -372,6 +375,10 @@ void Session::BindInputsAndOutputs(const Residency& where) {
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
+  using Clock = std::chrono::steady_clock;
+  const bool profiling = profiling_;
+  const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point();
+  if (profiling && profile_.runs_ == 0) profile_.origin_ = run_start;
   // Wrapped inputs are unbound and freed when the run ends, however it ends.
   struct Unwrap {
     Session& s;
@@ -432,15 +439,23 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
     }
   }
   for (const auto& step : steps_) {
+    const Clock::time_point start = profiling ? Clock::now() : Clock::time_point();
     if (step->executable == nullptr) {
       SY_RETURN_IF_ERROR(Copy(step->copy));
+      if (profiling) RecordStep(*step, start, Clock::now(), false);
       continue;
     }
+    const sy_plugin_api* api = step->plugin->api();
+    const auto count = static_cast<uint32_t>(step->bound.size());
+    const bool timed = profiling && api->execute_profiled != nullptr;
     SY_RETURN_IF_ERROR(step->plugin->TakeError(
-        step->plugin->api()->execute(step->executable, static_cast<uint32_t>(step->bound.size()),
-                                     step->bound.data()),
+        timed ? api->execute_profiled(step->executable, count, step->bound.data(),
+                                      step->node_times.data(),
+                                      static_cast<uint32_t>(step->node_times.size()))
+              : api->execute(step->executable, count, step->bound.data()),
         plan_.partitions.size() == 1 ? std::string("execute")
                                      : "execute of partition " + std::to_string(step->partition)));
+    if (profiling) RecordStep(*step, start, Clock::now(), timed);
   }
   std::map<std::string, Tensor> results;
   for (const Output& out : outputs_) {
@@ -460,7 +475,83 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
                          "copying output \"" + out.name + "\""));
     results[out.name] = std::move(tensor);
   }
+  if (profiling) {
+    ProfileEvent run;
+    run.kind = ProfileEvent::Kind::kRun;
+    run.run = profile_.runs_;
+    run.name = "run " + std::to_string(run.run);
+    run.op = "run";
+    run.start_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(run_start - profile_.origin_).count();
+    run.end_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - profile_.origin_)
+            .count();
+    profile_.events_.push_back(std::move(run));
+    ++profile_.runs_;
+  }
   return results;
+}
+
+void Session::RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
+                         std::chrono::steady_clock::time_point end, bool nodes_timed) {
+  const auto ns = [this](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - profile_.origin_).count();
+  };
+  ProfileEvent e;
+  e.run = profile_.runs_;
+  e.start_ns = ns(start);
+  e.end_ns = ns(end);
+  if (step.executable == nullptr) {
+    e.kind = ProfileEvent::Kind::kCopy;
+    e.name = step.copy.what;
+    e.op = "copy";
+    e.device = step.copy.from->device->Spec() + " -> " + step.copy.to->device->Spec();
+    e.detail = std::to_string(step.copy.bytes) + " bytes";
+    profile_.events_.push_back(std::move(e));
+    return;
+  }
+  const PlanPartition& part = plan_.partitions[step.partition];
+  const Device& device = *plan_.devices[part.device];
+  e.kind = ProfileEvent::Kind::kPartition;
+  e.name = "partition " + std::to_string(step.partition);
+  e.op = "partition";
+  e.device = device.Spec() + " (" + device.name + ")";
+  bool any_node = false;
+  if (nodes_timed) {
+    if (node_shapes_.empty()) {
+      for (const Node& node : graph_.nodes) {
+        std::string text;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          text += (i ? ", " : "") + graph_.values[node.inputs[i]].type.ToString();
+        }
+        text += " ->";
+        for (size_t i = 0; i < node.outputs.size(); ++i) {
+          text += (i ? ", " : " ") + graph_.values[node.outputs[i]].type.ToString();
+        }
+        node_shapes_.push_back(std::move(text));
+      }
+    }
+    for (size_t i = 0; i < part.nodes.size() && i < step.node_times.size(); ++i) {
+      const sy_node_time& t = step.node_times[i];
+      if (t.start_ns == 0 && t.end_ns == 0) continue;  // not measured
+      const size_t n = part.nodes[i];
+      ProfileEvent node;
+      node.kind = ProfileEvent::Kind::kNode;
+      node.run = e.run;
+      node.name = graph_.nodes[n].name.empty() ? "node " + std::to_string(n) : graph_.nodes[n].name;
+      node.op = graph_.nodes[n].op;
+      node.device = e.device;
+      node.detail = node_shapes_[n];
+      // On the plugin's clock from the call's start; kept inside the partition's span.
+      node.start_ns = std::min(e.start_ns + static_cast<int64_t>(t.start_ns), e.end_ns);
+      node.end_ns =
+          std::clamp(e.start_ns + static_cast<int64_t>(t.end_ns), node.start_ns, e.end_ns);
+      profile_.events_.push_back(std::move(node));
+      any_node = true;
+    }
+  }
+  e.nodes_timed = any_node;
+  profile_.events_.push_back(std::move(e));
 }
 
 }  // namespace sy

@@ -1,6 +1,7 @@
 #include "cpu_executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -109,11 +110,28 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
 }
 
 void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  Run(buffers, count, nullptr);
+}
+
+void CpuExecutable::ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                                 uint32_t num_times) {
+  Run(buffers, count, num_times == steps_.size() ? times : nullptr);
+}
+
+void CpuExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = times != nullptr ? Clock::now() : Clock::time_point();
+  const auto since_start = [&start] {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+  };
   host_values_.Bind(buffers, count);
   // Nothing is known of the inputs' magnitudes; each step's kernel may bound its outputs.
   constexpr double kUnknown = std::numeric_limits<double>::infinity();
   std::fill(bounds_.begin(), bounds_.end(), kUnknown);
-  for (Step& step : steps_) {
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
+    const uint64_t step_start = times != nullptr ? since_start() : 0;
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       step.input_views[i].data = host_values_.data(step.inputs[i]);
       step.input_bounds[i] = bounds_[step.inputs[i]];
@@ -129,6 +147,7 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       bounds_[step.outputs[i]] = step.output_bounds[i];
     }
+    if (times != nullptr) times[s] = sy_node_time{step_start, since_start()};
   }
 }
 

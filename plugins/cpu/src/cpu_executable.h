@@ -31,6 +31,10 @@ class CpuExecutable : public sy_executable {
   CpuExecutable(const KernelTable& table, const plugin::Partition& partition, ThreadPool* pool);
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
+  // The same, timing each step (one per node, in the partition's order) on the host's
+  // steady clock (docs/profiling.md).
+  void ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                    uint32_t num_times) override;
 
   // How many steps run a kernel prepared at prepare time (a library primitive), for
   // tests.
@@ -61,6 +65,8 @@ class CpuExecutable : public sy_executable {
   // and whose producer and readers all accept it that way
   // (PreparedKernel::AcceptsChannelsLast*), then tells those kernels (UseLayouts).
   void ChooseLayouts(const std::vector<bool>& layout_fixed);
+  // Execute's body; `times` (null: not timed) has one entry per step.
+  void Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times);
 
   std::vector<TensorType> values_;
   std::vector<Step> steps_;

@@ -242,6 +242,14 @@ typedef struct sy_init_options {
  * release, which sent attributes as the model wrote them. */
 #define SY_INIT_FLAG_CANONICAL_NODES 0x1u
 
+/* When one node of a partition ran, in nanoseconds from the start of the
+ * execute_profiled call that ran it, on the plugin's clock (a host clock, or a device's
+ * events). {0, 0}: not measured. */
+typedef struct sy_node_time {
+  uint64_t start_ns;
+  uint64_t end_ns;
+} sy_node_time;
+
 /* ----------------------------------------------------------- the function table ---- */
 
 typedef struct sy_plugin_api {
@@ -325,6 +333,17 @@ typedef struct sy_plugin_api {
    * SY_ERROR_UNSUPPORTED: the host then copies. */
   sy_error* (*buffer_wrap_host)(sy_context* context, uint32_t device, void* host, uint64_t bytes,
                                 sy_buffer** out_buffer);
+
+  /* --- appended after the first release (present when struct_size covers it; may be
+   * NULL) --- */
+  /* execute, also writing when each node of the partition ran: `node_times` has
+   * num_node_times entries, one per node of the sy_partition in its order (the host
+   * passes the partition's num_nodes). Entries the plugin cannot measure stay {0, 0}.
+   * Used only when the host profiles (switchyard run/bench --profile); a plugin without
+   * it is shown as one event per partition. docs/profiling.md. */
+  sy_error* (*execute_profiled)(sy_executable* executable, uint32_t num_buffers,
+                                sy_buffer* const* buffers, sy_node_time* node_times,
+                                uint32_t num_node_times);
 } sy_plugin_api;
 
 /* The one exported symbol. Returns NULL when the plugin cannot serve this host. */
@@ -362,7 +381,10 @@ SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_view) == 8 + 8 * 19,
                  "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_wrap_host) == 8 + 8 * 20,
                  "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 21, "sy_plugin_api v1 layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, execute_profiled) == 8 + 8 * 21,
+                 "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 22, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_node_time) == 16, "sy_node_time layout is frozen");
 #endif
 #undef SY_STATIC_ASSERT
 

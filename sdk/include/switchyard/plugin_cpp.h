@@ -53,6 +53,15 @@ struct sy_executable {
   virtual ~sy_executable() = default;
   // `buffers`: the partition's inputs then outputs (count checked by the trampoline).
   virtual void Execute(sy_buffer* const* buffers, uint32_t count) = 0;
+  // Execute, also filling `times` (num_times entries, one per node of the partition, all
+  // {0, 0} on entry) with when each node ran, in ns from the call's start. The default
+  // measures nothing; an executable that can time its nodes overrides it.
+  virtual void ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                            uint32_t num_times) {
+    (void)times;
+    (void)num_times;
+    Execute(buffers, count);
+  }
 };
 
 struct sy_context {
@@ -367,6 +376,18 @@ struct Trampolines {
     }
     return Guard([&] { e->Execute(buffers, count); });
   }
+
+  static sy_error* ExecuteProfiled(sy_executable* e, uint32_t count, sy_buffer* const* buffers,
+                                   sy_node_time* times, uint32_t num_times) {
+    if (e == nullptr || (count && buffers == nullptr) || (num_times && times == nullptr)) {
+      return Invalid("execute_profiled: null argument");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+      if (buffers[i] == nullptr) return Invalid("execute_profiled: a buffer is null");
+    }
+    for (uint32_t i = 0; i < num_times; ++i) times[i] = sy_node_time{0, 0};
+    return Guard([&] { e->ExecuteTimed(buffers, count, times, num_times); });
+  }
   static void Release(sy_executable* e) { delete e; }
   static sy_error* BufferWrapHost(sy_context* c, uint32_t device, void* host, uint64_t bytes,
                                   sy_buffer** out) {
@@ -412,7 +433,8 @@ struct Trampolines {
                                       Execute,
                                       Release,
                                       BufferViewOf,
-                                      BufferWrapHost};
+                                      BufferWrapHost,
+                                      ExecuteProfiled};
     return &api;
   }
 };
