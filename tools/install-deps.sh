@@ -10,5 +10,5 @@ apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
   libonnx-dev libprotobuf-dev libonnx-testdata python3-torch \
-  python3 ca-certificates >/dev/null
+  graphviz python3 ca-certificates >/dev/null
 echo "install-deps: done"

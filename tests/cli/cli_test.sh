@@ -222,6 +222,22 @@ expect "bench: placement summary with copies" 0 \
   "switchyard bench: [0-9]+ nodes: [0-9]+ on partial:0, [0-9]+ on cpu:0 \([0-9]+ as fallback\), [0-9]+ copies.* moved per run" \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2
 
+# The plan as a picture (docs/scheduling.md): Graphviz text that dot accepts, and an SVG.
+expect "plan --dot" 0 'label="partition 0 on cpu:0"; fontname' \
+  -- "$SY" plan "$SRC/examples/cnn" --dot
+expect "plan --dot across devices" 0 'style=dashed, color="#e31a1c", penwidth=2, label="(copy [0-9.]+ [KM]?i?B|read in place)"' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial --dot
+if command -v dot >/dev/null; then
+  "${WITH_TEST_PLUGINS[@]}" "$SY" plan "$SRC/examples/transformer" --device partial --dot >"$TMP/plan.dot"
+  expect "dot accepts plan --dot" 0 "<svg" -- dot -Tsvg "$TMP/plan.dot"
+  expect "plan --svg" 0 "wrote $TMP/plan.svg" -- "$SY" plan "$SRC/examples/mlp" --svg "$TMP/plan.svg"
+  expect "plan --svg wrote an SVG" 0 "</svg>" -- cat "$TMP/plan.svg"
+else
+  echo "note: Graphviz's dot is not installed; the --svg rendering checks are skipped"
+fi
+expect "plan --svg without Graphviz" 1 "--svg needs Graphviz's dot, which is not installed" \
+  -- env PATH=/nonexistent "$SY" plan "$SRC/examples/mlp" --svg "$TMP/never.svg"
+
 # Isolated plugins (docs/plugin-isolation.md): the CPU plugin in a worker computes the
 # same; a plugin that crashes or hangs in execute fails the run with the reason, exit 1,
 # instead of taking the process down or hanging it.

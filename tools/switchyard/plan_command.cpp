@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "model_setup.h"
+#include "plan_dot.h"
 #include "switchyard/model_io.h"
 #include "switchyard/optimize.h"
 #include "switchyard/plan.h"
@@ -88,7 +89,7 @@ int RunPlan(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard plan MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                       [--no-island-pass] [--optimize 0|1|2] [--isolate PLUGIN|all]...\n"
-      "                       [--timeout S] [--json]\n\n"
+      "                       [--timeout S] [--json | --dot] [--svg FILE]\n\n"
       "Plans MODEL as 'switchyard run' would and explains it, without running: every node\n"
       "with its device and the reason (hint honoured, device order, fallback because a\n"
       "device declined and why, moved by the island pass), the partitions, the copies\n"
@@ -97,7 +98,12 @@ int RunPlan(const std::vector<std::string>& args) {
       "cannot hold the memory plan. First, what the optimization pass folded and fused\n"
       "(and what it left alone and why); the plan is of the optimized graph.\n\n"
       "options");
-  visible.add_options()("help,h", "show this help")("json", "print JSON");
+  visible.add_options()("help,h", "show this help")("json", "print JSON")(
+      "dot",
+      "print the plan as a Graphviz graph instead: nodes coloured by device, a cluster "
+      "per partition, copies as red dashed edges with their bytes")(
+      "svg", po::value<std::string>(),
+      "also render that graph to FILE as SVG (needs Graphviz's dot)");
   AddPluginOptions(visible);
   AddDeviceOptions(visible);
   po::variables_map vm;
@@ -134,6 +140,21 @@ int RunPlan(const std::vector<std::string>& args) {
   if (!plan.ok()) {
     PrintError("plan", plan.status().message());
     return kExitFailure;
+  }
+  if (vm.count("dot") || vm.count("svg")) {
+    const std::string dot = PlanToDot(planned, *plan, optimized->report);
+    if (vm.count("svg")) {
+      const Status rendered = RenderSvg(dot, vm["svg"].as<std::string>());
+      if (!rendered.ok()) {
+        PrintError("plan", rendered.message());
+        return kExitFailure;
+      }
+    }
+    if (vm.count("dot")) std::cout << dot;
+    if (vm.count("svg")) {
+      std::cerr << "switchyard plan: wrote " << vm["svg"].as<std::string>() << "\n";
+    }
+    return kExitOk;
   }
   if (vm.count("json")) {
     boost::json::object json = PlanToJson(planned, *plan);
