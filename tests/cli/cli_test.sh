@@ -222,6 +222,33 @@ expect "bench: placement summary with copies" 0 \
   "switchyard bench: [0-9]+ nodes: [0-9]+ on partial:0, [0-9]+ on cpu:0 \([0-9]+ as fallback\), [0-9]+ copies.* moved per run" \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2
 
+# Differential runs (docs/profiling.md): each node checked alone on cpu-ref with the
+# device's inputs; the misbehaving test plugin's relu adds 1 to its first element.
+expect "compare cnn" 0 "all 6 nodes within their ops' conformance tolerances" \
+  -- "$SY" compare "$SRC/examples/cnn"
+mkdir -p "$TMP/relu3"
+cat >"$TMP/relu3/relu3.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [2, 3]}, {"name": "a", "dtype": "f32", "shape": [2, 3]},
+            {"name": "r", "dtype": "f32", "shape": [2, 3]}, {"name": "y", "dtype": "f32", "shape": [2, 3]}],
+ "inputs": [0], "outputs": [3],
+ "nodes": [{"op": "tanh", "name": "t1", "inputs": [0], "outputs": [1]},
+           {"op": "relu", "name": "r", "inputs": [1], "outputs": [2], "backend": "misbehaving"},
+           {"op": "tanh", "name": "t2", "inputs": [2], "outputs": [3]}]}
+JSON
+MISBEHAVING="$TP/misbehaving/libswitchyard_test_misbehaving.so"
+expect "compare finds the diverging node" 1 \
+  'first node out of tolerance: node 1 \(relu\) "r" on misbehaving:0: r: 1 of 6 elements differ' \
+  -- "$SY" compare "$TMP/relu3" --plugin "$MISBEHAVING" --input x=random --out "$TMP/cmp"
+expect "compare --out wrote the node's inputs" 0 "a.npy" -- ls "$TMP/cmp"
+expect "compare --json" 1 '"first_out_of_tolerance":1' \
+  -- "$SY" compare "$TMP/relu3" --plugin "$MISBEHAVING" --input x=random --json
+expect "compare notes random inputs" 0 "switchyard compare: note: no value given for x" \
+  -- "$SY" compare "$TMP/relu3"
+expect "compare --reference unknown" 2 '--reference: no device "nope"' \
+  -- "$SY" compare "$SRC/examples/mlp" --reference nope
+expect "compare --help" 0 "usage: switchyard compare" -- "$SY" compare --help
+
 # The plan as a picture (docs/scheduling.md): Graphviz text that dot accepts, and an SVG.
 expect "plan --dot" 0 'label="partition 0 on cpu:0"; fontname' \
   -- "$SY" plan "$SRC/examples/cnn" --dot

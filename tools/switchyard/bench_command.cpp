@@ -75,20 +75,8 @@ int RunBench(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   Session& session = *prepared->session;
-  // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data,
-  // as ONNX Runtime's perf_test does, said on stderr.
-  std::string randomised;
-  for (size_t k = 0; k < session.input_names().size(); ++k) {
-    const std::string& name = session.input_names()[k];
-    if (prepared->inputs.count(name)) continue;
-    prepared->inputs[name] = RandomTensor(session.input_types()[k], vm["seed"].as<uint32_t>());
-    randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
-  }
-  if (!randomised.empty()) {
-    std::cerr << "switchyard bench: note: no value given for " << randomised
-              << " (no --input, no <model>/inputs file): using seeded random data (--seed "
-              << vm["seed"].as<uint32_t>() << ")\n";
-  }
+  // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data.
+  FillMissingInputs(*prepared, vm["seed"].as<uint32_t>(), "bench");
   for (int i = 0; i < warmup; ++i) {
     Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);
     if (!out.ok()) {

@@ -18,6 +18,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
      sy::cli::RunConformance},
     {"import", "convert an ONNX model to rml-graph v1 with static shapes", sy::cli::RunImport},
     {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
+    {"compare", "find the first node whose result on a device differs from the reference",
+     sy::cli::RunCompare},
 };
 
 void PrintUsage(std::ostream& out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include "cli.h"
@@ -55,8 +56,6 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed) {
   return t;
 }
 
-namespace {
-
 namespace po = boost::program_options;
 
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
@@ -95,8 +94,6 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 void AddDeviceOptions(po::options_description& options) {
   options.add_options()("device", po::value<std::string>(),
@@ -174,6 +171,22 @@ Expected<PreparedModel> PrepareModel(const std::string& model, const po::variabl
   SY_ASSIGN_OR_RETURN(out.session, Session::Create(out.graph, *out.host, options));
   SY_RETURN_IF_ERROR(GatherInputs(model, vm, out));
   return out;
+}
+
+void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command) {
+  std::string randomised;
+  const Session& session = *prepared.session;
+  for (size_t k = 0; k < session.input_names().size(); ++k) {
+    const std::string& name = session.input_names()[k];
+    if (prepared.inputs.count(name)) continue;
+    prepared.inputs[name] = RandomTensor(session.input_types()[k], seed);
+    randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
+  }
+  if (!randomised.empty()) {
+    std::cerr << "switchyard " << command << ": note: no value given for " << randomised
+              << " (no --input, no <model>/inputs file): using seeded random data (--seed " << seed
+              << ")\n";
+  }
 }
 
 std::string DevicesUsed(const Plan& plan) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <boost/program_options.hpp>
 
@@ -51,5 +52,14 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed);
 
 Expected<PreparedModel> PrepareModel(const std::string& model,
                                      const boost::program_options::variables_map& vm);
+
+// PrepareModel's last step, for a session made another way: `out.inputs` from --input
+// and <model folder>/inputs/<name>.npy, by out.session's input names.
+Status GatherInputs(const std::string& model, const boost::program_options::variables_map& vm,
+                    PreparedModel& out);
+
+// Seeded random data (RandomTensor) for every input of the session that has no value
+// yet, as ONNX Runtime's perf_test does; says so on stderr, as "switchyard COMMAND: note".
+void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command);
 
 }  // namespace sy::cli
