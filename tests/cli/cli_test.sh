@@ -287,6 +287,8 @@ expect "plugins --isolate all" 0 "loaded   cpu .*\[isolated: worker pid [0-9]+\]
 expect "plugins --json --isolate" 0 '"name":"cpu","version":"[^"]*","abi_version":1,"isolated":true,"worker_pid":[0-9]+' \
   -- "$SY" plugins --json --isolate cpu
 expect "bench --isolate" 0 '"median_us"' -- "$SY" bench "$SRC/examples/mlp" --isolate all --repeat 3 --json
+expect "run --isolate --profile times nodes in the worker" 0 "^fused_conv +[0-9.]+%" \
+  -- "$SY" run "$SRC/examples/cnn" --isolate cpu --profile "$TMP/isolated.json"
 expect "crash in execute, isolated" 1 \
   'plugin hostile: execute: device hostile:0, execute: its worker process \(pid [0-9]+\) crashed \(SIGSEGV' \
   -- "$SY" run "$NEG" --plugin "$CRASHER" --device hostile --input x=random --isolate hostile
@@ -313,6 +315,8 @@ if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
       --device opencl --compare "$SRC/examples/$model/expected"
     expect "run $model on opencl,cpu" 0 "matches" -- "$SY" run "$SRC/examples/$model" \
       --device opencl,cpu --compare "$SRC/examples/$model/expected"
+    expect "run $model on opencl --profile times its nodes" 0 "^(conv|fused_matmul|matmul|gather|add) " \
+      -- "$SY" run "$SRC/examples/$model" --device opencl --profile "$TMP/opencl.json"
   done
   cat >"$TMP/tile.json" <<'JSON'
 {"format": "rml-graph", "version": 1,

@@ -149,6 +149,28 @@ class Worker {
         if (!r.done() || e == executables_.end()) return Malformed();
         return Take(api_->execute(e->second, count, bound.data()));
       }
+      case Op::kExecuteProfiled: {
+        const uint64_t id = r.Get<uint64_t>();
+        const uint32_t count = r.GetCount(sizeof(uint64_t));
+        std::vector<sy_buffer*> bound(count);
+        for (sy_buffer*& b : bound) {
+          auto it = buffers_.find(r.Get<uint64_t>());
+          if (it == buffers_.end()) return Malformed();
+          b = it->second.handle;
+        }
+        const uint32_t num_times = r.Get<uint32_t>();
+        auto e = executables_.find(id);
+        if (!r.done() || e == executables_.end() || num_times > (1u << 24)) return Malformed();
+        std::vector<sy_node_time> times(num_times, sy_node_time{0, 0});
+        Reply reply = api_->execute_profiled != nullptr
+                          ? Take(api_->execute_profiled(e->second, count, bound.data(),
+                                                        times.data(), num_times))
+                          : Take(api_->execute(e->second, count, bound.data()));
+        if (reply.code != 0) return reply;
+        reply.payload.Put(num_times);
+        for (const sy_node_time& t : times) reply.payload.Put(t.start_ns).Put(t.end_ns);
+        return reply;
+      }
       case Op::kRelease: {
         const uint64_t id = r.Get<uint64_t>();
         auto it = executables_.find(id);

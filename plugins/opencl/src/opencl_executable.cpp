@@ -1,5 +1,6 @@
 #include "opencl_executable.h"
 
+#include <chrono>
 #include <string>
 
 #include "switchyard/plugin_partition.h"
@@ -78,6 +79,21 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
 }
 
 void OpenClExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  Run(buffers, count, nullptr);
+}
+
+void OpenClExecutable::ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                                    uint32_t num_times) {
+  Run(buffers, count, num_times == steps_.size() ? times : nullptr);
+}
+
+void OpenClExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  const auto since_start = [&start] {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+  };
   plugin::BindBuffers<ClBuffer>(
       buffers, count, bound_, bytes_, "OpenCL",
       [&](const ClBuffer& b) { return b.device().context.get() == device_.context.get(); },
@@ -94,13 +110,20 @@ void OpenClExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
                                  nullptr, nullptr),
             "clEnqueueWriteBuffer (error flags)");
   }
-  for (Step& step : steps_) {
+  if (times != nullptr) CheckCl(clFinish(queue), "clFinish");  // the flags' write first
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& step = steps_[s];
+    const uint64_t step_start = times != nullptr ? since_start() : 0;
     for (size_t i = 0; i < step.inputs.size(); ++i)
       step.input_tensors[i] = tensors_[step.inputs[i]];
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       step.output_tensors[i] = tensors_[step.outputs[i]];
     }
     step.op->Enqueue({queue, step.input_tensors, step.output_tensors, error_flags_.get()});
+    if (times != nullptr) {
+      CheckCl(clFinish(queue), "clFinish");
+      times[s] = sy_node_time{step_start, since_start()};
+    }
   }
   if (checks_errors) {
     CheckCl(clEnqueueReadBuffer(queue, error_flags_.get(), CL_TRUE, 0,

@@ -21,8 +21,15 @@ class OpenClExecutable : public sy_executable {
   OpenClExecutable(Device& device, const sy_partition& partition);
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
+  // The same, waiting for each node (clFinish) and timing it on the host's clock: the
+  // launch included, the queue drained between nodes (docs/profiling.md).
+  void ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                    uint32_t num_times) override;
 
  private:
+  // Execute's body; `times` (null: not timed) has one entry per step.
+  void Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times);
+
   struct Step {
     NodeInfo node;
     std::unique_ptr<ClOp> op;
