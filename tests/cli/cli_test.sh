@@ -249,6 +249,15 @@ expect "compare --reference unknown" 2 '--reference: no device "nope"' \
   -- "$SY" compare "$SRC/examples/mlp" --reference nope
 expect "compare --help" 0 "usage: switchyard compare" -- "$SY" compare --help
 
+# A progress line on a terminal (script(1) gives the command one), never in a pipe.
+if command -v script >/dev/null; then
+  CONFORMANCE_OPS=matmul,conv,softmax,layer_norm,attention,gather,reduce_sum,add,mul,exp
+  expect "conformance shows progress on a terminal" 0 "switchyard conformance: [0-9]+/950 " \
+    -- script -qec "$SY conformance --plugin cpu --ops $CONFORMANCE_OPS" /dev/null
+fi
+expect "no progress line in a pipe" 0 "^0$" \
+  -- bash -c "$SY conformance --plugin cpu --ops matmul,conv,softmax,gather,add,mul 2>&1 | grep -c 'switchyard conformance: [0-9]'; true"
+
 # The plan as a picture (docs/scheduling.md): Graphviz text that dot accepts, and an SVG.
 expect "plan --dot" 0 'label="partition 0 on cpu:0"; fontname' \
   -- "$SY" plan "$SRC/examples/cnn" --dot

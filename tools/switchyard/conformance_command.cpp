@@ -17,6 +17,7 @@
 #include "conformance/expectations.h"
 #include "conformance/report.h"
 #include "conformance/suite.h"
+#include "progress_line.h"
 
 namespace sy::cli {
 namespace {
@@ -68,6 +69,8 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
                                 const std::vector<SuiteCase>& suite, double timeout_seconds,
                                 bool verbose, std::string& no_devices) {
   std::vector<Result> results(suite.size());
+  // On a terminal: which case is running, once the run has lasted half a second.
+  ProgressLine progress("switchyard conformance");
   size_t next = 0;
   while (next < suite.size()) {
     int fds[2];
@@ -132,6 +135,10 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
         } else if (line.rfind("B ", 0) == 0) {
           started = std::stol(line.substr(2));
           began_any = true;
+          if (started >= 0 && static_cast<size_t>(started) < suite.size()) {
+            progress.Update(static_cast<size_t>(started) + 1, suite.size(),
+                            suite[started].op + " " + suite[started].label);
+          }
           start_time = std::chrono::steady_clock::now();
         } else if (line.rfind("R ", 0) == 0) {
           const size_t a = line.find(' ', 2);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cli.h"
+#include "progress_line.h"
 #include "switchyard/half.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
@@ -168,7 +169,14 @@ Expected<PreparedModel> PrepareModel(const std::string& model, const po::variabl
   SY_ASSIGN_OR_RETURN(out.graph, LoadModel(model));
   SY_ASSIGN_OR_RETURN(out.host, LoadPlugins(vm));
   SY_ASSIGN_OR_RETURN(PlanOptions options, PlanOptionsFromArgs(*out.host, vm));
-  SY_ASSIGN_OR_RETURN(out.session, Session::Create(out.graph, *out.host, options));
+  {
+    // Preparing may take seconds (OpenCL compiles its kernels on the first run).
+    ProgressLine progress("switchyard: preparing partitions");
+    options.on_prepare = [&progress](size_t k, size_t count, const Device& device) {
+      progress.Update(k + 1, count, "on " + device.Spec());
+    };
+    SY_ASSIGN_OR_RETURN(out.session, Session::Create(out.graph, *out.host, options));
+  }
   SY_RETURN_IF_ERROR(GatherInputs(model, vm, out));
   return out;
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ struct PlanOptions {
   // The graph optimization pass's level (switchyard/optimize.h), for Session::Create,
   // which optimizes before planning; Plan::Build plans the graph it is given.
   int optimize_level = 1;
+  // Session::Create calls it before preparing each partition (index, count, device), so
+  // that a tool can show progress: a plugin may compile kernels there for seconds.
+  std::function<void(size_t partition, size_t partitions, const Device& device)> on_prepare;
 };
 
 enum class PlacementReason : uint8_t {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,7 +98,9 @@ class Session {
   // partition's prepare. BindInputsAndOutputs: where each run puts the graph inputs and
   // reads the outputs.
   Status PlaceValues(Residency& where);
-  Status PrepareSteps(const NodeDescriptors& descriptors, const Residency& where);
+  using PrepareCallback = std::function<void(size_t, size_t, const Device&)>;
+  Status PrepareSteps(const NodeDescriptors& descriptors, const Residency& where,
+                      const PrepareCallback& on_prepare);
   void BindInputsAndOutputs(const Residency& where);
   // A buffer of `device` over `bytes` of host memory the session owns (an arena slice of
   // another device), owned by buffers_; null when the plugin declines.

@@ -161,7 +161,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
   SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(s.graph_, descriptors, host, options));
   Residency where(s.plan_.devices.size());
   SY_RETURN_IF_ERROR(s.PlaceValues(where));
-  SY_RETURN_IF_ERROR(s.PrepareSteps(descriptors, where));
+  SY_RETURN_IF_ERROR(s.PrepareSteps(descriptors, where, options.on_prepare));
   s.BindInputsAndOutputs(where);
   return session;
 }
@@ -247,7 +247,8 @@ const Session::Buffer* Session::WrapHost(const Device& device, void* host, uint6
   return buffers_.back().get();
 }
 
-Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency& where) {
+Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency& where,
+                             const PrepareCallback& on_prepare) {
   const Plan& plan = plan_;
   const Graph& graph = graph_;
   // Steps: the copies before each partition, then the partition.
@@ -310,6 +311,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
     PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced,
                                    internal);
     ++stats_.prepares;
+    if (on_prepare) on_prepare(k, plan.partitions.size(), device);
     const Status prepared = device.plugin->TakeError(
         device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),
                                       &step->executable),
