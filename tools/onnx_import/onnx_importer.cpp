@@ -350,6 +350,10 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
   result.onnx_nodes = static_cast<size_t>(graph.node_size());
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
+    if (options.on_node) {
+      options.on_node(static_cast<size_t>(i), static_cast<size_t>(graph.node_size()),
+                      node.op_type());
+    }
     NodeContext ctx(state, node, static_cast<size_t>(i));
     for (const std::string& in : node.input()) {
       if (!in.empty() && state.Find(in) == nullptr) {

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
+#include "progress_line.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/onnx_import.h"
@@ -111,7 +112,14 @@ int RunImport(const std::vector<std::string>& args) {
     }
   }
   const std::string model = vm["model"].as<std::vector<std::string>>()[0];
-  Expected<onnx_import::ImportResult> result = onnx_import::ImportOnnxFile(model, options);
+  Expected<onnx_import::ImportResult> result = [&] {
+    // Large models take a while (folding, weights): on a terminal, which node.
+    ProgressLine progress("switchyard import");
+    options.on_node = [&progress](size_t node, size_t nodes, const std::string& op) {
+      progress.Update(node + 1, nodes, "nodes (" + op + ")");
+    };
+    return onnx_import::ImportOnnxFile(model, options);
+  }();
   if (!result.ok()) {
     PrintError("import", result.status().message());
     return kExitFailure;

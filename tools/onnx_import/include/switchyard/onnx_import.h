@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct ImportOptions {
   // Expand of constant inputs); a fold past it fails naming the node and the size, before
   // anything is allocated (`switchyard import --max-fold-bytes`).
   uint64_t max_fold_bytes = uint64_t{1} << 30;
+  // Called before each ONNX node is imported (its index, the node count, its op type),
+  // so that a tool can show progress on large models.
+  std::function<void(size_t node, size_t nodes, const std::string& op)> on_node;
 };
 
 // Why an import failed, for tools that sort failures (the ONNX node test runner).
