@@ -1,6 +1,8 @@
 #include "cuda_executable.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "switchyard/plugin_partition.h"
 
@@ -93,7 +95,7 @@ CudaExecutable::~CudaExecutable() {
   (void)cudaGetLastError();
 }
 
-void CudaExecutable::EnqueueAll() {
+void CudaExecutable::EnqueueAll(const std::vector<cudaEvent_t>* after) {
   cudaStream_t stream = handles_.stream;
   int* flags = flags_ != nullptr ? static_cast<int*>(flags_->data()) : nullptr;
   const uint64_t flag_bytes = error_messages_.size() * sizeof(int);
@@ -108,6 +110,7 @@ void CudaExecutable::EnqueueAll() {
       Fail(e.code(),
            "execute: node " + std::to_string(n) + " (" + step.node.Describe() + "): " + e.what());
     }
+    if (after != nullptr) CheckCuda(cudaEventRecord((*after)[n], stream), "cudaEventRecord");
   }
   if (flags != nullptr) {
     CheckCuda(
@@ -158,7 +161,7 @@ bool CudaExecutable::Capture() {
   return true;
 }
 
-void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+void CudaExecutable::Bind(sy_buffer* const* buffers, uint32_t count) {
   plugin::BindBuffers<CudaBuffer>(
       buffers, count, bound_, bytes_, "CUDA",
       [&](const CudaBuffer& b) { return &b.device() == &device_; },
@@ -171,6 +174,54 @@ void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
       step.output_tensors[i] = {data_[step.outputs[i]], &values_[step.outputs[i]]};
     }
   }
+}
+
+void CudaExecutable::CheckFlags() const {
+  for (size_t s = 0; s < error_messages_.size(); ++s) {
+    if (handles_.flags_host[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+  }
+}
+
+void CudaExecutable::ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                                  uint32_t num_times) {
+  if (times == nullptr || num_times != steps_.size()) {
+    Execute(buffers, count);
+    return;
+  }
+  Bind(buffers, count);
+  UseDevice(device_.ordinal);
+  cudaStream_t stream = handles_.stream;
+  // Events for this call only (profiling is not the fast path): one before the first
+  // node, one after each; destroyed however the call ends.
+  struct Events {
+    std::vector<cudaEvent_t> list;
+    ~Events() {
+      for (cudaEvent_t e : list) (void)cudaEventDestroy(e);
+    }
+  } events;
+  events.list.resize(steps_.size() + 1, nullptr);
+  for (cudaEvent_t& e : events.list) CheckCuda(cudaEventCreate(&e), "cudaEventCreate");
+  const std::vector<cudaEvent_t> after(events.list.begin() + 1, events.list.end());
+  CheckCuda(cudaEventRecord(events.list[0], stream), "cudaEventRecord");
+  EnqueueAll(&after);
+  last_mode_ = Mode::kDirect;
+  CheckCuda(cudaStreamSynchronize(stream), "execute: cudaStreamSynchronize");
+  CheckFlags();
+  // Node n ran between the event before it and the one after it.
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    float start_ms = 0, end_ms = 0;
+    CheckCuda(cudaEventElapsedTime(&start_ms, events.list[0], events.list[n]),
+              "cudaEventElapsedTime");
+    CheckCuda(cudaEventElapsedTime(&end_ms, events.list[0], events.list[n + 1]),
+              "cudaEventElapsedTime");
+    // {0, 0} means "not measured": the first node starts at 1 ns.
+    times[n] = sy_node_time{std::max<uint64_t>(1, static_cast<uint64_t>(start_ms * 1e6)),
+                            std::max<uint64_t>(1, static_cast<uint64_t>(end_ms * 1e6))};
+  }
+}
+
+void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
+  Bind(buffers, count);
   UseDevice(device_.ordinal);
   cudaStream_t stream = handles_.stream;
 
@@ -192,9 +243,7 @@ void CudaExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
     last_mode_ = Mode::kDirect;
   }
   CheckCuda(cudaStreamSynchronize(stream), "execute: cudaStreamSynchronize");
-  for (size_t s = 0; s < error_messages_.size(); ++s) {
-    if (handles_.flags_host[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
-  }
+  CheckFlags();
 }
 
 }  // namespace sy::cuda

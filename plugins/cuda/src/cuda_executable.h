@@ -29,6 +29,11 @@ class CudaExecutable : public sy_executable {
   ~CudaExecutable() override;
 
   void Execute(sy_buffer* const* buffers, uint32_t count) override;
+  // The same, each node directly on the stream (no graph) with a CUDA event after it, so
+  // each node's device time comes from cudaEventElapsedTime, measured from an event
+  // recorded before the first node (docs/profiling.md).
+  void ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
+                    uint32_t num_times) override;
 
   // How the last Execute ran (for tests and docs/cuda.md's measurements).
   enum class Mode { kNone, kDirect, kCaptured, kReplayed };
@@ -50,7 +55,13 @@ class CudaExecutable : public sy_executable {
     ~Handles();
   };
 
-  void EnqueueAll();
+  // Points the steps' tensors at this execute's buffers.
+  void Bind(sy_buffer* const* buffers, uint32_t count);
+  // Enqueues every step (and the error flags' reset and read-back); with `after`, records
+  // after[n] once step n is enqueued.
+  void EnqueueAll(const std::vector<cudaEvent_t>* after = nullptr);
+  // Throws the data error a kernel flagged in the last execute, if any.
+  void CheckFlags() const;
   // Captures EnqueueAll into handles_.graph; false (and graphs off for this executable)
   // when the stream cannot be captured.
   bool Capture();

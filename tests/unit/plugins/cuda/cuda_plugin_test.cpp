@@ -565,6 +565,30 @@ TEST_F(CudaGpuTest, PartitionRunsCapturesAndReplays) {
   EXPECT_EQ(Read<float>(yb, 6), (std::vector<float>{0, 2.5f, 20, 4.5f, 0, 50}));
 }
 
+// Profiling (docs/profiling.md): each node timed between CUDA events, in order, inside
+// the call; the results as without profiling.
+TEST_F(CudaGpuTest, ProfiledExecuteTimesEachNodeWithEvents) {
+  Partition p;
+  const uint32_t x = p.Value(SY_DTYPE_F32, {2, 3}), bias = p.Value(SY_DTYPE_F32, {3});
+  const uint32_t h = p.Value(SY_DTYPE_F32, {2, 3}), y = p.Value(SY_DTYPE_F32, {2, 3});
+  p.Node("add", {x, bias}, {h});
+  p.Node("relu", {h}, {y});
+  CudaExecutable exe(*device_, p.Build({x, bias}, {y}));
+  auto xb = Buffer(std::vector<float>{1, -2, 3, -4, 5, -6});
+  auto bb = Buffer(std::vector<float>{0.5f, 0.5f, -10});
+  CudaBuffer yb(*device_, 24);
+  sy_buffer* bound[] = {xb.get(), bb.get(), &yb};
+  sy_node_time times[2] = {};
+  exe.ExecuteTimed(bound, 3, times, 2);
+  EXPECT_EQ(exe.last_mode(), CudaExecutable::Mode::kDirect);
+  EXPECT_EQ(Read<float>(yb, 6), (std::vector<float>{1.5f, 0, 0, 0, 5.5f, 0}));
+  EXPECT_GT(times[0].end_ns, 0u);
+  EXPECT_LE(times[0].start_ns, times[0].end_ns);
+  EXPECT_LE(times[0].end_ns, times[1].start_ns);
+  EXPECT_LE(times[1].start_ns, times[1].end_ns);
+  EXPECT_LT(times[1].end_ns, uint64_t{10'000'000'000});  // well under 10 s
+}
+
 TEST_F(CudaGpuTest, IntegerDivisionByZeroIsADataErrorEveryRun) {
   Partition p;
   const uint32_t a = p.Value(SY_DTYPE_I32, {4}), b = p.Value(SY_DTYPE_I32, {4});
