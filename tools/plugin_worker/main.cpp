@@ -9,9 +9,9 @@
 // long as a buffer (or view) made from them exists.
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "plugin/isolation/channel.h"
@@ -91,6 +92,9 @@ class Worker {
                        bytes = r.Get<uint64_t>();
         auto it = buffers_.find(parent);
         if (!r.done() || it == buffers_.end()) return Malformed();
+        if (api_->buffer_view == nullptr) {
+          return Failure(SY_ERROR_UNSUPPORTED, "the plugin has no buffer_view");
+        }
         sy_buffer* view = nullptr;
         if (Reply e = Take(api_->buffer_view(it->second.handle, offset, bytes, &view));
             e.code != 0) {
@@ -208,9 +212,12 @@ class Worker {
   Reply Take(sy_error* error) {
     if (error == nullptr) return {};
     const char* message = api_->error_message(error);
-    Reply r =
-        Failure(api_->error_code(error), message ? std::string(message, strnlen(message, 4096))
-                                                 : std::string("(no message)"));
+    uint32_t code = api_->error_code(error);
+    // An error is never success: a code of 0 is reported as internal (any other code goes
+    // on as it is; the host maps codes it does not know to internal too).
+    if (code == 0) code = SY_ERROR_INTERNAL;
+    Reply r = Failure(
+        code, message ? std::string(message, strnlen(message, 4096)) : std::string("(no message)"));
     api_->error_destroy(error);
     return r;
   }
@@ -237,6 +244,11 @@ class Worker {
       r.payload.Put(static_cast<uint32_t>(d.kind)).Put(d.flags).Put(d.memory_bytes);
       r.payload.Put(static_cast<uint8_t>(d.wraps_host));
     }
+    uint32_t optional = 0;
+    if (api_->buffer_view != nullptr) optional |= sy::isolation::kHasBufferView;
+    if (api_->copy_device_to_device != nullptr) optional |= sy::isolation::kHasCopyDeviceToDevice;
+    if (api_->execute_profiled != nullptr) optional |= sy::isolation::kHasExecuteProfiled;
+    r.payload.Put(optional);
     return r;
   }
 
@@ -351,9 +363,15 @@ class Worker {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The worker never outlives its host.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) return 1;
+  // The worker never outlives its host, even while the plugin is stuck in a call: a
+  // watchdog ends it once its parent is gone. (PR_SET_PDEATHSIG would fire when the host
+  // *thread* that started the worker exits, which a host's thread pool may do at will.)
+  const pid_t parent = ::getppid();
+  if (parent == 1) return 1;
+  std::thread([parent] {
+    while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::_exit(1);
+  }).detach();
   uint32_t threads = 0;
   const char* plugin = nullptr;
   for (int i = 1; i < argc; ++i) {

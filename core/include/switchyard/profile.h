@@ -52,7 +52,7 @@ class Profile {
   std::string SummaryText() const;
 
  private:
-  friend class Session;
+  friend class Session;  // records events; drops those of a run that failed
   std::vector<ProfileEvent> events_;
   int64_t runs_ = 0;
   std::chrono::steady_clock::time_point origin_;

@@ -381,6 +381,15 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
   const bool profiling = profiling_;
   const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point();
   if (profiling && profile_.runs_ == 0) profile_.origin_ = run_start;
+  // A run that fails leaves no events: the next one records in their place.
+  struct DropEventsOnFailure {
+    Profile& profile;
+    size_t keep;
+    bool done = false;
+    ~DropEventsOnFailure() {
+      if (!done) profile.events_.resize(std::min(keep, profile.events_.size()));
+    }
+  } drop{profile_, profile_.events_.size()};
   // Wrapped inputs are unbound and freed when the run ends, however it ends.
   struct Unwrap {
     Session& s;
@@ -450,6 +459,7 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
     const sy_plugin_api* api = step->plugin->api();
     const auto count = static_cast<uint32_t>(step->bound.size());
     const bool timed = profiling && api->execute_profiled != nullptr;
+    if (timed) std::fill(step->node_times.begin(), step->node_times.end(), sy_node_time{0, 0});
     SY_RETURN_IF_ERROR(step->plugin->TakeError(
         timed ? api->execute_profiled(step->executable, count, step->bound.data(),
                                       step->node_times.data(),
@@ -491,6 +501,7 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
     profile_.events_.push_back(std::move(run));
     ++profile_.runs_;
   }
+  drop.done = true;
   return results;
 }
 
@@ -544,10 +555,12 @@ void Session::RecordStep(const Step& step, std::chrono::steady_clock::time_point
       node.op = graph_.nodes[n].op;
       node.device = e.device;
       node.detail = node_shapes_[n];
-      // On the plugin's clock from the call's start; kept inside the partition's span.
-      node.start_ns = std::min(e.start_ns + static_cast<int64_t>(t.start_ns), e.end_ns);
-      node.end_ns =
-          std::clamp(e.start_ns + static_cast<int64_t>(t.end_ns), node.start_ns, e.end_ns);
+      // On the plugin's clock from the call's start; kept inside the partition's span
+      // (clamped as unsigned first: a plugin may report anything).
+      const uint64_t span = static_cast<uint64_t>(e.end_ns - e.start_ns);
+      node.start_ns = e.start_ns + static_cast<int64_t>(std::min<uint64_t>(t.start_ns, span));
+      node.end_ns = std::max(node.start_ns,
+                             e.start_ns + static_cast<int64_t>(std::min<uint64_t>(t.end_ns, span)));
       profile_.events_.push_back(std::move(node));
       any_node = true;
     }

@@ -241,8 +241,34 @@ Expected<std::unique_ptr<Plugin>> PluginHost::LoadIsolated(const std::filesystem
   SY_ASSIGN_OR_RETURN(isolation::IsolatedPlugin isolated, isolation::StartIsolated(path, start));
   auto plugin = std::unique_ptr<Plugin>(new Plugin());
   plugin->path_ = path;
+  // What the worker reports is checked as a plugin's own answers are (Load).
+  if (isolated.abi_version > SY_PLUGIN_ABI_VERSION ||
+      isolated.abi_version < SY_PLUGIN_ABI_MIN_VERSION) {
+    isolated.api->shutdown(isolated.context);
+    return Unsupported("ABI version " + std::to_string(isolated.abi_version) +
+                       " is outside what this host accepts (" +
+                       std::to_string(SY_PLUGIN_ABI_MIN_VERSION) + " to " +
+                       std::to_string(SY_PLUGIN_ABI_VERSION) + ")");
+  }
+  if (isolated.devices.size() > kMaxDevicesPerPlugin) {
+    isolated.api->shutdown(isolated.context);
+    return Unsupported("its worker reports " + std::to_string(isolated.devices.size()) +
+                       " devices (at most " + std::to_string(kMaxDevicesPerPlugin) +
+                       " are accepted)");
+  }
   plugin->table_ = *isolated.api;
   plugin->table_.abi_version = isolated.abi_version;
+  // The proxy has every optional function; those the plugin lacks read as NULL, so that
+  // the host takes its own path (separate buffers, staged copies, whole partitions).
+  if ((isolated.optional_functions & isolation::kHasBufferView) == 0) {
+    plugin->table_.buffer_view = nullptr;
+  }
+  if ((isolated.optional_functions & isolation::kHasCopyDeviceToDevice) == 0) {
+    plugin->table_.copy_device_to_device = nullptr;
+  }
+  if ((isolated.optional_functions & isolation::kHasExecuteProfiled) == 0) {
+    plugin->table_.execute_profiled = nullptr;
+  }
   plugin->api_ = &plugin->table_;
   plugin->context_ = isolated.context;  // its shutdown stops the worker
   plugin->worker_pid_ = isolated.pid;
@@ -271,11 +297,26 @@ Expected<std::unique_ptr<Plugin>> PluginHost::LoadIsolated(const std::filesystem
 
 namespace {
 
+// Whether two spellings of a path name the same file ("./lib.so" and "/abs/lib.so").
+bool SamePath(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
 // Whether the user asked for `plugin` (loaded from `path`) to run in a worker process.
 bool IsolationWanted(const std::vector<std::string>& isolate, const std::string& name,
                      const std::filesystem::path& path) {
   for (const std::string& wanted : isolate) {
-    if (wanted == "all" || wanted == name || std::filesystem::path(wanted) == path) return true;
+    if (wanted == "all" || wanted == name || SamePath(wanted, path)) return true;
+  }
+  return false;
+}
+
+// Whether `path` is named by path (not by "all" or a plugin name) in `isolate`.
+bool IsolationAskedByPath(const std::vector<std::string>& isolate,
+                          const std::filesystem::path& path) {
+  for (const std::string& wanted : isolate) {
+    if (wanted == "all" || SamePath(wanted, path)) return true;
   }
   return false;
 }
@@ -332,6 +373,11 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
         plugin = host->LoadIsolated(path, options);
         if (plugin.ok() && !IsolationWanted(options.isolate, (*plugin)->name(), path)) {
           plugin->reset();
+          plugin = host->Load(path, options);
+        } else if (!plugin.ok() && !IsolationAskedByPath(options.isolate, path)) {
+          // Perhaps a plugin nobody asked to isolate, which fails only in a worker (or
+          // whose name the failure leaves unknown): loaded as without --isolate. One
+          // asked for by name that loads here is still an error (LoadPlugins' check).
           plugin = host->Load(path, options);
         }
       } else {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -17,16 +18,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The longest wait with a deadline (a year); longer, infinite or NaN timeouts wait
+// without one, so that no conversion below overflows.
+constexpr double kLongestTimeout = 365.0 * 24 * 3600;
+
+bool Bounded(double timeout_seconds) {
+  return timeout_seconds > 0 && timeout_seconds <= kLongestTimeout;
+}
+
+Clock::time_point DeadlineAfter(double timeout_seconds) {
+  if (!Bounded(timeout_seconds)) return Clock::time_point::max();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(timeout_seconds));
+}
+
 // Waits until `fd` is ready for `events` or the deadline passes (no deadline when
 // `timeout_seconds` <= 0).
 Channel::Result WaitFor(int fd, short events, Clock::time_point deadline, double timeout_seconds,
                         std::string* error) {
   while (true) {
     int wait_ms = -1;
-    if (timeout_seconds > 0) {
+    if (Bounded(timeout_seconds)) {
       const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
       if (left <= 0) return Channel::Result::kTimedOut;
-      wait_ms = static_cast<int>(left * 1000) + 1;
+      wait_ms = static_cast<int>(std::min(left * 1000 + 1, 1e9));
     }
     pollfd p{fd, events, 0};
     const int ready = ::poll(&p, 1, wait_ms);
@@ -48,8 +63,7 @@ Channel::~Channel() {
 
 Channel::Result Channel::Send(const std::string& body, std::span<const int> fds,
                               double timeout_seconds, std::string* error) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(timeout_seconds));
+  const Clock::time_point deadline = DeadlineAfter(timeout_seconds);
   const uint64_t length = body.size();
   std::string frame(sizeof length, '\0');
   std::memcpy(frame.data(), &length, sizeof length);
@@ -92,8 +106,7 @@ Channel::Result Channel::Send(const std::string& body, std::span<const int> fds,
 
 Channel::Result Channel::Receive(std::string* body, std::vector<int>* fds, double timeout_seconds,
                                  size_t max_size, std::string* error) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(timeout_seconds));
+  const Clock::time_point deadline = DeadlineAfter(timeout_seconds);
   fds->clear();
   // Reads exactly `size` bytes into `into`, collecting descriptors on the way.
   const auto read_exactly = [&](char* into, size_t size) -> Result {
@@ -121,7 +134,13 @@ Channel::Result Channel::Receive(std::string* body, std::vector<int>* fds, doubl
         for (size_t i = 0; i < count; ++i) {
           int fd = -1;
           std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-          fds->push_back(fd);
+          // At most kMaxFds per frame are kept; a peer sending more (in many small
+          // pieces) has the rest closed at once rather than filling this process's table.
+          if (fds->size() < kMaxFds) {
+            fds->push_back(fd);
+          } else {
+            ::close(fd);
+          }
         }
       }
       if ((msg.msg_flags & MSG_CTRUNC) != 0) {
@@ -151,7 +170,7 @@ SharedRegion::~SharedRegion() {
 }
 
 bool SharedRegion::Create(const char* name, size_t size, std::string* error) {
-  fd_ = ::memfd_create(name, MFD_CLOEXEC);
+  fd_ = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd_ < 0) {
     *error = std::string("memfd_create: ") + std::strerror(errno);
     return false;
@@ -160,6 +179,12 @@ bool SharedRegion::Create(const char* name, size_t size, std::string* error) {
   if (::ftruncate(fd_, static_cast<off_t>(mapped)) != 0) {
     *error = "cannot size a shared region of " + std::to_string(size) +
              " bytes: " + std::strerror(errno);
+    return false;
+  }
+  // Sealed at its size: the peer it is passed to cannot shrink the file under this
+  // process's mapping (its next access would be SIGBUS) or grow it.
+  if (::fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    *error = std::string("cannot seal a shared region: ") + std::strerror(errno);
     return false;
   }
   void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);

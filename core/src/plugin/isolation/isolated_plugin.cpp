@@ -47,8 +47,18 @@ struct ProxyError {
   std::string message;
 };
 
+// Returned when even an error cannot be allocated: never null (null means success),
+// never deleted.
+ProxyError kOutOfMemory{SY_ERROR_RESOURCE_EXHAUSTED, "out of memory in the isolation proxy"};
+
 sy_error* MakeError(uint32_t code, std::string message) {
-  auto* e = new (std::nothrow) ProxyError{code, std::move(message)};
+  ProxyError* e = nullptr;
+  try {
+    e = new ProxyError{code == 0 ? static_cast<uint32_t>(SY_ERROR_INTERNAL) : code,
+                       std::move(message)};
+  } catch (const std::bad_alloc&) {
+    e = &kOutOfMemory;
+  }
   return reinterpret_cast<sy_error*>(e);
 }
 
@@ -58,7 +68,10 @@ const char* ErrorMessage(const sy_error* error) {
 uint32_t ErrorCode(const sy_error* error) {
   return reinterpret_cast<const ProxyError*>(error)->code;
 }
-void ErrorDestroy(sy_error* error) { delete reinterpret_cast<ProxyError*>(error); }
+void ErrorDestroy(sy_error* error) {
+  auto* e = reinterpret_cast<ProxyError*>(error);
+  if (e != &kOutOfMemory) delete e;
+}
 
 std::string SignalText(int sig) {
   const char* name = sigabbrev_np(sig);
@@ -169,14 +182,19 @@ class Connection {
     dead_reason_ = reason.str();
   }
 
-  // Waits up to `grace_seconds` for the worker to exit, then kills it; returns its wait
-  // status (-1 when it was already reaped).
+  // Waits up to `grace_seconds` for the worker to exit, then kills it and waits up to
+  // kKillWaitSeconds more; returns its wait status, or -1 when it was already reaped or
+  // would not die in time (a process stuck in the kernel, in a driver call: it is left to
+  // the system rather than block the host).
   int Reap(double grace_seconds) {
     if (pid_ <= 0) return -1;
+    constexpr double kKillWaitSeconds = 2;
     int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(grace_seconds));
+    const auto start = std::chrono::steady_clock::now();
+    const auto waited = [&start] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    bool killed = false;
     while (true) {
       const pid_t done = ::waitpid(pid_, &status, WNOHANG);
       if (done == pid_) break;
@@ -184,11 +202,12 @@ class Connection {
         pid_ = -1;
         return -1;
       }
-      if (std::chrono::steady_clock::now() >= deadline) {
+      if (!killed && waited() >= grace_seconds) {
         ::kill(pid_, SIGKILL);
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        break;
+        killed = true;
+      } else if (killed && waited() >= grace_seconds + kKillWaitSeconds) {
+        pid_ = -1;
+        return -1;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
@@ -693,6 +712,7 @@ Expected<IsolatedPlugin> StartIsolated(const fs::path& plugin, const StartOption
     context->shares.push_back(shares);
     out.devices.push_back(d);
   }
+  out.optional_functions = r.Get<uint32_t>();
   if (!r.done() || out.name.empty()) {
     return Unsupported("its worker process sent a malformed report");
   }

@@ -47,7 +47,14 @@ struct IsolatedPlugin {
   std::string name, version, vendor, status;
   std::vector<IsolatedDevice> devices;
   int pid = 0;
+  // Which optional functions the plugin itself has (kHas*): the proxy's table has them
+  // all, so the host nulls those the plugin lacks to keep its own fallbacks.
+  uint32_t optional_functions = 0;
 };
+
+inline constexpr uint32_t kHasBufferView = 1u << 0;
+inline constexpr uint32_t kHasCopyDeviceToDevice = 1u << 1;
+inline constexpr uint32_t kHasExecuteProfiled = 1u << 2;
 
 // Starts a worker for `plugin` and waits for its report. Fails when the worker program is
 // missing, or the plugin fails to load there (crashing, exiting or hanging included).

@@ -107,6 +107,23 @@ TEST(IsolatedPlugin, CpuPluginComputesTheSameInAWorker) {
   }
 }
 
+// The proxy's table has every optional function; the host keeps only those the plugin
+// itself has, so that its own fallbacks (staged copies) still apply.
+TEST(IsolatedPlugin, OptionalFunctionsFollowThePlugin) {
+  const fs::path remote = fs::path(SY_TEST_PLUGIN_DIR) / "remote" / "libswitchyard_test_remote.so";
+  for (const bool d2d : {true, false}) {
+    SCOPED_TRACE(d2d ? "with copy_device_to_device" : "without");
+    if (!d2d) setenv("SY_TEST_REMOTE_NO_D2D", "1", 1);
+    Expected<std::unique_ptr<PluginHost>> host = Load({remote}, {"all"});
+    unsetenv("SY_TEST_REMOTE_NO_D2D");
+    SY_ASSERT_OK(host);
+    const sy_plugin_api* api = (*host)->plugins()[0]->api();
+    EXPECT_EQ(api->copy_device_to_device != nullptr, d2d);
+    EXPECT_NE(api->buffer_view, nullptr);
+    EXPECT_EQ(api->buffer_wrap_host, nullptr);  // the caller's memory is never shared
+  }
+}
+
 TEST(IsolatedPlugin, OnlyThePluginsNamedAreIsolated) {
   Expected<std::unique_ptr<PluginHost>> host =
       Load({kCpuPlugin, Hostile("crash_in_execute")}, {"hostile"});
