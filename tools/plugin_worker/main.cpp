@@ -366,8 +366,9 @@ int main(int argc, char** argv) {
   // The worker never outlives its host, even while the plugin is stuck in a call: a
   // watchdog ends it once its parent is gone. (PR_SET_PDEATHSIG would fire when the host
   // *thread* that started the worker exits, which a host's thread pool may do at will.)
+  // (A host may itself be process 1, a container's init: the parent is whatever it is
+  // now; a host that is already gone closed the socket, and the first read ends us.)
   const pid_t parent = ::getppid();
-  if (parent == 1) return 1;
   std::thread([parent] {
     while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ::_exit(1);
