@@ -141,19 +141,7 @@ class Worker {
       case Op::kPrepare:
         return Prepare(r, fds);
       case Op::kExecute: {
-        const uint64_t id = r.Get<uint64_t>();
-        const uint32_t count = r.GetCount(sizeof(uint64_t));
-        std::vector<sy_buffer*> bound(count);
-        for (sy_buffer*& b : bound) {
-          auto it = buffers_.find(r.Get<uint64_t>());
-          if (it == buffers_.end()) return Malformed();
-          b = it->second.handle;
-        }
-        auto e = executables_.find(id);
-        if (!r.done() || e == executables_.end()) return Malformed();
-        return Take(api_->execute(e->second, count, bound.data()));
-      }
-      case Op::kExecuteProfiled: {
+        // num_times 0: a plain execute; else execute_profiled where the plugin has it.
         const uint64_t id = r.Get<uint64_t>();
         const uint32_t count = r.GetCount(sizeof(uint64_t));
         std::vector<sy_buffer*> bound(count);
@@ -166,7 +154,7 @@ class Worker {
         auto e = executables_.find(id);
         if (!r.done() || e == executables_.end() || num_times > (1u << 24)) return Malformed();
         std::vector<sy_node_time> times(num_times, sy_node_time{0, 0});
-        Reply reply = api_->execute_profiled != nullptr
+        Reply reply = num_times > 0 && api_->execute_profiled != nullptr
                           ? Take(api_->execute_profiled(e->second, count, bound.data(),
                                                         times.data(), num_times))
                           : Take(api_->execute(e->second, count, bound.data()));

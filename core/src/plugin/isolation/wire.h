@@ -24,21 +24,20 @@
 namespace sy::isolation {
 
 enum class Op : uint32_t {
-  kHello = 1,        // worker -> host, once: the plugin's identity and devices
-  kSupports,         // supports_node
-  kAlloc,            // buffer_alloc in the worker's own (device) memory
-  kShare,            // a shared-memory region (fd attached) wrapped with buffer_wrap_host
-  kView,             // buffer_view
-  kFree,             // buffer_free
-  kCopyIn,           // copy_host_to_device from the staging region
-  kCopyOut,          // copy_device_to_host into the staging region
-  kCopyWithin,       // copy_device_to_device
-  kStaging,          // a new staging region (fd attached)
-  kPrepare,          // prepare; constants in a shared-memory region (fd attached)
-  kExecute,          // execute
-  kRelease,          // release
-  kShutdown,         // shutdown, then the worker exits
-  kExecuteProfiled,  // execute_profiled: the reply carries the node times
+  kHello = 1,   // worker -> host, once: the plugin's identity and devices
+  kSupports,    // supports_node
+  kAlloc,       // buffer_alloc in the worker's own (device) memory
+  kShare,       // a shared-memory region (fd attached) wrapped with buffer_wrap_host
+  kView,        // buffer_view
+  kFree,        // buffer_free
+  kCopyIn,      // copy_host_to_device from the staging region
+  kCopyOut,     // copy_device_to_host into the staging region
+  kCopyWithin,  // copy_device_to_device
+  kStaging,     // a new staging region (fd attached)
+  kPrepare,     // prepare; constants in a shared-memory region (fd attached)
+  kExecute,     // execute, or execute_profiled with node times asked for
+  kRelease,     // release
+  kShutdown,    // shutdown, then the worker exits
 };
 
 class MessageWriter {
