@@ -80,10 +80,45 @@ ValueId ImportState::AddConstant(const Tensor& value, std::string_view hint) {
   return id;
 }
 
+int64_t ImportState::DeclareSymbol(const std::string& name, int64_t example) {
+  for (const DimSymbol& s : symbols_) {
+    if (s.name == name) return s.example;
+  }
+  symbols_.push_back({name, example});
+  return example;
+}
+
+std::vector<DimExpr> ImportState::DimsOf(const std::string& name) const {
+  const KnownValue* known = Find(name);
+  std::vector<DimExpr> dims;
+  if (known == nullptr) return dims;
+  for (int64_t d : known->type.shape) dims.emplace_back(d);
+  if (!symbolic() || known->constant) return dims;
+  if (auto it = input_dims_.find(known->id); it != input_dims_.end()) return it->second;
+  // A value computed at run time: its sizes are read when the graph is specialised.
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = DimExpr::DimOf(known->id, d);
+  return dims;
+}
+
+void ImportState::SetSymbolicConstant(const std::string& name, Tensor value,
+                                      std::vector<DimExpr> dims, bool sized_at_run_time) {
+  SetConstant(name, std::move(value));
+  KnownValue& known = values_[name];
+  known.dims = std::move(dims);
+  known.sized_at_run_time = sized_at_run_time;
+}
+
 Expected<ValueId> ImportState::Materialize(const std::string& name) {
   KnownValue* known = FindMutable(name);
   if (known == nullptr) return NotFound("value '" + name + "' is not defined before it is read");
   if (known->id >= 0) return known->id;
+  if (known->symbolic()) {
+    return Status(StatusCode::kUnsupported,
+                  "value '" + name +
+                      "' is computed from sizes known only at run time, and the importer "
+                      "cannot make it a run-time tensor yet; import with --input-shape for a "
+                      "static model");
+  }
   known->id = AddConstant(*known->constant, name);
   return known->id;
 }
@@ -161,11 +196,44 @@ Expected<ValueId> NodeContext::Input(size_t i) {
   return state_.Materialize(node_.input(static_cast<int>(i)));
 }
 
+bool NodeContext::InputSymbolic(size_t i) const {
+  if (!HasInput(i)) return false;
+  const KnownValue* known = state_.Find(node_.input(static_cast<int>(i)));
+  return known != nullptr && known->symbolic();
+}
+
+std::vector<DimExpr> NodeContext::SymbolicInts(size_t i) {
+  if (!InputSymbolic(i)) return {};
+  const KnownValue* known = state_.Find(node_.input(static_cast<int>(i)));
+  if (known->sized_at_run_time) return {};  // StaticInput refuses it
+  symbolic_ok_.insert(i);
+  return known->dims;
+}
+
+void NodeContext::AttachAttrExpr(const std::string& name, std::vector<DimExpr> items,
+                                 bool is_list) {
+  Node& node = state_.graph().nodes.back();
+  node.attrs.Erase(name);
+  node.attr_exprs[name] = AttrExpr{is_list, std::move(items)};
+}
+
 Expected<Tensor> NodeContext::StaticInput(size_t i, std::string_view what) {
   if (!HasInput(i)) {
     return Fail(ImportProblem::kInvalidModel, "input '" + std::string(what) + "' is absent");
   }
   const std::string& name = node_.input(static_cast<int>(i));
+  if (InputSymbolic(i) && symbolic_ok_.count(i) == 0) {
+    const KnownValue* known = state_.Find(name);
+    std::string how;
+    if (!known->sized_at_run_time) {
+      for (const DimExpr& e : known->dims) how += (how.empty() ? "" : ", ") + e.ToString();
+      how = " ([" + how + "])";
+    }
+    return Fail(ImportProblem::kNeedsValue,
+                "input '" + std::string(what) + "' (value '" + name + "'" + how +
+                    ") depends on sizes known only at run time, and this op cannot take it "
+                    "as a size expression; import with --input-shape for a static model");
+  }
   if (const Tensor* constant = ConstantInput(i)) return *constant;
   if (state_.Freeze(name)) return *ConstantInput(i);
   const KnownValue* known = state_.Find(name);

@@ -30,8 +30,17 @@ namespace sy::onnx_import {
 struct KnownValue {
   std::optional<Tensor> constant;  // set when the value is known at import time
   ValueId id = -1;                 // the graph value, once there is one
-  TensorType type;                 // always set
+  TensorType type;                 // always set; for a graph with run-time sizes, at the
+                                   // import's example sizes (docs/dynamic-shapes.md)
   bool is_graph_input = false;     // an ONNX graph input not (yet) frozen
+  // A constant computed from sizes that are known only at run time (a Shape, and the
+  // arithmetic on it): each element as an expression in the size symbols. Empty when
+  // the constant does not depend on them.
+  std::vector<DimExpr> dims;
+  // A constant that depends on run-time sizes in a way `dims` cannot say (a float
+  // computed from a size, a large folded tensor): no op may take it as static.
+  bool sized_at_run_time = false;
+  bool symbolic() const { return !dims.empty() || sized_at_run_time; }
 };
 
 class ImportState {
@@ -61,6 +70,19 @@ class ImportState {
   // Adds a value of `type` named `name` (made unique).
   ValueId AddValue(std::string_view name, const TensorType& type);
 
+  // Graphs with run-time sizes: the symbols the inputs declare, with the sizes this
+  // import traces them at, and each symbolic graph input's dims.
+  bool symbolic() const { return !symbols_.empty(); }
+  const std::vector<DimSymbol>& symbols() const { return symbols_; }
+  // The size a symbol traces at (declaring it on first use).
+  int64_t DeclareSymbol(const std::string& name, int64_t example);
+  void SetInputDims(ValueId id, std::vector<DimExpr> dims) { input_dims_[id] = std::move(dims); }
+  // A value's dims as expressions: a graph input's symbols, `dim(id, axis)` for a value
+  // computed at run time, constants for a constant (or any value of a static import).
+  std::vector<DimExpr> DimsOf(const std::string& name) const;
+  void SetSymbolicConstant(const std::string& name, Tensor value, std::vector<DimExpr> dims,
+                           bool sized_at_run_time);
+
   // Freezes an ONNX graph input into a constant from ImportOptions::input_values.
   // Returns false when no value was given for it.
   bool Freeze(const std::string& name);
@@ -86,6 +108,8 @@ class ImportState {
   std::map<std::string, int> used_names_;
   std::vector<std::string> frozen_;
   std::map<std::string, std::set<std::string>> dependencies_;
+  std::vector<DimSymbol> symbols_;
+  std::map<ValueId, std::vector<DimExpr>> input_dims_;
 };
 
 // What an op mapping sees: its node, its inputs and attributes, and how to emit nodes.
@@ -114,6 +138,19 @@ class NodeContext {
   // A static integer list / scalar input (any integer dtype).
   Expected<std::vector<int64_t>> StaticInts(size_t i, std::string_view what);
   Expected<double> StaticScalar(size_t i, std::string_view what);
+  // Graphs with run-time sizes: input i's elements as size expressions when they depend
+  // on run-time sizes (else empty), and leave to read it statically (its example values)
+  // for a mapping that then attaches the expressions with AttachAttrExpr.
+  std::vector<DimExpr> SymbolicInts(size_t i);
+  bool InputSymbolic(size_t i) const;
+  // Lets a fold read every input at its example values (size arithmetic, whose result
+  // then gets its expressions from symbolic_sizes.cpp).
+  void AllowExampleValues() {
+    for (size_t i = 0; i < num_inputs(); ++i) symbolic_ok_.insert(i);
+  }
+  // Makes attribute `name` of the node just emitted an expression (docs/dynamic-shapes.md):
+  // its value is computed when the graph is specialised.
+  void AttachAttrExpr(const std::string& name, std::vector<DimExpr> items, bool is_list = true);
 
   // ---- outputs. An output is wanted when its name is non-empty.
   size_t num_outputs() const { return static_cast<size_t>(node_.output_size()); }
@@ -155,6 +192,7 @@ class NodeContext {
   const onnx::NodeProto& node_;
   size_t index_;
   ImportProblem problem_ = ImportProblem::kNone;
+  std::set<size_t> symbolic_ok_;  // inputs a mapping reads with SymbolicInts
 };
 
 // Maps one node: emits catalogue nodes and binds every wanted output.

@@ -16,8 +16,74 @@ Status Emit1To(NodeContext& ctx, std::string_view op, std::vector<ValueId> input
 }
 
 // Reshape, Flatten, Squeeze, Unsqueeze: a catalogue reshape to the fully resolved shape.
+// With run-time sizes (docs/dynamic-shapes.md) the catalogue reshape gets what the
+// specialisation can compute for any size: Reshape's target as given (0 copies a dim, -1
+// is inferred) or as size expressions; Flatten's two products of the input's dims.
+Status MapSymbolicReshape(NodeContext& ctx, Expected<Shape> (*shape_fn)(NodeContext&)) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const std::string& type = ctx.node().op_type();
+  const bool flatten = type == "Flatten";
+  std::vector<DimExpr> target;
+  if (type == "Squeeze" || type == "Unsqueeze") {
+    // The input's dims in order, with 1s inserted or removed at `axes`.
+    const std::vector<DimExpr> dims = ctx.state().DimsOf(ctx.node().input(0));
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> axes, AxesParam(ctx, 1, 13));
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t out_rank = type == "Unsqueeze" ? rank + static_cast<int64_t>(axes.size()) : rank;
+    for (int64_t& a : axes) {
+      if (a < 0) a += out_rank;
+    }
+    auto listed = [&](int64_t a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); };
+    if (type == "Unsqueeze") {
+      size_t next = 0;
+      for (int64_t d = 0; d < out_rank; ++d) {
+        if (listed(d)) {
+          target.emplace_back(1);
+        } else if (next < dims.size()) {
+          target.push_back(dims[next++]);
+        }
+      }
+    } else {
+      const Shape& example = ctx.InputType(0).shape;
+      for (int64_t d = 0; d < rank; ++d) {
+        const bool squeezed = axes.empty() ? example[d] == 1 : listed(d);
+        if (!squeezed) target.push_back(dims[d]);
+      }
+    }
+  } else if (flatten) {
+    const int64_t rank = ctx.InputType(0).rank();
+    int64_t axis = ctx.AttrInt("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis > rank) return ctx.Invalid("axis is out of range");
+    const std::vector<DimExpr> dims = ctx.state().DimsOf(ctx.node().input(0));
+    DimExpr outer(1), inner(1);
+    for (int64_t d = 0; d < rank; ++d)
+      (d < axis ? outer : inner) = (d < axis ? outer : inner) * dims[d];
+    target = {outer, inner};
+  } else {
+    target = ctx.SymbolicInts(1);
+    if (target.empty()) {
+      SY_ASSIGN_OR_RETURN(std::vector<int64_t> given, ctx.StaticInts(1, "shape"));
+      for (int64_t d : given) target.emplace_back(d);
+    }
+  }
+  SY_ASSIGN_OR_RETURN(Shape example, shape_fn(ctx));
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(example.begin(), example.end()));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("reshape", {x}, std::move(attrs)));
+  ctx.AttachAttrExpr("shape", std::move(target));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 template <Expected<Shape> (*ShapeFn)(NodeContext&)>
 Status MapReshapeLike(NodeContext& ctx) {
+  const std::string& type = ctx.node().op_type();
+  const bool is_reshape = type == "Reshape" && ctx.opset() >= 5;
+  if (ctx.state().symbolic() &&
+      (type != "Reshape" || (is_reshape && ctx.AttrInt("allowzero", 0) == 0))) {
+    return MapSymbolicReshape(ctx, ShapeFn);
+  }
   SY_ASSIGN_OR_RETURN(Shape shape, ShapeFn(ctx));
   if (ElementCount(shape) == 0) {
     // An empty result has no data: a constant of that shape says it exactly (the
@@ -43,12 +109,25 @@ Status MapTranspose(NodeContext& ctx) {
   return Emit1To(ctx, "transpose", {x}, std::move(attrs));
 }
 
+// Emits `op` and makes each listed attribute a size expression where its input had one.
+Status Emit1WithSizes(NodeContext& ctx, std::string_view op, std::vector<ValueId> inputs,
+                      Attrs attrs,
+                      const std::vector<std::pair<std::string, std::vector<DimExpr>>>& sizes) {
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(op, std::move(inputs), std::move(attrs)));
+  for (const auto& [name, items] : sizes) {
+    if (!items.empty()) ctx.AttachAttrExpr(name, items);
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 Status MapExpand(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  std::vector<DimExpr> sizes = ctx.SymbolicInts(1);
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.StaticInts(1, "shape"));
   Attrs attrs;
   attrs.Set("shape", shape);
-  return Emit1To(ctx, "expand", {x}, std::move(attrs));
+  return Emit1WithSizes(ctx, "expand", {x}, std::move(attrs), {{"shape", std::move(sizes)}});
 }
 
 Status MapConcat(NodeContext& ctx) {
@@ -69,8 +148,10 @@ Status MapSplit(NodeContext& ctx) {
   const int64_t axis = ctx.AttrInt("axis", 0);
   attrs.Set("axis", axis);
   std::optional<std::vector<int64_t>> sizes;
+  std::vector<DimExpr> symbolic_sizes;
   if (ctx.opset() >= 13) {
     if (ctx.HasInput(1)) {
+      symbolic_sizes = ctx.SymbolicInts(1);
       SY_ASSIGN_OR_RETURN(std::vector<int64_t> s, ctx.StaticInts(1, "split"));
       sizes = std::move(s);
     }
@@ -80,19 +161,26 @@ Status MapSplit(NodeContext& ctx) {
   if (sizes) attrs.Set("sizes", *sizes);
   const int outputs = static_cast<int>(ctx.num_outputs());
   SY_ASSIGN_OR_RETURN(std::vector<ValueId> out, ctx.Emit("split", {x}, std::move(attrs), outputs));
+  if (!symbolic_sizes.empty()) ctx.AttachAttrExpr("sizes", std::move(symbolic_sizes));
   for (size_t i = 0; i < out.size(); ++i) ctx.SetOutput(i, out[i]);
   return Status::Ok();
 }
 
 Status MapSlice(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  std::vector<DimExpr> starts, ends;
+  if (ctx.opset() >= 10) {
+    starts = ctx.SymbolicInts(1);
+    ends = ctx.SymbolicInts(2);
+  }
   SY_ASSIGN_OR_RETURN(SliceParams p, SliceParamsOf(ctx));
   Attrs attrs;
   attrs.Set("starts", p.starts);
   attrs.Set("ends", p.ends);
   attrs.Set("axes", p.axes);
   attrs.Set("steps", p.steps);
-  return Emit1To(ctx, "slice", {x}, std::move(attrs));
+  return Emit1WithSizes(ctx, "slice", {x}, std::move(attrs),
+                        {{"starts", std::move(starts)}, {"ends", std::move(ends)}});
 }
 
 Status MapGatherLike(NodeContext& ctx) {
@@ -165,10 +253,11 @@ Status MapPad(NodeContext& ctx) {
 
 Status MapTile(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  std::vector<DimExpr> sizes = ctx.SymbolicInts(1);
   SY_ASSIGN_OR_RETURN(std::vector<int64_t> repeats, ctx.StaticInts(1, "repeats"));
   Attrs attrs;
   attrs.Set("repeats", repeats);
-  return Emit1To(ctx, "tile", {x}, std::move(attrs));
+  return Emit1WithSizes(ctx, "tile", {x}, std::move(attrs), {{"repeats", std::move(sizes)}});
 }
 
 Status MapRange(NodeContext& ctx) {

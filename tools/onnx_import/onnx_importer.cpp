@@ -2,6 +2,7 @@
 // nodes in order (folding what is known at import time, mapping the rest through the
 // table in op_mapping.h), names the outputs, and validates the result against the
 // catalogue.
+#include <cctype>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -15,6 +16,8 @@
 #include "switchyard/model_io.h"
 #include "switchyard/onnx_import.h"
 #include "switchyard/shape.h"
+#include "switchyard/specialize.h"
+#include "symbolic_sizes.h"
 
 namespace sy::onnx_import {
 namespace {
@@ -219,8 +222,26 @@ std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
                  Unsupported(message)};
 }
 
-// The static type of a graph input: its ONNX type, with dims from the options.
+// Example sizes the import traces symbols at, unless ImportOptions::dim_examples names one:
+// small, distinct primes, so that two symbols rarely share a size by accident.
+constexpr int64_t kDefaultExamples[] = {3, 5, 7, 11, 13, 17, 19, 23};
+
+// A dim_param as a symbol name: characters outside [A-Za-z0-9_.] become '_'.
+std::string SymbolName(const std::string& dim_param) {
+  std::string name;
+  for (char c : dim_param.substr(0, 100)) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    name += ok ? c : '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "_" + name;
+  if (!IsSymbolName(name)) name += "_";  // dim, min and max are function names
+  return name;
+}
+
+// The type of a graph input: its ONNX type, with dims from the options; a dim the model
+// leaves symbolic becomes a size symbol (`dims` says which) traced at an example size.
 Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOptions& options,
+                               ImportState& state, bool second_trace, std::vector<DimExpr>& dims,
                                ImportProblem& problem) {
   const std::string where = "graph input '" + info.name() + "'";
   if (!info.type().has_tensor_type()) {
@@ -265,15 +286,24 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
     const auto& dim = tensor.shape().dim(d);
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       type.shape.push_back(dim.dim_value());
+      dims.emplace_back(dim.dim_value());
       continue;
     }
-    problem = ImportProblem::kNeedsValue;
-    const std::string name = dim.has_dim_param() ? "'" + dim.dim_param() + "'" : "unknown";
-    return InvalidArgument(where + " has a symbolic dim " + name + " at position " +
-                           std::to_string(d) +
-                           "; rml-graph v1 needs static shapes: give them "
-                           "with --input-shape " +
-                           info.name() + "=D0,D1,...");
+    // A size known only at run time (docs/dynamic-shapes.md): named after the model's
+    // dim_param, or after the input and axis when the model gives no name. The import
+    // traces it at an example size.
+    const std::string symbol = SymbolName(dim.has_dim_param() && !dim.dim_param().empty()
+                                              ? dim.dim_param()
+                                              : info.name() + "_" + std::to_string(d));
+    const size_t index = state.symbols().size();
+    auto given = options.dim_examples.find(symbol);
+    int64_t example = given != options.dim_examples.end()
+                          ? given->second
+                          : kDefaultExamples[index % std::size(kDefaultExamples)];
+    // The second trace (ImportWithSymbols) takes other sizes, different for each symbol.
+    if (second_trace) example += 2 + static_cast<int64_t>(index);
+    type.shape.push_back(state.DeclareSymbol(symbol, example));
+    dims.push_back(DimExpr::Symbol(symbol));
   }
   return type;
 }
@@ -282,7 +312,7 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
 Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
                                   const std::filesystem::path& base_dir,
                                   const ImportOptions& options,
-                                  const std::set<std::string>& freeze_up_front,
+                                  const std::set<std::string>& freeze_up_front, bool second_trace,
                                   std::set<std::string>& needed_inputs, ImportProblem& problem) {
   const auto fail = [&](ImportProblem p, Status s) -> Status {
     problem = p;
@@ -335,13 +365,15 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
   for (const onnx::ValueInfoProto& input : graph.input()) {
     if (initializer_names.count(input.name()) != 0) continue;  // IR < 4 lists weights as inputs
     ImportProblem p = ImportProblem::kInvalidModel;
-    Expected<TensorType> type = InputType(input, options, p);
+    std::vector<DimExpr> dims;
+    Expected<TensorType> type = InputType(input, options, state, second_trace, dims, p);
     if (!type.ok()) return fail(p, type.status());
     if (freeze_up_front.count(input.name()) != 0) {
       state.FreezeUpFront(input.name(), options.input_values.at(input.name()));
       continue;
     }
     state.AddGraphInput(input.name(), *type);
+    if (state.symbolic()) state.SetInputDims(state.Find(input.name())->id, std::move(dims));
     state.SetDependencies(input.name(), {input.name()});
   }
 
@@ -370,7 +402,20 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
       if (ctx.HasInput(k) && !ctx.IsConstant(k)) all_constant = false;
     }
     Status status;
-    if (mapping.fold && (!mapping.fold_needs_values || all_constant)) {
+    bool handled = false;
+    if (state.symbolic()) {
+      // Sizes known only at run time (symbolic_sizes.h); a node with a run-time size as
+      // input that ImportSizeNode leaves is mapped to run-time ops, never folded.
+      Expected<bool> sized = ImportSizeNode(ctx, mapping);
+      if (!sized.ok()) status = sized.status();
+      handled = sized.ok() && *sized;
+      for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+        if (ctx.InputSymbolic(k)) all_constant = false;
+      }
+    }
+    if (handled || !status.ok()) {
+      // done, or failed
+    } else if (mapping.fold && (!mapping.fold_needs_values || all_constant)) {
       status = mapping.fold(ctx);
       if (status.ok()) ++result.folded_nodes;
     } else if (mapping.map) {
@@ -426,7 +471,9 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
       copy.op = "reshape";
       copy.inputs = {out};
       const Shape& shape = g.values[out].type.shape;
-      copy.attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+      // With run-time sizes, 0s: each dim copied from the input, whatever its size.
+      copy.attrs.Set("shape", state.symbolic() ? std::vector<int64_t>(shape.size(), 0)
+                                               : std::vector<int64_t>(shape.begin(), shape.end()));
       copy.name = output.name() + "/copy";
       const ValueId fresh = state.AddValue(output.name() + "/copy", g.values[out].type);
       copy.outputs = {fresh};
@@ -442,6 +489,19 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     g.outputs.push_back(out);
   }
   result.frozen_inputs = state.frozen_inputs();
+  if (state.symbolic()) {
+    g.symbols = state.symbols();
+    for (ValueId id : g.inputs) {
+      Value& value = g.values[id];
+      value.symbolic_shape = state.DimsOf(value.name);
+      for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+        if (!value.symbolic_shape[d].is_const()) value.type.shape[d] = -1;
+      }
+      bool any = false;
+      for (const DimExpr& e : value.symbolic_shape) any |= !e.is_const();
+      if (!any) value.symbolic_shape.clear();
+    }
+  }
   if (Status s = ValidateGraphTypes(g); !s.ok()) {
     return fail(
         ImportProblem::kInternal,
@@ -459,7 +519,25 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
   std::set<std::string> freeze;
   for (int attempt = 0;; ++attempt) {
     std::set<std::string> needed;
-    Expected<ImportResult> result = ImportOnce(model, base_dir, options, freeze, needed, problem);
+    Expected<ImportResult> result =
+        ImportOnce(model, base_dir, options, freeze, false, needed, problem);
+    if (result.ok() && !result->graph.symbols.empty()) {
+      // Run-time sizes: trace again at other sizes, and keep the first trace only when
+      // the second is the same graph at those sizes (symbolic_sizes.h).
+      std::set<std::string> unused;
+      Expected<ImportResult> second =
+          ImportOnce(model, base_dir, options, freeze, true, unused, problem);
+      if (!second.ok()) {
+        return second.status().WithContext(
+            "traced a second time at other sizes, to check what depends on them");
+      }
+      Status merged = MergeTraces(result->graph, second->graph);
+      if (!merged.ok()) {
+        problem = ImportProblem::kNeedsValue;
+        return merged;
+      }
+      return result;
+    }
     if (result.ok() || problem != ImportProblem::kNeedsValue || needed.empty() || attempt >= 8) {
       return result;
     }

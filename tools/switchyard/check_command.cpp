@@ -16,7 +16,7 @@ std::string DescribeValues(const Graph& graph, const std::vector<ValueId>& ids) 
   std::string text;
   for (ValueId id : ids) {
     if (!text.empty()) text += ", ";
-    text += graph.values[id].name + " " + graph.values[id].type.ToString();
+    text += graph.values[id].name + " " + ValueTypeString(graph.values[id]);
   }
   return text.empty() ? "(none)" : text;
 }
@@ -76,7 +76,16 @@ int RunCheck(const std::vector<std::string>& args) {
                 << " nodes, " << graph->constants.size()
                 << " constants; inputs: " << DescribeValues(*graph, graph->inputs)
                 << "; outputs: " << DescribeValues(*graph, graph->outputs)
-                << "; weights: " << graph->ConstantBytes() << " bytes\n";
+                << "; weights: " << graph->ConstantBytes() << " bytes";
+      if (!graph->symbols.empty()) {
+        std::string symbols;
+        for (const DimSymbol& symbol : graph->symbols) {
+          symbols += (symbols.empty() ? "" : ", ") + symbol.name;
+          if (symbol.example >= 0) symbols += " (e.g. " + std::to_string(symbol.example) + ")";
+        }
+        std::cout << "; run-time sizes: " << symbols;
+      }
+      std::cout << "\n";
     }
   }
   return exit_code;

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
+#include "model_setup.h"
 #include "progress_line.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
@@ -17,42 +18,19 @@ namespace {
 
 namespace po = boost::program_options;
 
-// "NAME=1,3,224,224" (an empty list, "NAME=", is a scalar).
-Expected<std::pair<std::string, Shape>> ParseShapeArg(const std::string& item) {
-  const size_t eq = item.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return InvalidArgument("--input-shape " + item + ": expected NAME=D0,D1,...");
-  }
-  Shape shape;
-  std::stringstream dims(item.substr(eq + 1));
-  std::string dim;
-  while (std::getline(dims, dim, ',')) {
-    size_t used = 0;
-    int64_t value = -1;
-    try {
-      value = std::stoll(dim, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != dim.size() || value < 0) {
-      return InvalidArgument("--input-shape " + item + ": '" + dim +
-                             "' is not a non-negative integer");
-    }
-    shape.push_back(value);
-  }
-  return std::pair{item.substr(0, eq), shape};
-}
-
 }  // namespace
 
 int RunImport(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
-      "                         [--input-value NAME=FILE.npy]...\n\n"
+      "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n\n"
       "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
-      "has weights, STEM.safetensors. Shape computations are folded, so the result has\n"
-      "static shapes; every other ONNX op maps onto catalogue ops (docs/onnx-import.md).\n"
-      "Inputs with symbolic dims need --input-shape. An input that an op needs at import\n"
+      "has weights, STEM.safetensors. Shape computations are folded; every other ONNX op\n"
+      "maps onto catalogue ops (docs/onnx-import.md). Inputs with symbolic dims keep them:\n"
+      "the model runs at any size, its size computations kept as expressions and computed\n"
+      "for each new input shape (docs/dynamic-shapes.md). The import traces such a model\n"
+      "at example sizes (--dim-example); --input-shape fixes an input's shape instead.\n"
+      "An input that an op needs at import\n"
       "time (a Reshape's shape, a TopK's k) needs --input-value; it becomes a constant.\n"
       "Exits 0 on success, 1 when the model cannot be imported (the message lists every\n"
       "ONNX op that has no mapping), 2 on a command-line mistake.\n\n"
@@ -63,6 +41,9 @@ int RunImport(const std::vector<std::string>& args) {
       "NAME=D0,D1,... static shape for a graph input (repeatable)")(
       "input-value", po::value<std::vector<std::string>>()->composing(),
       "NAME=FILE.npy value for a graph input needed at import time (repeatable)")(
+      "dim-example", po::value<std::vector<std::string>>()->composing(),
+      "SYM=SIZE: trace the symbolic dim SYM at this size (default: small primes 3, 5, 7, "
+      "...; give one the model accepts, e.g. an image size for a CNN) (repeatable)")(
       "max-fold-bytes", po::value<std::string>()->default_value("1GiB"),
       "the largest constant folding may compute (BYTES: 1048576, 64MiB, 2GB)")(
       "json", "print a JSON summary");
@@ -94,6 +75,17 @@ int RunImport(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       options.input_shapes[parsed->first] = parsed->second;
+    }
+  }
+  if (vm.count("dim-example")) {
+    for (const std::string& item : vm["dim-example"].as<std::vector<std::string>>()) {
+      Expected<std::pair<std::string, Shape>> parsed = ParseShapeArg(item);
+      if (!parsed.ok() || parsed->second.size() != 1 || parsed->second[0] < 1) {
+        PrintError("import",
+                   "--dim-example " + item + ": expected SYM=SIZE with a size of 1 or more");
+        return kExitUsage;
+      }
+      options.dim_examples[parsed->first] = parsed->second[0];
     }
   }
   if (vm.count("input-value")) {

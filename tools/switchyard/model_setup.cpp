@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "cli.h"
 #include "progress_line.h"
@@ -12,6 +13,7 @@
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/optimize.h"
+#include "switchyard/specialize.h"
 #include "switchyard/value_names.h"
 
 namespace sy::cli {
@@ -59,6 +61,86 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed) {
 
 namespace po = boost::program_options;
 
+// "NAME=1,3,224,224" (an empty list, "NAME=", is a scalar).
+Expected<std::pair<std::string, Shape>> ParseShapeArg(const std::string& item) {
+  const size_t eq = item.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return InvalidArgument("--input-shape " + item + ": expected NAME=D0,D1,...");
+  }
+  Shape shape;
+  std::stringstream dims(item.substr(eq + 1));
+  std::string dim;
+  while (std::getline(dims, dim, ',')) {
+    size_t used = 0;
+    int64_t value = -1;
+    try {
+      value = std::stoll(dim, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != dim.size() || value < 0) {
+      return InvalidArgument("--input-shape " + item + ": '" + dim +
+                             "' is not a non-negative integer");
+    }
+    shape.push_back(value);
+  }
+  return std::pair{item.substr(0, eq), shape};
+}
+
+Expected<Graph> SpecializeForArgs(const Graph& graph, const po::variables_map& vm) {
+  std::map<std::string, Shape> given;
+  if (vm.count("input-shape")) {
+    for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
+      SY_ASSIGN_OR_RETURN(auto parsed, ParseShapeArg(item));
+      given[parsed.first] = std::move(parsed.second);
+    }
+  }
+  if (given.empty() && !graph.IsSymbolic()) return graph;
+  std::vector<Shape> shapes;
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.values[id];
+    auto it = given.find(value.name);
+    if (it != given.end()) {
+      shapes.push_back(it->second);
+      given.erase(it);
+      continue;
+    }
+    // Not given: its symbols at their examples.
+    Shape shape = value.type.shape;
+    for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+      const DimExpr& dim = value.symbolic_shape[d];
+      if (dim.is_const()) continue;
+      auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
+                                 [&](const DimSymbol& s) { return s.name == dim.symbol(); });
+      if (symbol == graph.symbols.end() || symbol->example < 0) {
+        return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
+                               ValueTypeString(value) + " and " + dim.symbol() +
+                               " has no example size: give --input-shape " +
+                               PrintableName(value.name) + "=D0,D1,...");
+      }
+      shape[d] = symbol->example;
+    }
+    shapes.push_back(std::move(shape));
+  }
+  if (!given.empty()) {
+    return InvalidArgument("--input-shape " + given.begin()->first +
+                           ": the model has no input of that name");
+  }
+  SY_ASSIGN_OR_RETURN(SymbolBinding binding, BindSymbols(graph, shapes));
+  return Specialize(graph, binding);
+}
+
+Expected<TensorType> ConcreteInputType(const Session& session, size_t k) {
+  const TensorType& type = session.input_types()[k];
+  if (!session.dynamic()) return type;
+  // A dynamic session shows its last specialisation (the symbols' examples until a run).
+  const Graph& shown = session.graph();
+  if (!shown.IsSymbolic() && k < shown.inputs.size()) return shown.values[shown.inputs[k]].type;
+  return InvalidArgument("input \"" + PrintableName(session.input_names()[k]) + "\" has sizes " +
+                         "known only at run time and the model gives no example sizes: give "
+                         "it with --input NAME=FILE.npy");
+}
+
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
   const auto& names = out.session->input_names();
   if (vm.count("input")) {
@@ -76,8 +158,8 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
                                "\" (its inputs: " + (list.empty() ? "none" : list) + ")");
       }
       if (source == "random") {
-        out.inputs[name] =
-            RandomTensor(out.session->input_types()[it - names.begin()], vm["seed"].as<uint32_t>());
+        SY_ASSIGN_OR_RETURN(TensorType type, ConcreteInputType(*out.session, it - names.begin()));
+        out.inputs[name] = RandomTensor(type, vm["seed"].as<uint32_t>());
         continue;
       }
       Expected<Tensor> t = ReadNpy(source);
@@ -111,7 +193,14 @@ void AddDeviceOptions(po::options_description& options) {
         }
       }),
       "graph optimization level: 0 none, 1 folding and fusions the devices support "
-      "(default), 2 also those that differ in corner cases (docs/optimization.md)");
+      "(default), 2 also those that differ in corner cases (docs/optimization.md)")(
+      "max-specializations", po::value<int>()->default_value(8)->notifier([](int n) {
+        if (n < 1 || n > 1024) {
+          throw po::error("--max-specializations " + std::to_string(n) + ": expected 1 to 1024");
+        }
+      }),
+      "models with run-time sizes: how many sets of input shapes stay prepared at once "
+      "(docs/dynamic-shapes.md)");
 }
 
 void AddModelOptions(po::options_description& options) {
@@ -143,6 +232,7 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
   options.strict = vm.count("strict") > 0;
   options.merge_islands = vm.count("no-island-pass") == 0;
   options.optimize_level = vm["optimize"].as<int>();
+  options.max_specializations = static_cast<size_t>(vm["max-specializations"].as<int>());
   if (options.optimize_level < 0 || options.optimize_level > kMaxOptimizeLevel) {
     return InvalidArgument("--optimize " + std::to_string(options.optimize_level) +
                            ": expected 0 (none), 1 (default) or 2");
@@ -187,7 +277,9 @@ void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view 
   for (size_t k = 0; k < session.input_names().size(); ++k) {
     const std::string& name = session.input_names()[k];
     if (prepared.inputs.count(name)) continue;
-    prepared.inputs[name] = RandomTensor(session.input_types()[k], seed);
+    Expected<TensorType> type = ConcreteInputType(session, k);
+    if (!type.ok()) continue;  // Session::Run reports it missing, with its symbolic shape
+    prepared.inputs[name] = RandomTensor(*type, seed);
     randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
   }
   if (!randomised.empty()) {

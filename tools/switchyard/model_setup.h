@@ -33,6 +33,20 @@ std::string DevicesUsed(const Plan& plan);
 // 1.2 MiB moved per run".
 std::string PlacementSummary(const Plan& plan);
 
+// "NAME=1,3,224,224" as --input-shape takes it (an empty list, "NAME=", is a scalar).
+Expected<std::pair<std::string, Shape>> ParseShapeArg(const std::string& item);
+
+// For commands that plan without running (plan, check --input-shape): a graph with
+// run-time sizes specialised at --input-shape NAME=D0,... (inputs not named: their
+// symbols' examples); a static graph as it is, unless --input-shape disagrees with it.
+Expected<Graph> SpecializeForArgs(const Graph& graph,
+                                  const boost::program_options::variables_map& vm);
+
+// The type of input k to make random data for: a dynamic session's input at its last
+// specialisation (the symbols' examples before any run); an error when its sizes are
+// not known.
+Expected<TensorType> ConcreteInputType(const Session& session, size_t k);
+
 // Declared so that the session is destroyed before the host that loaded its plugin.
 struct PreparedModel {
   std::unique_ptr<PluginHost> host;

@@ -89,7 +89,8 @@ int RunPlan(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard plan MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                       [--no-island-pass] [--optimize 0|1|2] [--isolate PLUGIN|all]...\n"
-      "                       [--timeout S] [--json | --dot] [--svg FILE]\n\n"
+      "                       [--timeout S] [--input-shape NAME=D0,D1,...]...\n"
+      "                       [--json | --dot] [--svg FILE]\n\n"
       "Plans MODEL as 'switchyard run' would and explains it, without running: every node\n"
       "with its device and the reason (hint honoured, device order, fallback because a\n"
       "device declined and why, moved by the island pass), the partitions, the copies\n"
@@ -97,13 +98,18 @@ int RunPlan(const std::vector<std::string>& args) {
       "would, when a node has no device, when --strict meets a fallback, or when a device\n"
       "cannot hold the memory plan. First, what the optimization pass folded and fused\n"
       "(and what it left alone and why); the plan is of the optimized graph.\n\n"
+      "A model with run-time sizes (docs/dynamic-shapes.md) is planned for one set of\n"
+      "input shapes: --input-shape gives an input's, and inputs not given take their\n"
+      "symbols' example sizes.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("json", "print JSON")(
       "dot",
       "print the plan as a Graphviz graph instead: nodes coloured by device, a cluster "
       "per partition, copies as red dashed edges with their bytes")(
       "svg", po::value<std::string>(),
-      "also render that graph to FILE as SVG (needs Graphviz's dot)");
+      "also render that graph to FILE as SVG (needs Graphviz's dot)")(
+      "input-shape", po::value<std::vector<std::string>>()->composing(),
+      "NAME=D0,D1,...: plan for this input shape (repeatable)");
   AddPluginOptions(visible);
   AddDeviceOptions(visible);
   po::variables_map vm;
@@ -129,8 +135,13 @@ int RunPlan(const std::vector<std::string>& args) {
     PrintError("plan", options.status().message());
     return kExitUsage;
   }
+  Expected<Graph> specialised = SpecializeForArgs(*graph, vm);
+  if (!specialised.ok()) {
+    PrintError("plan", specialised.status().message());
+    return specialised.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
   Expected<OptimizedGraph> optimized =
-      OptimizeGraph(*graph, host->get(), *options, options->optimize_level);
+      OptimizeGraph(*specialised, host->get(), *options, options->optimize_level);
   if (!optimized.ok()) {
     PrintError("plan", optimized.status().message());
     return kExitFailure;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "model_setup.h"
 #include "profile_output.h"
+#include "run_dirs.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/session.h"
@@ -49,13 +50,15 @@ int RunRun(const std::vector<std::string>& args) {
       "                      [--input NAME=FILE.npy|NAME=random]... [--out DIR]\n"
       "                      [--compare DIR] [--no-island-pass] [--optimize 0|1|2]\n"
       "                      [--isolate PLUGIN|all]... [--timeout S] [--profile FILE]\n"
-      "                      [--json]\n\n"
+      "                      [--run-dir DIR]... [--json]\n\n"
       "Loads MODEL (both validation passes), prepares it on a device and runs it once.\n"
       "Inputs not given with --input are read from <model folder>/inputs/<name>.npy when\n"
       "that file exists. Prints each output's type and first values; --out writes each as\n"
       "DIR/<name>.npy. --compare DIR checks every output against DIR/<name>.npy\n"
       "(|a - b| <= atol + rtol * |b|) and fails when any differs. In file names, '/', '\\',\n"
       "'%', control characters and a leading '.' of a name are written %XX.\n\n"
+      "A model with run-time sizes (docs/dynamic-shapes.md) specialises at each new set of\n"
+      "input shapes; --run-dir runs several requests in one session to show it.\n\n"
       "SPEC is a comma-separated list of devices in order of preference, each plugin[:index]\n"
       "or a device name (cpu, cpu:1, cpu-ref). Each node runs on its backend hint when that\n"
       "device supports it, else on the first device of SPEC that does, else on the CPU\n"
@@ -68,7 +71,10 @@ int RunRun(const std::vector<std::string>& args) {
       "rtol", po::value<double>()->default_value(1e-4)->notifier(Tolerance("--rtol")),
       "relative tolerance for --compare")(
       "atol", po::value<double>()->default_value(1e-5)->notifier(Tolerance("--atol")),
-      "absolute tolerance for --compare")("json", "print JSON");
+      "absolute tolerance for --compare")("json", "print JSON")(
+      "run-dir", po::value<std::vector<std::string>>()->composing(),
+      "run once per DIR in one session (repeatable): inputs from DIR/inputs/<name>.npy, "
+      "outputs checked against DIR/expected/<name>.npy where it exists");
   AddPluginOptions(visible);
   AddModelOptions(visible);
   AddProfileOption(visible);
@@ -87,6 +93,7 @@ int RunRun(const std::vector<std::string>& args) {
   }
   std::unique_ptr<Session>& session = prepared->session;
   const std::map<std::string, Tensor>& inputs = prepared->inputs;
+  if (vm.count("run-dir")) return RunDirs(*prepared, vm);
 
   std::cerr << "switchyard run: " << PlacementSummary(session->plan()) << "\n";
   session->set_profiling(vm.count("profile") > 0);
@@ -134,20 +141,13 @@ int RunRun(const std::vector<std::string>& args) {
     if (vm.count("compare")) {
       const auto path =
           std::filesystem::path(vm["compare"].as<std::string>()) / ValueFileName(name);
-      Expected<Tensor> expected = ReadNpy(path);
-      if (!expected.ok()) {
-        PrintError("run", expected.status().message());
+      Expected<std::pair<bool, double>> compared =
+          CompareWithNpy(tensor, path, vm["rtol"].as<double>(), vm["atol"].as<double>());
+      if (!compared.ok()) {
+        PrintError("run", compared.status().message());
         return kExitFailure;
       }
-      const double rtol = vm["rtol"].as<double>(), atol = vm["atol"].as<double>();
-      double max_diff = 0;
-      bool ok = expected->shape() == tensor.shape();
-      for (int64_t i = 0; ok && i < tensor.element_count(); ++i) {
-        const double a = ElementAsDouble(tensor, i), b = ElementAsDouble(*expected, i);
-        const double diff = std::fabs(a - b);
-        if (std::isnan(a) != std::isnan(b) || diff > atol + rtol * std::fabs(b)) ok = false;
-        if (std::isfinite(diff)) max_diff = std::max(max_diff, diff);
-      }
+      const auto [ok, max_diff] = *compared;
       mismatch = mismatch || !ok;
       o["matches"] = ok;
       o["max_abs_diff"] = max_diff;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "switchyard/attrs.h"
+#include "switchyard/dim_expr.h"
 #include "switchyard/shape.h"
 #include "switchyard/tensor.h"
 
@@ -19,6 +21,27 @@ using ValueId = int32_t;
 struct Value {
   std::string name;
   TensorType type;
+  // A graph with run-time sizes (docs/dynamic-shapes.md): the value's dims as recorded,
+  // one per axis, where some are not constants (a symbol, an expression, "?"); empty
+  // when every dim is the constant in type.shape. type.shape holds -1 for the dims that
+  // are not constants: such a value has no size until the graph is specialised.
+  std::vector<DimExpr> symbolic_shape;
+
+  bool is_symbolic() const { return !symbolic_shape.empty(); }
+};
+
+// An integer (or float) attribute, or an integer list, whose value is computed from the
+// input sizes when the graph is specialised: reshape's `shape` [batch, seq, 12, 64].
+struct AttrExpr {
+  bool is_list = true;  // ints; else one int or float
+  std::vector<DimExpr> items;
+};
+
+// A symbol the graph's inputs declare, with an example size at which loading checks the
+// graph (and the importer traced it). example < 0: none given.
+struct DimSymbol {
+  std::string name;
+  int64_t example = -1;
 };
 
 struct Constant {
@@ -36,6 +59,8 @@ struct Node {
   Attrs attrs;
   std::string name;     // optional label for messages and plans
   std::string backend;  // optional hint: "cuda", "opencl:1", a vendor plugin's name
+  // Attributes computed at specialisation, by name; never also in `attrs`.
+  std::map<std::string, AttrExpr> attr_exprs;
 };
 
 struct Graph {
@@ -45,6 +70,13 @@ struct Graph {
   std::vector<ValueId> outputs;
   std::vector<Constant> constants;
   std::vector<Node> nodes;
+  // The size symbols of a graph with run-time sizes, in order of first use by an input.
+  std::vector<DimSymbol> symbols;
+
+  // True when some value has a dim that is not a constant or some node an attribute
+  // computed from sizes: the graph must be specialised (switchyard/specialize.h) before
+  // it is planned.
+  bool IsSymbolic() const;
 
   // Total bytes held by constants (inline and stored).
   uint64_t ConstantBytes() const;
@@ -53,5 +85,8 @@ struct Graph {
   // `value 12 "h1"`: how messages refer to a value.
   std::string DescribeValue(ValueId id) const;
 };
+
+// "f32 [batch, seq, 768]": the value's type as recorded, symbols included.
+std::string ValueTypeString(const Value& value);
 
 }  // namespace sy

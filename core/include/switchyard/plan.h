@@ -49,6 +49,9 @@ struct PlanOptions {
   // Session::Create calls it before preparing each partition (index, count, device), so
   // that a tool can show progress: a plugin may compile kernels there for seconds.
   std::function<void(size_t partition, size_t partitions, const Device& device)> on_prepare;
+  // Dynamic sessions (docs/dynamic-shapes.md): how many specialisations, one per set of
+  // input shapes, a session keeps prepared (at least 1).
+  size_t max_specializations = 8;
 };
 
 enum class PlacementReason : uint8_t {

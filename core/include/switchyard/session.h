@@ -8,6 +8,14 @@
 // between devices, and copies the outputs back. Nothing is allocated on a device after
 // creation.
 //
+// A graph with run-time sizes (docs/dynamic-shapes.md) makes a dynamic session: Create
+// checks and keeps the graph, and each Run with a set of input shapes not seen before
+// specialises it (switchyard/specialize.h) and builds a static session for those shapes
+// as above; the last PlanOptions::max_specializations of them are kept, least recently
+// used first out, so that a run with a seen set of shapes allocates nothing. plan(),
+// graph(), optimize_report() and device() then describe the specialisation of the last
+// successful run (and, before any, the graph as given with an empty plan).
+//
 // Lifetime: a session holds buffers and executables of its devices' plugins, so it must
 // be destroyed before the PluginHost that loaded them. One session runs on one thread
 // at a time; independent sessions may run concurrently.
@@ -53,14 +61,21 @@ class Session {
 
   // The plan of graph(): the graph as the optimization pass left it (PlanOptions::
   // optimize_level), whose node indices the plan's refer to.
-  const Plan& plan() const { return plan_; }
-  const Graph& graph() const { return graph_; }
+  const Plan& plan() const { return shown().plan_; }
+  const Graph& graph() const { return shown().graph_; }
   // What the optimization pass did (level 0: nothing).
-  const OptimizeReport& optimize_report() const { return optimize_report_; }
+  const OptimizeReport& optimize_report() const { return shown().optimize_report_; }
   // The device of the first partition (the only one for single-device plans).
   const Device& device() const;
+  // For a dynamic session, the types as recorded: dims that are symbols are -1 here, and
+  // symbolic_graph() says what they are.
   const std::vector<TensorType>& input_types() const { return input_types_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
+
+  // Dynamic sessions: the graph with its symbols, as given to Create; null for a static
+  // session.
+  const Graph* symbolic_graph() const;
+  bool dynamic() const { return dynamic_ != nullptr; }
 
   // Device memory operations the session has made, for tests and tools: they all
   // happen in Create.
@@ -74,6 +89,11 @@ class Session {
     // Values read in place by a second host-memory device (a shared plan copy), bound
     // once when the session is built.
     uint64_t values_shared = 0;
+    // Dynamic sessions: the specialisations built (each adds its allocations, views and
+    // prepares above), runs that found theirs in the cache, and those evicted.
+    uint64_t specializations = 0;
+    uint64_t specialization_hits = 0;
+    uint64_t specializations_evicted = 0;
   };
   const Stats& stats() const { return stats_; }
 
@@ -86,7 +106,15 @@ class Session {
   const Profile& profile() const { return profile_; }
 
  private:
-  Session() = default;
+  Session();               // defined where Buffer and Step are complete
+  struct Specializations;  // a dynamic session's graph, options and cache
+  // The dynamic path of Create and Run (specializing_session.cpp).
+  static Expected<std::unique_ptr<Session>> CreateDynamic(const Graph& graph,
+                                                          const PluginHost* host,
+                                                          const PlanOptions& options);
+  Expected<std::map<std::string, Tensor>> RunDynamic(const std::map<std::string, Tensor>& inputs);
+  // The session whose plan and graph the accessors show: the last specialisation used.
+  const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
   static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
                                                   const PlanOptions& options);
   struct Buffer;
@@ -146,7 +174,9 @@ class Session {
   std::vector<Output> outputs_;
   bool profiling_ = false;
   Profile profile_;
-  std::vector<std::string> node_shapes_;  // per graph node, for profiles; built on first use
+  std::vector<std::string> node_shapes_;      // per graph node, for profiles; built on first use
+  std::unique_ptr<Specializations> dynamic_;  // dynamic sessions only
+  const Session* shown_ = nullptr;            // owned by dynamic_'s cache
 };
 
 }  // namespace sy

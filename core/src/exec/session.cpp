@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "exec/specializations.h"
 #include "plugin/node_descriptors.h"
 #include "sched/plan_builder.h"
 
@@ -42,6 +43,8 @@ struct Session::Step {
   std::vector<sy_node_time> node_times;
 };
 
+Session::Session() = default;
+
 Session::~Session() {
   // Executables go back to their plugins first, then buffers, views before arenas.
   for (auto& step : steps_) {
@@ -52,7 +55,13 @@ Session::~Session() {
 }
 
 const Device& Session::device() const {
-  return *plan_.devices[plan_.partitions.empty() ? 0 : plan_.partitions[0].device];
+  const Plan& plan = shown().plan_;
+  if (plan.devices.empty() && dynamic_ != nullptr) {
+    // A dynamic session before its first specialisation: the device it would try first.
+    if (!dynamic_->options.devices.empty()) return *dynamic_->options.devices.front();
+    return *dynamic_->host->devices().front();
+  }
+  return *plan.devices[plan.partitions.empty() ? 0 : plan.partitions[0].device];
 }
 
 Expected<const Session::Buffer*> Session::Allocate(const Device& device, uint64_t bytes,
@@ -123,11 +132,13 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
   options.devices = {&device};
   options.use_hints_and_fallback = false;
   options.merge_islands = false;
+  if (graph.IsSymbolic()) return CreateDynamic(graph, nullptr, options);
   return Build(graph, nullptr, options);
 }
 
 Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const PluginHost& host,
                                                    const PlanOptions& options) {
+  if (graph.IsSymbolic()) return CreateDynamic(graph, &host, options);
   return Build(graph, &host, options);
 }
 
@@ -377,6 +388,7 @@ void Session::BindInputsAndOutputs(const Residency& where) {
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
+  if (dynamic_ != nullptr) return RunDynamic(inputs);
   using Clock = std::chrono::steady_clock;
   const bool profiling = profiling_;
   const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point();

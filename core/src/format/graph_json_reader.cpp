@@ -6,6 +6,7 @@
 
 #include "format/inline_data.h"
 #include "format/json_util.h"
+#include "format/symbolic_structure.h"
 #include "switchyard/model_io.h"
 
 namespace sy {
@@ -73,11 +74,12 @@ class GraphReader {
     // Format and version first: a file of another format or version should be reported
     // as such, not as having unknown keys.
     SY_RETURN_IF_ERROR(ReadHeader(*obj));
-    SY_RETURN_IF_ERROR(CheckKeys(
-        *obj,
-        {"format", "version", "producer", "values", "inputs", "outputs", "constants", "nodes"},
-        "top level"));
+    SY_RETURN_IF_ERROR(CheckKeys(*obj,
+                                 {"format", "version", "producer", "symbols", "values", "inputs",
+                                  "outputs", "constants", "nodes"},
+                                 "top level"));
     SY_ASSIGN_OR_RETURN(graph_.producer, GetString(*obj, "producer", "top level", false));
+    SY_RETURN_IF_ERROR(ReadSymbols(*obj));
     SY_RETURN_IF_ERROR(ReadValues(*obj));
     SY_RETURN_IF_ERROR(ReadInputs(*obj));
     SY_RETURN_IF_ERROR(ReadConstants(*obj));
@@ -90,6 +92,7 @@ class GraphReader {
                             "output)");
       }
     }
+    SY_RETURN_IF_ERROR(CheckSymbolicStructure(graph_));
     return std::move(graph_);
   }
 
@@ -138,16 +141,35 @@ class GraphReader {
       value.type.dtype = *parsed;
       SY_ASSIGN_OR_RETURN(const bj::array* shape, GetArray(*v, "shape", described, true));
       for (size_t d = 0; d < shape->size(); ++d) {
+        const std::string where_dim = described + ": shape[" + std::to_string(d) + "]";
+        if (const bj::string* text = (*shape)[d].if_string()) {
+          // A symbolic dim (docs/dynamic-shapes.md): a symbol, an expression or "?".
+          Expected<DimExpr> expr = DimExpr::Parse(std::string_view(*text));
+          if (!expr.ok()) return expr.status().WithContext(where_dim);
+          if (value.symbolic_shape.empty()) {
+            for (int64_t known : value.type.shape) value.symbolic_shape.emplace_back(known);
+          }
+          value.type.shape.push_back(expr->is_const() ? expr->value() : -1);
+          value.symbolic_shape.push_back(std::move(*expr));
+          continue;
+        }
         const std::optional<int64_t> dim = json::AsInt64((*shape)[d]);
         if (!dim || *dim < 0) {
-          return InvalidModel(described + ": shape[" + std::to_string(d) + "] is " +
-                              json::Describe((*shape)[d]) +
-                              ", expected a non-negative integer (shapes are static in v1)");
+          return InvalidModel(where_dim + " is " + json::Describe((*shape)[d]) +
+                              ", expected a non-negative integer or a dim expression string");
         }
         value.type.shape.push_back(*dim);
+        if (value.is_symbolic()) value.symbolic_shape.emplace_back(*dim);
       }
-      Status count = CheckedElementCount(value.type.shape).status();
-      if (!count.ok()) return InvalidModel(count.WithContext(described).message());
+      if (value.is_symbolic() &&
+          std::all_of(value.symbolic_shape.begin(), value.symbolic_shape.end(),
+                      [](const DimExpr& e) { return e.is_const() && e.value() >= 0; })) {
+        value.symbolic_shape.clear();  // "3" written as a string is still the constant 3
+      }
+      if (!value.is_symbolic()) {
+        Status count = CheckedElementCount(value.type.shape).status();
+        if (!count.ok()) return InvalidModel(count.WithContext(described).message());
+      }
       graph_.values.push_back(std::move(value));
     }
     defined_.assign(graph_.values.size(), false);
@@ -256,8 +278,8 @@ class GraphReader {
         return InvalidModel(where + " is " + std::string(json::KindName((*nodes)[i])) +
                             ", expected an object");
       }
-      SY_RETURN_IF_ERROR(
-          CheckKeys(*n, {"op", "inputs", "outputs", "attrs", "name", "backend"}, where));
+      SY_RETURN_IF_ERROR(CheckKeys(
+          *n, {"op", "inputs", "outputs", "attrs", "attr_exprs", "name", "backend"}, where));
       Node node;
       SY_ASSIGN_OR_RETURN(node.op, GetString(*n, "op", where, true));
       if (node.op.empty()) {
@@ -289,6 +311,9 @@ class GraphReader {
       if (const bj::value* attrs = n->if_contains("attrs")) {
         SY_RETURN_IF_ERROR(ReadAttrs(*attrs, where, node.attrs));
       }
+      if (const bj::value* exprs = n->if_contains("attr_exprs")) {
+        SY_RETURN_IF_ERROR(ReadAttrExprs(*exprs, where, node));
+      }
       graph_.nodes.push_back(std::move(node));
     }
     return Status::Ok();
@@ -310,6 +335,84 @@ class GraphReader {
       return InvalidModel(where + ": backend hint \"" + hint +
                           "\" is malformed (expected a plugin name such as \"cuda\", optionally "
                           "with a device index such as \"cuda:1\")");
+    }
+    return Status::Ok();
+  }
+
+  // "attr_exprs": {"shape": ["batch", "seq", 12, 64], "limit": "past+seq"}.
+  static Status ReadAttrExprs(const bj::value& json_exprs, const std::string& where, Node& node) {
+    const bj::object* exprs = json_exprs.if_object();
+    if (exprs == nullptr) {
+      return InvalidModel(where + ": attr_exprs is " + std::string(json::KindName(json_exprs)) +
+                          ", expected an object");
+    }
+    auto item = [](const bj::value& v, const std::string& what) -> Expected<DimExpr> {
+      if (const bj::string* text = v.if_string()) {
+        Expected<DimExpr> e = DimExpr::Parse(std::string_view(*text));
+        if (!e.ok()) return e.status().WithContext(what);
+        if (e->is_unknown()) return InvalidModel(what + " is \"?\", expected a computable dim");
+        return e;
+      }
+      const std::optional<int64_t> i = json::AsInt64(v);
+      if (!i) {
+        return InvalidModel(what + " is " + json::Describe(v) +
+                            ", expected an integer or a dim expression string");
+      }
+      return DimExpr(*i);
+    };
+    for (const auto& member : *exprs) {
+      const std::string name(member.key());
+      const std::string what = where + ": attr_exprs." + name;
+      if (node.attrs.Has(name)) return InvalidModel(what + " is also given in attrs");
+      AttrExpr expr;
+      if (const bj::array* list = member.value().if_array()) {
+        for (size_t k = 0; k < list->size(); ++k) {
+          SY_ASSIGN_OR_RETURN(DimExpr e, item((*list)[k], what + "[" + std::to_string(k) + "]"));
+          expr.items.push_back(std::move(e));
+        }
+      } else {
+        expr.is_list = false;
+        SY_ASSIGN_OR_RETURN(DimExpr e, item(member.value(), what));
+        expr.items.push_back(std::move(e));
+      }
+      node.attr_exprs.emplace(name, std::move(expr));
+    }
+    return Status::Ok();
+  }
+
+  // "symbols": [{"name": "batch", "example": 2}, ...]
+  Status ReadSymbols(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::array* symbols, GetArray(obj, "symbols", "top level", false));
+    if (symbols == nullptr) return Status::Ok();
+    for (size_t i = 0; i < symbols->size(); ++i) {
+      const std::string where = "symbols[" + std::to_string(i) + "]";
+      const bj::object* s = (*symbols)[i].if_object();
+      if (s == nullptr) {
+        return InvalidModel(where + " is " + std::string(json::KindName((*symbols)[i])) +
+                            ", expected an object");
+      }
+      SY_RETURN_IF_ERROR(CheckKeys(*s, {"name", "example"}, where));
+      DimSymbol symbol;
+      SY_ASSIGN_OR_RETURN(symbol.name, GetString(*s, "name", where, true));
+      if (!IsSymbolName(symbol.name)) {
+        return InvalidModel(where + ": name \"" + symbol.name.substr(0, 200) +
+                            "\" is not a symbol name (expected [A-Za-z_][A-Za-z0-9_.]*, at most "
+                            "128 characters, not dim, min or max)");
+      }
+      for (const DimSymbol& earlier : graph_.symbols) {
+        if (earlier.name == symbol.name) {
+          return InvalidModel(where + ": symbol " + symbol.name + " is declared twice");
+        }
+      }
+      if (const bj::value* example = s->if_contains("example")) {
+        const std::optional<int64_t> e = json::AsInt64(*example);
+        if (!e || *e < 0 || *e > kMaxElementCount) {
+          return InvalidModel(where + ": example is " + json::Describe(*example) +
+                              ", expected a size of 0 or more");
+        }
+        symbol.example = *e;
+      }
+      graph_.symbols.push_back(std::move(symbol));
     }
     return Status::Ok();
   }

@@ -53,6 +53,19 @@ Status CheckFiniteAttr(const std::string& name, const AttrValue& value) {
   return Status::Ok();
 }
 
+// An attribute computed at specialisation: a list of numbers and expression strings, or
+// one expression string.
+bj::value AttrExprToJson(const AttrExpr& expr) {
+  auto item = [](const DimExpr& e) -> bj::value {
+    if (e.is_const()) return e.value();
+    return bj::string(e.ToString());
+  };
+  if (!expr.is_list) return expr.items.empty() ? bj::value(nullptr) : item(expr.items[0]);
+  bj::array a;
+  for (const DimExpr& e : expr.items) a.push_back(item(e));
+  return a;
+}
+
 bj::array IdsToJson(const std::vector<ValueId>& ids) {
   bj::array a;
   for (ValueId id : ids) a.emplace_back(id);
@@ -79,7 +92,14 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
   std::vector<bj::value> values;
   for (const Value& v : graph.values) {
     bj::array shape;
-    for (int64_t d : v.type.shape) shape.emplace_back(d);
+    for (size_t d = 0; d < v.type.shape.size(); ++d) {
+      // A symbolic dim is written as its expression text; constants stay numbers.
+      if (v.is_symbolic() && !v.symbolic_shape[d].is_const()) {
+        shape.emplace_back(bj::string(v.symbolic_shape[d].ToString()));
+      } else {
+        shape.emplace_back(v.type.shape[d]);
+      }
+    }
     values.push_back(bj::object{{"name", v.name},
                                 {"dtype", std::string(DTypeName(v.type.dtype))},
                                 {"shape", std::move(shape)}});
@@ -114,15 +134,27 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
       }
       obj["attrs"] = std::move(attrs);
     }
+    if (!n.attr_exprs.empty()) {
+      bj::object exprs;
+      for (const auto& [name, expr] : n.attr_exprs) exprs[name] = AttrExprToJson(expr);
+      obj["attr_exprs"] = std::move(exprs);
+    }
     if (!n.name.empty()) obj["name"] = n.name;
     if (!n.backend.empty()) obj["backend"] = n.backend;
     nodes.push_back(std::move(obj));
+  }
+  bj::array symbols;
+  for (const DimSymbol& symbol : graph.symbols) {
+    bj::object obj{{"name", symbol.name}};
+    if (symbol.example >= 0) obj["example"] = symbol.example;
+    symbols.emplace_back(std::move(obj));
   }
 
   std::string out = "{\n  \"format\": \"rml-graph\",\n  \"version\": 1,\n";
   if (!graph.producer.empty()) {
     out += "  \"producer\": " + bj::serialize(bj::value(graph.producer)) + ",\n";
   }
+  if (!symbols.empty()) out += "  \"symbols\": " + bj::serialize(symbols) + ",\n";
   AppendArray(out, "values", values, false);
   out += "  \"inputs\": " + bj::serialize(IdsToJson(graph.inputs)) + ",\n";
   out += "  \"outputs\": " + bj::serialize(IdsToJson(graph.outputs)) + ",\n";

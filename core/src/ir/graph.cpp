@@ -27,4 +27,24 @@ std::string Graph::DescribeValue(ValueId id) const {
   return text;
 }
 
+bool Graph::IsSymbolic() const {
+  for (const Value& v : values) {
+    if (v.is_symbolic()) return true;
+  }
+  for (const Node& n : nodes) {
+    if (!n.attr_exprs.empty()) return true;
+  }
+  return false;
+}
+
+std::string ValueTypeString(const Value& value) {
+  if (!value.is_symbolic()) return value.type.ToString();
+  std::string text = std::string(DTypeName(value.type.dtype)) + " [";
+  for (size_t i = 0; i < value.symbolic_shape.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += value.symbolic_shape[i].ToString();
+  }
+  return text + "]";
+}
+
 }  // namespace sy

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ops/node_inference.h"
 #include "switchyard/model_io.h"
 #include "switchyard/op_schema.h"
+#include "switchyard/specialize.h"
 
 namespace sy {
 namespace {
@@ -46,39 +48,53 @@ std::string_view ClosestOp(std::string_view op) {
 
 }  // namespace
 
-Status ValidateGraphTypes(Graph& graph) {
-  const OpRegistry& registry = OpRegistry::Global();
-  std::vector<TensorType> input_types;
-  for (size_t index = 0; index < graph.nodes.size(); ++index) {
-    Node& node = graph.nodes[index];
-    const std::string where = graph.DescribeNode(index);
-    const OpSchema* schema = registry.Find(node.op);
-    if (schema == nullptr) {
-      std::string message = where + ": unknown op \"" + node.op + "\"";
-      const std::string_view suggestion = ClosestOp(node.op);
-      if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
-      return InvalidModel(message + "; see docs/ops.md for the catalogue");
-    }
-    // Pass 1 guarantees ids in range; a graph built in code may not have been through it.
-    for (const auto* ids : {&node.inputs, &node.outputs}) {
-      for (ValueId id : *ids) {
-        if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
-          return InvalidModel(where + ": " + (ids == &node.inputs ? "input" : "output") +
-                              " value id " + std::to_string(id) + " is out of range [0, " +
-                              std::to_string(graph.values.size()) + ")");
-        }
+Expected<std::vector<TensorType>> InferNodeTypes(Graph& graph, size_t index,
+                                                 std::vector<TensorType>& scratch) {
+  Node& node = graph.nodes[index];
+  const OpSchema* schema = OpRegistry::Global().Find(node.op);
+  if (schema == nullptr) {
+    std::string message = graph.DescribeNode(index) + ": unknown op \"" + node.op + "\"";
+    const std::string_view suggestion = ClosestOp(node.op);
+    if (!suggestion.empty()) message += " (did you mean \"" + std::string(suggestion) + "\"?)";
+    return InvalidModel(message + "; see docs/ops.md for the catalogue");
+  }
+  // Pass 1 guarantees ids in range; a graph built in code may not have been through it.
+  for (const auto* ids : {&node.inputs, &node.outputs}) {
+    for (ValueId id : *ids) {
+      if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
+        return InvalidModel(graph.DescribeNode(index) + ": " +
+                            (ids == &node.inputs ? "input" : "output") + " value id " +
+                            std::to_string(id) + " is out of range [0, " +
+                            std::to_string(graph.values.size()) + ")");
       }
     }
-    input_types.clear();
-    for (ValueId id : node.inputs) input_types.push_back(graph.values[id].type);
-    Expected<std::vector<TensorType>> inferred =
-        InferOutputTypes(*schema, input_types, node.attrs, static_cast<int>(node.outputs.size()));
-    if (!inferred.ok()) return inferred.status().WithContext(where);
+  }
+  scratch.clear();
+  for (ValueId id : node.inputs) scratch.push_back(graph.values[id].type);
+  Expected<std::vector<TensorType>> inferred =
+      InferOutputTypes(*schema, scratch, node.attrs, static_cast<int>(node.outputs.size()));
+  if (!inferred.ok()) return inferred.status().WithContext(graph.DescribeNode(index));
+  return inferred;
+}
+
+Status ValidateGraphTypes(Graph& graph) {
+  if (graph.IsSymbolic()) {
+    // A graph with run-time sizes is checked by specialising it at its symbols' examples
+    // (docs/dynamic-shapes.md); without examples only its structure is checked here, and
+    // each specialisation checks its own sizes.
+    Expected<SymbolBinding> examples = ExampleBinding(graph);
+    if (!examples.ok()) return Status::Ok();
+    return Specialize(graph, *examples).status();
+  }
+  std::vector<TensorType> scratch;
+  for (size_t index = 0; index < graph.nodes.size(); ++index) {
+    SY_ASSIGN_OR_RETURN(std::vector<TensorType> inferred, InferNodeTypes(graph, index, scratch));
+    const Node& node = graph.nodes[index];
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       const ValueId id = node.outputs[k];
       const TensorType& recorded = graph.values[id].type;
-      if ((*inferred)[k] != recorded) {
-        return InvalidModel(where + " produces " + (*inferred)[k].ToString() +
+      if (inferred[k] != recorded) {
+        return InvalidModel(graph.DescribeNode(index) + " produces " + inferred[k].ToString() +
                             (node.outputs.size() > 1 ? " as output " + std::to_string(k) : "") +
                             " but " + graph.DescribeValue(id) + " is recorded as " +
                             recorded.ToString());

@@ -29,7 +29,13 @@ namespace sy::onnx_import {
 struct ImportOptions {
   // Static shapes for graph inputs whose ONNX type has symbolic or missing dims
   // (`--input-shape batch_input=1,3,224,224`). Overrides the model's own dims.
+  // Inputs not named keep their symbolic dims: the graph gets run-time sizes
+  // (docs/dynamic-shapes.md).
   std::map<std::string, Shape> input_shapes;
+  // The size each symbol is traced at during import, and recorded as its example
+  // (`--dim-example seq=128`); symbols not named take small distinct primes. Choose sizes
+  // the model accepts (a convolution needs an image at least as large as its kernel).
+  std::map<std::string, int64_t> dim_examples;
   // Known values of graph inputs. An input listed here takes its shape from the value
   // (unless input_shapes names it too); when an op needs the input at import time (the
   // `shape` of a Reshape, the `k` of a TopK) the value is frozen into a constant and the

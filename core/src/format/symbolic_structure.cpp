@@ -1,0 +1,109 @@
+#include "format/symbolic_structure.h"
+
+#include <set>
+
+namespace sy {
+namespace {
+
+Status CheckDeclared(const std::set<std::string>& used, const std::set<std::string>& declared,
+                     const std::string& where) {
+  for (const std::string& name : used) {
+    if (declared.count(name) == 0) {
+      return InvalidModel(where + " uses symbol " + name +
+                          ", which \"symbols\" does not declare (expected every symbol a shape "
+                          "or expression uses to be declared)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckSymbolicStructure(const Graph& graph) {
+  if (graph.symbols.empty() && !graph.IsSymbolic()) return Status::Ok();
+  std::set<std::string> declared;
+  for (const DimSymbol& s : graph.symbols) declared.insert(s.name);
+
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const Value& value = graph.values[id];
+    if (!value.is_symbolic()) continue;
+    const std::string where = graph.DescribeValue(static_cast<ValueId>(id));
+    for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+      const DimExpr& dim = value.symbolic_shape[d];
+      if (dim.is_const() && dim.value() < 0) {
+        return InvalidModel(where + ": shape[" + std::to_string(d) + "] is " +
+                            std::to_string(dim.value()) + ", expected a size of 0 or more");
+      }
+      std::set<int32_t> reads;
+      dim.CollectValues(reads);
+      if (!reads.empty()) {
+        return InvalidModel(where + ": shape[" + std::to_string(d) + "] is " + dim.ToString() +
+                            ", but a recorded shape may not read another value's dims (expected "
+                            "symbols, constants and \"?\")");
+      }
+      std::set<std::string> used;
+      dim.CollectSymbols(used);
+      SY_RETURN_IF_ERROR(CheckDeclared(used, declared, where));
+    }
+  }
+
+  std::set<std::string> bound;
+  for (ValueId id : graph.inputs) {
+    const Value& value = graph.values[id];
+    for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+      const DimExpr& dim = value.symbolic_shape[d];
+      if (dim.is_const()) continue;
+      if (dim.kind() != DimExpr::Kind::kSymbol) {
+        return InvalidModel("graph input " + graph.DescribeValue(id) + ": shape[" +
+                            std::to_string(d) + "] is " + dim.ToString() +
+                            ", expected a constant or a symbol (an input's sizes are what "
+                            "binds the symbols)");
+      }
+      bound.insert(dim.symbol());
+    }
+  }
+  for (const DimSymbol& s : graph.symbols) {
+    if (bound.count(s.name) == 0) {
+      return InvalidModel("symbol " + s.name +
+                          " is declared but no graph input's shape has it (expected each "
+                          "symbol to be the size of some input dim)");
+    }
+  }
+  for (const Constant& c : graph.constants) {
+    if (graph.values[c.value].is_symbolic()) {
+      return InvalidModel("constant for " + graph.DescribeValue(c.value) +
+                          " has a symbolic shape (expected constants to have static shapes)");
+    }
+  }
+
+  // The node that defines each value: -1 for graph inputs and constants.
+  std::vector<int64_t> producer(graph.values.size(), -1);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (ValueId out : graph.nodes[n].outputs) producer[out] = static_cast<int64_t>(n);
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (const auto& [name, expr] : graph.nodes[n].attr_exprs) {
+      const std::string where = graph.DescribeNode(n) + ": attr_exprs." + name;
+      for (const DimExpr& item : expr.items) {
+        std::set<std::string> used;
+        item.CollectSymbols(used);
+        SY_RETURN_IF_ERROR(CheckDeclared(used, declared, where));
+        std::set<int32_t> reads;
+        item.CollectValues(reads);
+        for (int32_t id : reads) {
+          if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
+            return InvalidModel(where + " reads the dims of value " + std::to_string(id) +
+                                ", out of range [0, " + std::to_string(graph.values.size()) + ")");
+          }
+          if (producer[id] >= static_cast<int64_t>(n)) {
+            return InvalidModel(where + " reads the dims of " + graph.DescribeValue(id) +
+                                ", which is not defined before the node");
+          }
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace sy

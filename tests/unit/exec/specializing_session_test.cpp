@@ -1,0 +1,131 @@
+// Dynamic sessions (docs/dynamic-shapes.md): one session runs a graph with run-time sizes
+// at several shapes, specialising once per set of input shapes. The expected outputs are
+// computed here from the graph's definition (relu(x @ w) flattened).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "switchyard/model_io.h"
+#include "switchyard/plugin_host.h"
+#include "switchyard/session.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+constexpr const char* kGraph = R"json({
+  "format": "rml-graph", "version": 1,
+  "symbols": [{"name": "batch", "example": 2}, {"name": "seq", "example": 3}],
+  "values": [
+    {"name": "x", "dtype": "f32", "shape": ["batch", "seq", 4]},
+    {"name": "w", "dtype": "f32", "shape": [4, 2]},
+    {"name": "h", "dtype": "f32", "shape": ["batch", "seq", 2]},
+    {"name": "r", "dtype": "f32", "shape": ["batch*seq", 2]},
+    {"name": "y", "dtype": "f32", "shape": ["batch*seq", 2]}
+  ],
+  "inputs": [0], "outputs": [4],
+  "constants": [{"value": 1, "data": [1, 0, 0, 1, 1, 1, -1, 2]}],
+  "nodes": [
+    {"op": "matmul", "inputs": [0, 1], "outputs": [2]},
+    {"op": "reshape", "inputs": [2], "outputs": [3], "attr_exprs": {"shape": ["batch*seq", 2]}},
+    {"op": "relu", "inputs": [3], "outputs": [4]}
+  ]
+})json";
+
+class SpecializingSessionTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    DiscoveryOptions options;
+    options.scan_default_paths = false;
+    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    host_ = std::move(*host).release();
+  }
+  static void TearDownTestSuite() {
+    delete host_;
+    host_ = nullptr;
+  }
+
+  std::unique_ptr<Session> Create(size_t max_specializations) {
+    Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    PlanOptions options;
+    options.devices = {*host_->FindDevice("cpu")};
+    options.max_specializations = max_specializations;
+    Expected<std::unique_ptr<Session>> s = Session::Create(*graph, *host_, options);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  // Runs at [batch, seq, 4] with x[i] = (i % 7) - 3 and checks y = relu(x @ w).
+  static void RunAndCheck(Session& session, int64_t batch, int64_t seq) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {batch, seq, 4});
+    std::span<float> xs = x.mutable_values<float>();
+    for (int64_t i = 0; i < x.element_count(); ++i) xs[i] = static_cast<float>(i % 7 - 3);
+    Expected<std::map<std::string, Tensor>> out = session.Run({{"x", x}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& y = out->at("y");
+    ASSERT_EQ(y.type().ToString(), TensorType(DType::kF32, {batch * seq, 2}).ToString());
+    const float w[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 2}};
+    for (int64_t r = 0; r < batch * seq; ++r) {
+      for (int c = 0; c < 2; ++c) {
+        float sum = 0;
+        for (int k = 0; k < 4; ++k) sum += xs[r * 4 + k] * w[k][c];
+        EXPECT_FLOAT_EQ(y.values<float>()[r * 2 + c], std::max(sum, 0.0f)) << r << "," << c;
+      }
+    }
+  }
+
+  static PluginHost* host_;
+};
+PluginHost* SpecializingSessionTest::host_ = nullptr;
+
+TEST_F(SpecializingSessionTest, RunsEveryShapeAndReusesSeenOnes) {
+  std::unique_ptr<Session> session = Create(8);
+  ASSERT_TRUE(session && session->dynamic());
+  // Created at the symbols' examples: plan() has something to show before any run.
+  EXPECT_EQ(session->stats().specializations, 1u);
+  EXPECT_FALSE(session->plan().partitions.empty());
+  RunAndCheck(*session, 2, 3);  // the examples: a hit
+  RunAndCheck(*session, 1, 9);
+  RunAndCheck(*session, 4, 1);
+  EXPECT_EQ(session->stats().specializations, 3u);
+  const Session::Stats before = session->stats();
+  RunAndCheck(*session, 1, 9);
+  RunAndCheck(*session, 2, 3);
+  EXPECT_EQ(session->stats().specializations, 3u);
+  EXPECT_EQ(session->stats().specialization_hits, before.specialization_hits + 2);
+  // A seen shape allocates nothing and prepares nothing.
+  EXPECT_EQ(session->stats().buffer_allocations, before.buffer_allocations);
+  EXPECT_EQ(session->stats().prepares, before.prepares);
+  EXPECT_EQ(session->graph().values[session->graph().inputs[0]].type.ToString(), "f32 [2, 3, 4]");
+}
+
+TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {
+  std::unique_ptr<Session> session = Create(2);
+  ASSERT_TRUE(session);
+  RunAndCheck(*session, 1, 1);
+  RunAndCheck(*session, 1, 2);  // evicts the examples' specialisation
+  RunAndCheck(*session, 1, 1);
+  RunAndCheck(*session, 1, 3);  // evicts [1, 2], the least recently used
+  EXPECT_EQ(session->stats().specializations, 4u);
+  EXPECT_EQ(session->stats().specializations_evicted, 2u);
+  RunAndCheck(*session, 1, 2);  // built again
+  EXPECT_EQ(session->stats().specializations, 5u);
+}
+
+TEST_F(SpecializingSessionTest, BadInputsAreErrorsAndTheSessionStaysUsable) {
+  std::unique_ptr<Session> session = Create(8);
+  ASSERT_TRUE(session);
+  SY_EXPECT_ERROR(session->Run({}), "missing input \"x\" (f32 [batch, seq, 4])");
+  Tensor wrong_dtype = *Tensor::Allocate(DType::kI64, {1, 1, 4});
+  SY_EXPECT_ERROR(session->Run({{"x", wrong_dtype}}),
+                  "input \"x\" is i64 [1, 1, 4] but the model expects f32 [batch, seq, 4]");
+  Tensor wrong_dim = *Tensor::Allocate(DType::kF32, {1, 1, 5});
+  SY_EXPECT_ERROR(session->Run({{"x", wrong_dim}}), "dim 2 must be 4");
+  RunAndCheck(*session, 3, 2);
+}
+
+}  // namespace
+}  // namespace sy
