@@ -18,6 +18,12 @@
 //                      --isolate cpu; docs/plugin-isolation.md): the difference is the
 //                      isolation's cost per run. Wall time (the worker's CPU time is not
 //                      this process's).
+//   BM_DynamicRun/N/D  Session::Run of the add chain at a seen shape, the graph static
+//                      (D = 0) or with a run-time batch size (D = 1, docs/dynamic-shapes.md):
+//                      the difference is a dynamic session's cost per run on a cache hit
+//                      (target: at most 1 us)
+//   BM_Specialize/N    a run that specialises: the chain with a run-time batch, two shapes
+//                      taking turns in a cache of one, so that every run builds one
 // Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
 // The summary line printed last states the ratios.
 #include <cblas.h>
@@ -113,6 +119,61 @@ void BM_AddChain(benchmark::State& state) {
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AddChain)->Arg(10)->Arg(1000);
+
+// The chain with a run-time batch: x [batch, 8], every other value [?, 8].
+sy::Graph DynamicAddChain(int n) {
+  sy::Graph g = AddChain(n);
+  g.symbols = {{"batch", 1, -1}};
+  for (size_t id = 0; id < g.values.size(); ++id) {
+    if (id == 1) continue;  // the constant
+    sy::Value& v = g.values[id];
+    v.symbolic_shape = {id == 0 ? sy::DimExpr::Symbol("batch") : sy::DimExpr::Unknown(),
+                        sy::DimExpr(8)};
+    v.type.shape[0] = -1;
+  }
+  return g;
+}
+
+void BM_DynamicRun(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const sy::Graph g = state.range(1) != 0 ? DynamicAddChain(n) : AddChain(n);
+  auto session = sy::Session::Create(g, Cpu());
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs{{"x", *sy::Tensor::Allocate(sy::DType::kF32, {1, 8})}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_DynamicRun)->Args({10, 0})->Args({10, 1})->Args({100, 0})->Args({100, 1});
+
+void BM_Specialize(benchmark::State& state) {
+  const sy::Graph g = DynamicAddChain(static_cast<int>(state.range(0)));
+  sy::PlanOptions options;
+  options.devices = {&Cpu()};
+  options.max_specializations = 1;
+  auto session = sy::Session::Create(g, Host(), options);
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  std::map<std::string, sy::Tensor> inputs[2] = {
+      {{"x", *sy::Tensor::Allocate(sy::DType::kF32, {2, 8})}},
+      {{"x", *sy::Tensor::Allocate(sy::DType::kF32, {3, 8})}}};
+  int turn = 0;
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs[turn]);
+    turn ^= 1;
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(state.range(0)),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Specialize)->Arg(10)->Arg(100);
 
 // The same chain with profiling on (docs/profiling.md): each node timed by the cpu
 // plugin and recorded by the session. The profile is cleared every 100 runs (outside

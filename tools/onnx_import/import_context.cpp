@@ -1,5 +1,7 @@
 #include "import_context.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 
@@ -78,6 +80,44 @@ ValueId ImportState::AddConstant(const Tensor& value, std::string_view hint) {
   if (!inline_ok) constant.tensor_name = graph_.values[id].name;
   graph_.constants.push_back(std::move(constant));
   return id;
+}
+
+// Example sizes the import traces symbols at, unless ImportOptions::dim_examples names one:
+// small, distinct primes, so that two symbols rarely share a size by accident.
+constexpr int64_t kDefaultExamples[] = {3, 5, 7, 11, 13, 17, 19, 23};
+
+// A dim_param as a symbol name: characters outside [A-Za-z0-9_.] become '_'.
+std::string SymbolName(const std::string& dim_param) {
+  std::string name;
+  for (char c : dim_param.substr(0, 100)) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    name += ok ? c : '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "_" + name;
+  if (!IsSymbolName(name)) name += "_";  // dim, min and max are function names
+  return name;
+}
+
+int64_t ImportState::ExampleSize(const std::string& name) const {
+  const size_t index = symbols_.size();
+  auto given = options_.dim_examples.find(name);
+  int64_t example = given != options_.dim_examples.end()
+                        ? given->second
+                        : kDefaultExamples[index % std::size(kDefaultExamples)];
+  if (second_trace) example += 2 + static_cast<int64_t>(index);
+  return example;
+}
+
+std::string ImportState::DeclareDataSymbol(const std::string& hint, ValueId count) {
+  std::string name = SymbolName(hint);
+  for (int k = 2;; ++k) {
+    bool taken = false;
+    for (const DimSymbol& s : symbols_) taken = taken || s.name == name;
+    if (!taken) break;
+    name = SymbolName(hint) + "_" + std::to_string(k);
+  }
+  symbols_.push_back({name, ExampleSize(name), count});
+  return name;
 }
 
 int64_t ImportState::DeclareSymbol(const std::string& name, int64_t example) {

@@ -26,6 +26,9 @@
 
 namespace sy::onnx_import {
 
+// A dim_param or value name as a size symbol: characters outside [A-Za-z0-9_.] become '_'.
+std::string SymbolName(const std::string& text);
+
 // One ONNX value as the importer knows it.
 struct KnownValue {
   std::optional<Tensor> constant;  // set when the value is known at import time
@@ -76,6 +79,14 @@ class ImportState {
   const std::vector<DimSymbol>& symbols() const { return symbols_; }
   // The size a symbol traces at (declaring it on first use).
   int64_t DeclareSymbol(const std::string& name, int64_t example);
+  // The size the next symbol declared traces at: ImportOptions::dim_examples, else small
+  // distinct primes in order of declaration; other sizes, different for each symbol, in
+  // the second trace (symbolic_sizes.h).
+  int64_t ExampleSize(const std::string& name) const;
+  // A data symbol (DimSymbol::value): the size in graph value `count`, named after `hint`
+  // (made unique). Returns its name.
+  std::string DeclareDataSymbol(const std::string& hint, ValueId count);
+  bool second_trace = false;
   void SetInputDims(ValueId id, std::vector<DimExpr> dims) { input_dims_[id] = std::move(dims); }
   // A value's dims as expressions: a graph input's symbols, `dim(id, axis)` for a value
   // computed at run time, constants for a constant (or any value of a static import).

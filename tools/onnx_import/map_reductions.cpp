@@ -111,9 +111,18 @@ Status MapCumSum(NodeContext& ctx) {
 Status MapTopK(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   int64_t k = ctx.AttrInt("k", -1);
+  std::string k_symbol;  // k computed at run time: a data symbol (docs/dynamic-shapes.md)
   if (ctx.opset() >= 10) {
-    SY_ASSIGN_OR_RETURN(double kk, ctx.StaticScalar(1, "k"));
-    k = static_cast<int64_t>(kk);
+    const KnownValue* known = ctx.state().Find(ctx.node().input(1));
+    const bool given = ctx.state().options().input_values.count(ctx.node().input(1)) != 0;
+    if (known != nullptr && !known->constant && !given && !ctx.InputSymbolic(1)) {
+      SY_ASSIGN_OR_RETURN(ValueId k_value, ctx.Input(1));
+      k_symbol = ctx.state().DeclareDataSymbol(ctx.node().input(1), k_value);
+      k = ctx.state().symbols().back().example;
+    } else {
+      SY_ASSIGN_OR_RETURN(double kk, ctx.StaticScalar(1, "k"));
+      k = static_cast<int64_t>(kk);
+    }
   }
   Attrs attrs;
   attrs.Set("k", k);
@@ -121,6 +130,7 @@ Status MapTopK(NodeContext& ctx) {
   attrs.Set("largest", ctx.AttrInt("largest", 1));
   attrs.Set("sorted", ctx.AttrInt("sorted", 1));
   SY_ASSIGN_OR_RETURN(std::vector<ValueId> out, ctx.Emit("topk", {x}, std::move(attrs), 2));
+  if (!k_symbol.empty()) ctx.AttachAttrExpr("k", {DimExpr::Symbol(k_symbol)}, false);
   ctx.SetOutput(0, out[0]);
   ctx.SetOutput(1, out[1]);
   return Status::Ok();

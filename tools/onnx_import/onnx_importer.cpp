@@ -84,9 +84,32 @@ bool IsTypeBoundOp(const std::string& op) {
          op == "RegexFullMatch";
 }
 
-// Ops whose output shape depends on the data (static shapes cannot express them).
-bool IsDataDependentShapeOp(const std::string& op) {
-  return op == "NonZero" || op == "Unique" || op == "Compress" || op == "NonMaxSuppression";
+// Values whose sizes a data symbol decides (read a sliced count, or read such a value):
+// their dims are recorded as "?", since the two traces may agree on them by accident (a
+// count clamped to a small capacity).
+void MarkDataSizedValues(Graph& g) {
+  std::set<std::string> data_symbols;
+  for (const DimSymbol& s : g.symbols) {
+    if (s.from_data()) data_symbols.insert(s.name);
+  }
+  if (data_symbols.empty()) return;
+  std::vector<bool> sized(g.values.size(), false);
+  for (const Node& node : g.nodes) {
+    bool by_data = false;
+    for (ValueId id : node.inputs) by_data = by_data || sized[id];
+    for (const auto& [name, expr] : node.attr_exprs) {
+      std::set<std::string> used;
+      for (const DimExpr& e : expr.items) e.CollectSymbols(used);
+      for (const std::string& u : used) by_data = by_data || data_symbols.count(u) != 0;
+    }
+    if (!by_data) continue;
+    for (ValueId id : node.outputs) {
+      sized[id] = true;
+      Value& v = g.values[id];
+      v.symbolic_shape.assign(v.type.shape.size(), DimExpr::Unknown());
+      std::fill(v.type.shape.begin(), v.type.shape.end(), -1);
+    }
+  }
 }
 
 std::string NodeLabel(const onnx::NodeProto& node, int index) {
@@ -186,26 +209,20 @@ std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
   std::map<std::string, std::vector<std::string>> unknown;
   bool training = false;
   bool only_type_bound = true;
-  bool only_data_dependent = true;
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto& node = graph.node(i);
     const bool known = IsDefaultDomain(node.domain()) && Mappings().count(node.op_type()) != 0;
     if (known) continue;
     training = training || IsTrainingDomain(node.domain());
     only_type_bound = only_type_bound && IsTypeBoundOp(node.op_type());
-    only_data_dependent = only_data_dependent && IsDataDependentShapeOp(node.op_type());
     const std::string op =
         IsDefaultDomain(node.domain()) ? node.op_type() : node.domain() + ":" + node.op_type();
     unknown[op].push_back(NodeLabel(node, i));
   }
   if (unknown.empty()) return std::nullopt;
   std::string message =
-      training              ? "the model uses training-only ops, which the importer does not map: "
-      : only_data_dependent ? "the model uses ops whose output shapes depend on the data, which "
-                              "rml-graph v1's static shapes cannot express, so the importer cannot "
-                              "map onto the catalogue: "
-                            : "the model uses ONNX ops that the importer cannot map onto the "
-                              "catalogue: ";
+      training ? "the model uses training-only ops, which the importer does not map: "
+               : "the model uses ONNX ops that the importer cannot map onto the catalogue: ";
   bool first = true;
   for (const auto& [op, nodes] : unknown) {
     if (!first) message += "; ";
@@ -215,33 +232,16 @@ std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
     if (nodes.size() > 3) message += ", and " + std::to_string(nodes.size() - 3) + " more";
     message += ")";
   }
-  return Failure{training              ? ImportProblem::kTrainingOnly
-                 : only_type_bound     ? ImportProblem::kUnsupportedType
-                 : only_data_dependent ? ImportProblem::kNeedsValue
-                                       : ImportProblem::kUnsupportedOp,
+  return Failure{training          ? ImportProblem::kTrainingOnly
+                 : only_type_bound ? ImportProblem::kUnsupportedType
+                                   : ImportProblem::kUnsupportedOp,
                  Unsupported(message)};
-}
-
-// Example sizes the import traces symbols at, unless ImportOptions::dim_examples names one:
-// small, distinct primes, so that two symbols rarely share a size by accident.
-constexpr int64_t kDefaultExamples[] = {3, 5, 7, 11, 13, 17, 19, 23};
-
-// A dim_param as a symbol name: characters outside [A-Za-z0-9_.] become '_'.
-std::string SymbolName(const std::string& dim_param) {
-  std::string name;
-  for (char c : dim_param.substr(0, 100)) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-    name += ok ? c : '_';
-  }
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "_" + name;
-  if (!IsSymbolName(name)) name += "_";  // dim, min and max are function names
-  return name;
 }
 
 // The type of a graph input: its ONNX type, with dims from the options; a dim the model
 // leaves symbolic becomes a size symbol (`dims` says which) traced at an example size.
 Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOptions& options,
-                               ImportState& state, bool second_trace, std::vector<DimExpr>& dims,
+                               ImportState& state, std::vector<DimExpr>& dims,
                                ImportProblem& problem) {
   const std::string where = "graph input '" + info.name() + "'";
   if (!info.type().has_tensor_type()) {
@@ -267,7 +267,9 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
     type.shape = it->second;
     return type;
   }
-  if (auto it = options.input_values.find(info.name()); it != options.input_values.end()) {
+  if (auto it = options.input_values.find(info.name());
+      it != options.input_values.end() &&
+      (options.values_give_shapes || !info.type().tensor_type().has_shape())) {
     if (it->second.dtype() != *dtype) {
       problem = ImportProblem::kInvalidModel;
       return InvalidArgument("the value given for " + where + " is " +
@@ -295,14 +297,7 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
     const std::string symbol = SymbolName(dim.has_dim_param() && !dim.dim_param().empty()
                                               ? dim.dim_param()
                                               : info.name() + "_" + std::to_string(d));
-    const size_t index = state.symbols().size();
-    auto given = options.dim_examples.find(symbol);
-    int64_t example = given != options.dim_examples.end()
-                          ? given->second
-                          : kDefaultExamples[index % std::size(kDefaultExamples)];
-    // The second trace (ImportWithSymbols) takes other sizes, different for each symbol.
-    if (second_trace) example += 2 + static_cast<int64_t>(index);
-    type.shape.push_back(state.DeclareSymbol(symbol, example));
+    type.shape.push_back(state.DeclareSymbol(symbol, state.ExampleSize(symbol)));
     dims.push_back(DimExpr::Symbol(symbol));
   }
   return type;
@@ -319,6 +314,7 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     return s;
   };
   ImportState state(options, base_dir);
+  state.second_trace = second_trace;
   for (const auto& opset : model.opset_import()) {
     if (IsDefaultDomain(opset.domain())) state.opset = opset.version();
   }
@@ -366,14 +362,14 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     if (initializer_names.count(input.name()) != 0) continue;  // IR < 4 lists weights as inputs
     ImportProblem p = ImportProblem::kInvalidModel;
     std::vector<DimExpr> dims;
-    Expected<TensorType> type = InputType(input, options, state, second_trace, dims, p);
+    Expected<TensorType> type = InputType(input, options, state, dims, p);
     if (!type.ok()) return fail(p, type.status());
     if (freeze_up_front.count(input.name()) != 0) {
       state.FreezeUpFront(input.name(), options.input_values.at(input.name()));
       continue;
     }
     state.AddGraphInput(input.name(), *type);
-    if (state.symbolic()) state.SetInputDims(state.Find(input.name())->id, std::move(dims));
+    state.SetInputDims(state.Find(input.name())->id, std::move(dims));
     state.SetDependencies(input.name(), {input.name()});
   }
 
@@ -501,6 +497,7 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
       for (const DimExpr& e : value.symbolic_shape) any |= !e.is_const();
       if (!any) value.symbolic_shape.clear();
     }
+    MarkDataSizedValues(g);
   }
   if (Status s = ValidateGraphTypes(g); !s.ok()) {
     return fail(

@@ -35,6 +35,7 @@ void AddLossMappings(MappingTable& table);
 void AddQuantizationMappings(MappingTable& table);
 void AddEinsumMappings(MappingTable& table);
 void AddRecurrentMappings(MappingTable& table);
+void AddSelectionMappings(MappingTable& table);
 
 // The whole table, built once.
 const MappingTable& Mappings();

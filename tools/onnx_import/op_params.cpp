@@ -20,6 +20,7 @@ const MappingTable& Mappings() {
     AddQuantizationMappings(t);
     AddEinsumMappings(t);
     AddRecurrentMappings(t);
+    AddSelectionMappings(t);
     return t;
   }();
   return table;

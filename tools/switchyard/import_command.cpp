@@ -1,5 +1,6 @@
 // `switchyard import MODEL.onnx -o STEM`: convert an ONNX model to rml-graph v1
 // (STEM.json + STEM.safetensors) with static shapes.
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -118,6 +119,16 @@ int RunImport(const std::vector<std::string>& args) {
   }
   std::filesystem::path stem = vm["output"].as<std::string>();
   if (stem.extension() == ".json") stem.replace_extension();
+  if (stem.has_parent_path()) {
+    // -o out/model: the folder the user named is made, as `run --out DIR` does.
+    std::error_code ec;
+    std::filesystem::create_directories(stem.parent_path(), ec);
+    if (ec) {
+      PrintError("import", "cannot create the folder " + stem.parent_path().string() +
+                               " for -o: " + ec.message());
+      return kExitFailure;
+    }
+  }
   if (Status saved = SaveModel(result->graph, stem); !saved.ok()) {
     PrintError("import", saved.message());
     return kExitFailure;

@@ -73,6 +73,10 @@ class DimExpr {
   void CollectSymbols(std::set<std::string>& out) const;
   void CollectValues(std::set<int32_t>& out) const;
 
+  // The same expression with every dim(VALUE, AXIS) reading map(VALUE) instead: how a
+  // graph copied with new value ids keeps its expressions.
+  DimExpr MapValues(const std::function<int32_t(int32_t)>& map) const;
+
   // The text form; parses back to the same tree.
   std::string ToString() const;
   // Parses the text form. Identifiers are [A-Za-z_][A-Za-z0-9_.]*; `?` alone is the

@@ -37,11 +37,18 @@ struct AttrExpr {
   std::vector<DimExpr> items;
 };
 
-// A symbol the graph's inputs declare, with an example size at which loading checks the
-// graph (and the importer traced it). example < 0: none given.
+// A size symbol, with an example size at which loading checks the graph (and the importer
+// traced it); example < 0: none given. Most are bound by graph inputs' dims; a data
+// symbol (value >= 0) is bound at run time by the contents of an integer value with one
+// element: the count of an op whose output size the data decides (non_zero, unique, ...),
+// or a graph input such as TopK's k. A session runs the nodes that need a data symbol in
+// a later stage, once the value is known (docs/dynamic-shapes.md).
 struct DimSymbol {
   std::string name;
   int64_t example = -1;
+  int32_t value = -1;  // ValueId of a data symbol's value; -1 for a size of the inputs
+
+  bool from_data() const { return value >= 0; }
 };
 
 struct Constant {

@@ -113,6 +113,12 @@ class Session {
                                                           const PluginHost* host,
                                                           const PlanOptions& options);
   Expected<std::map<std::string, Tensor>> RunDynamic(const std::map<std::string, Tensor>& inputs);
+  // The specialisation of stage `stage` for the shapes and data sizes in dynamic_'s
+  // scratch, from the cache or built (with `inputs`' sizes of the graph's own symbols).
+  Expected<Session*> SpecializationFor(size_t stage,
+                                       const std::map<std::string, int64_t, std::less<>>* inputs);
+  Expected<std::map<std::string, Tensor>> RunSpecialization(
+      Session& active, const std::map<std::string, Tensor>& inputs);
   // The session whose plan and graph the accessors show: the last specialisation used.
   const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
   static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,

@@ -1,11 +1,30 @@
 // Dynamic sessions (docs/dynamic-shapes.md): a graph with run-time sizes, specialised per
-// set of input shapes, each specialisation a static session kept in a small LRU cache.
+// set of input shapes, each specialisation a static session kept in a small LRU cache;
+// a graph with data symbols runs in stages (exec/stages.h), each specialised once the
+// sizes it needs are known.
 #include <algorithm>
 
 #include "exec/specializations.h"
-#include "switchyard/specialize.h"
 
 namespace sy {
+namespace {
+
+// The size a data symbol's value holds: one integer, 0 to kMaxElementCount.
+Expected<int64_t> DataSize(const Tensor& t, const std::string& symbol, const std::string& value) {
+  if (!IsInteger(t.dtype()) || t.element_count() != 1) {
+    return InvalidArgument("symbol " + symbol + " takes its size from '" + value + "', which is " +
+                           t.type().ToString() + " (expected one integer)");
+  }
+  const double v = ElementAsDouble(t, 0);
+  if (!(v >= 0) || v > static_cast<double>(kMaxElementCount)) {
+    return InvalidArgument("symbol " + symbol + " takes its size from '" + value +
+                           "', which holds " + std::to_string(static_cast<int64_t>(v)) +
+                           " (expected a size of 0 or more)");
+  }
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
 
 const Graph* Session::symbolic_graph() const {
   return dynamic_ != nullptr ? &dynamic_->graph : nullptr;
@@ -17,29 +36,32 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
   s.dynamic_ = std::make_unique<Specializations>();
-  s.dynamic_->graph = graph;
-  s.dynamic_->host = host;
-  s.dynamic_->options = options;
-  s.dynamic_->options.max_specializations = std::max<size_t>(1, options.max_specializations);
+  Specializations& d = *s.dynamic_;
+  d.graph = graph;
+  d.host = host;
+  d.options = options;
+  d.options.max_specializations = std::max<size_t>(1, options.max_specializations);
   // on_prepare serves this call only: a caller's progress display may not outlive it,
   // and later specialisations happen inside Run.
-  s.dynamic_->options.on_prepare = nullptr;
+  d.options.on_prepare = nullptr;
+  SY_ASSIGN_OR_RETURN(d.stages, SplitIntoStages(graph));
   s.graph_ = graph;
   for (ValueId id : graph.inputs) {
     s.input_names_.push_back(graph.values[id].name);
     s.input_types_.push_back(graph.values[id].type);
   }
-  // Where the graph says how large its symbols usually are, the first specialisation is
-  // built now: a graph that cannot be planned on the devices fails here, not at the
-  // first run, and plan() has something to show.
-  if (Expected<SymbolBinding> examples = ExampleBinding(graph); examples.ok()) {
+  // Where the graph says how large its symbols usually are, the first specialisation of
+  // a one-stage graph is built now: a graph that cannot be planned on the devices fails
+  // here, not at the first run, and plan() has something to show.
+  Expected<SymbolBinding> examples = ExampleBinding(graph);
+  if (examples.ok() && d.stages.size() == 1 && d.stages[0].data.empty()) {
     std::vector<Shape> shapes;
     for (ValueId id : graph.inputs) {
       const Value& value = graph.values[id];
       Shape shape = value.type.shape;
-      for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
-        if (!value.symbolic_shape[d].is_const()) {
-          shape[d] = examples->at(value.symbolic_shape[d].symbol());
+      for (size_t k = 0; k < value.symbolic_shape.size(); ++k) {
+        if (!value.symbolic_shape[k].is_const()) {
+          shape[k] = examples->at(value.symbolic_shape[k].symbol());
         }
       }
       shapes.push_back(std::move(shape));
@@ -51,9 +73,58 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
     s.stats_.buffer_views += first->stats_.buffer_views;
     s.stats_.prepares += first->stats_.prepares;
     s.shown_ = first.get();
-    s.dynamic_->cache.push_front({std::move(shapes), std::move(first)});
+    d.stages[0].cache.push_front({std::move(shapes), {}, std::move(first)});
   }
   return session;
+}
+
+Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBinding* inputs) {
+  Specializations& d = *dynamic_;
+  Stage& stage = d.stages[stage_index];
+  auto hit = std::find_if(stage.cache.begin(), stage.cache.end(), [&](const auto& e) {
+    return e.shapes == d.shapes && e.data_sizes == d.data_sizes;
+  });
+  if (hit != stage.cache.end()) {
+    ++stats_.specialization_hits;
+    if (hit != stage.cache.begin()) stage.cache.splice(stage.cache.begin(), stage.cache, hit);
+    return stage.cache.front().session.get();
+  }
+  SY_ASSIGN_OR_RETURN(SymbolBinding binding, BindSymbols(stage.graph, d.shapes));
+  if (inputs != nullptr) binding.insert(inputs->begin(), inputs->end());
+  for (size_t k = 0; k < stage.data.size(); ++k) binding[stage.data[k].first] = d.data_sizes[k];
+  SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(stage.graph, binding));
+  Expected<std::unique_ptr<Session>> built = Build(specialised, d.host, d.options);
+  if (!built.ok()) {
+    if (binding.empty()) return built.status();
+    return built.status().WithContext("with " + BindingToString(binding));
+  }
+  const Stats& made = (*built)->stats_;
+  ++stats_.specializations;
+  stats_.buffer_allocations += made.buffer_allocations;
+  stats_.buffer_views += made.buffer_views;
+  stats_.prepares += made.prepares;
+  if (stage.cache.size() >= d.options.max_specializations) {
+    // The least recently used goes first, with its device memory.
+    if (shown_ == stage.cache.back().session.get()) shown_ = nullptr;
+    stage.cache.pop_back();
+    ++stats_.specializations_evicted;
+  }
+  stage.cache.push_front({d.shapes, d.data_sizes, std::move(*built)});
+  return stage.cache.front().session.get();
+}
+
+Expected<std::map<std::string, Tensor>> Session::RunSpecialization(
+    Session& active, const std::map<std::string, Tensor>& inputs) {
+  shown_ = &active;
+  // The specialisation records into this session's profile, so that one profile covers
+  // every shape the session ran.
+  active.profiling_ = profiling_;
+  std::swap(active.profile_, profile_);
+  const uint64_t in_place_before = active.stats_.inputs_in_place;
+  Expected<std::map<std::string, Tensor>> outputs = active.Run(inputs);
+  std::swap(active.profile_, profile_);
+  stats_.inputs_in_place += active.stats_.inputs_in_place - in_place_before;
+  return outputs;
 }
 
 Expected<std::map<std::string, Tensor>> Session::RunDynamic(
@@ -61,7 +132,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
   Specializations& d = *dynamic_;
   // This run's input shapes, in graph input order; dtypes and names checked here because
   // a specialisation is looked up (or built) before any static session sees the inputs.
-  d.shapes.resize(input_names_.size());
+  d.input_shapes.resize(input_names_.size());
   for (size_t k = 0; k < input_names_.size(); ++k) {
     auto it = inputs.find(input_names_[k]);
     if (it == inputs.end()) {
@@ -73,42 +144,53 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
                              it->second.type().ToString() + " but the model expects " +
                              ValueTypeString(d.graph.values[d.graph.inputs[k]]));
     }
-    d.shapes[k].assign(it->second.shape().begin(), it->second.shape().end());
+    d.input_shapes[k].assign(it->second.shape().begin(), it->second.shape().end());
   }
-  auto hit = std::find_if(d.cache.begin(), d.cache.end(),
-                          [&](const Specializations::Entry& e) { return e.shapes == d.shapes; });
-  if (hit != d.cache.end()) {
-    ++stats_.specialization_hits;
-    if (hit != d.cache.begin()) d.cache.splice(d.cache.begin(), d.cache, hit);
-  } else {
-    SY_ASSIGN_OR_RETURN(SymbolBinding binding, BindSymbols(d.graph, d.shapes));
-    SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(d.graph, binding));
-    Expected<std::unique_ptr<Session>> built = Build(specialised, d.host, d.options);
-    if (!built.ok()) return built.status().WithContext("with " + BindingToString(binding));
-    const Stats& made = (*built)->stats_;
-    ++stats_.specializations;
-    stats_.buffer_allocations += made.buffer_allocations;
-    stats_.buffer_views += made.buffer_views;
-    stats_.prepares += made.prepares;
-    if (d.cache.size() >= d.options.max_specializations) {
-      // The least recently used goes first, with its device memory.
-      if (shown_ == d.cache.back().session.get()) shown_ = nullptr;
-      d.cache.pop_back();
-      ++stats_.specializations_evicted;
+  if (d.stages.size() == 1) {
+    // One stage: its inputs are the graph's.
+    std::swap(d.shapes, d.input_shapes);
+    d.data_sizes.clear();
+    for (const auto& [symbol, value] : d.stages[0].data) {
+      auto it = inputs.find(value);
+      if (it == inputs.end()) return InvalidArgument("missing input \"" + value + "\"");
+      SY_ASSIGN_OR_RETURN(int64_t size, DataSize(it->second, symbol, value));
+      d.data_sizes.push_back(size);
     }
-    d.cache.push_front({d.shapes, std::move(*built)});
+    Expected<Session*> active = SpecializationFor(0, nullptr);
+    std::swap(d.shapes, d.input_shapes);
+    if (!active.ok()) return active.status();
+    return RunSpecialization(**active, inputs);
   }
-  Session& active = *d.cache.front().session;
-  shown_ = &active;
-  // The specialisation records into this session's profile, so that one profile covers
-  // every shape the session ran.
-  active.profiling_ = profiling_;
-  std::swap(active.profile_, profile_);
-  const uint64_t in_place_before = active.stats_.inputs_in_place;
-  Expected<std::map<std::string, Tensor>> outputs = active.Run(inputs);
-  std::swap(active.profile_, profile_);
-  stats_.inputs_in_place += active.stats_.inputs_in_place - in_place_before;
-  return outputs;
+
+  // Stages: each reads the graph inputs and the values of earlier stages by name.
+  SY_ASSIGN_OR_RETURN(SymbolBinding input_sizes, BindSymbols(d.graph, d.input_shapes));
+  d.values = inputs;
+  for (size_t s = 0; s < d.stages.size(); ++s) {
+    const Stage& stage = d.stages[s];
+    std::map<std::string, Tensor> stage_inputs;
+    d.shapes.clear();
+    for (ValueId id : stage.graph.inputs) {
+      const std::string& name = stage.graph.values[id].name;
+      const Tensor& t = d.values.at(name);
+      d.shapes.emplace_back(t.shape().begin(), t.shape().end());
+      stage_inputs.emplace(name, t);
+    }
+    d.data_sizes.clear();
+    for (const auto& [symbol, value] : stage.data) {
+      SY_ASSIGN_OR_RETURN(int64_t size, DataSize(d.values.at(value), symbol, value));
+      d.data_sizes.push_back(size);
+    }
+    SY_ASSIGN_OR_RETURN(Session * active, SpecializationFor(s, &input_sizes));
+    SY_ASSIGN_OR_RETURN(auto outputs, RunSpecialization(*active, stage_inputs));
+    for (auto& [name, tensor] : outputs) d.values.insert_or_assign(name, std::move(tensor));
+  }
+  std::map<std::string, Tensor> result;
+  for (ValueId id : d.graph.outputs) {
+    const std::string& name = d.graph.values[id].name;
+    result.emplace(name, d.values.at(name));
+  }
+  d.values.clear();
+  return result;
 }
 
 }  // namespace sy

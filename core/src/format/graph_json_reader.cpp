@@ -2,6 +2,7 @@
 // is turned into a Graph while its structure is checked. Op semantics are pass 2
 // (ops/validate_types.cpp).
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 
 #include "format/inline_data.h"
@@ -391,7 +392,7 @@ class GraphReader {
         return InvalidModel(where + " is " + std::string(json::KindName((*symbols)[i])) +
                             ", expected an object");
       }
-      SY_RETURN_IF_ERROR(CheckKeys(*s, {"name", "example"}, where));
+      SY_RETURN_IF_ERROR(CheckKeys(*s, {"name", "example", "value"}, where));
       DimSymbol symbol;
       SY_ASSIGN_OR_RETURN(symbol.name, GetString(*s, "name", where, true));
       if (!IsSymbolName(symbol.name)) {
@@ -411,6 +412,15 @@ class GraphReader {
                               ", expected a size of 0 or more");
         }
         symbol.example = *e;
+      }
+      if (const bj::value* value = s->if_contains("value")) {
+        // Checked against the values once they are read (CheckSymbolicStructure).
+        const std::optional<int64_t> id = json::AsInt64(*value);
+        if (!id || *id < 0 || *id > std::numeric_limits<int32_t>::max()) {
+          return InvalidModel(where + ": value is " + json::Describe(*value) +
+                              ", expected a value id");
+        }
+        symbol.value = static_cast<int32_t>(*id);
       }
       graph_.symbols.push_back(std::move(symbol));
     }

@@ -147,6 +147,7 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
   for (const DimSymbol& symbol : graph.symbols) {
     bj::object obj{{"name", symbol.name}};
     if (symbol.example >= 0) obj["example"] = symbol.example;
+    if (symbol.from_data()) obj["value"] = symbol.value;
     symbols.emplace_back(std::move(obj));
   }
 

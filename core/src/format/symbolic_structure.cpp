@@ -63,6 +63,19 @@ Status CheckSymbolicStructure(const Graph& graph) {
     }
   }
   for (const DimSymbol& s : graph.symbols) {
+    if (s.from_data()) {
+      if (static_cast<size_t>(s.value) >= graph.values.size()) {
+        return InvalidModel("symbol " + s.name + " is bound by value " + std::to_string(s.value) +
+                            ", out of range [0, " + std::to_string(graph.values.size()) + ")");
+      }
+      const Value& v = graph.values[s.value];
+      if (!IsInteger(v.type.dtype) || v.is_symbolic() || ElementCount(v.type.shape) != 1) {
+        return InvalidModel("symbol " + s.name + " is bound by " + graph.DescribeValue(s.value) +
+                            ", which is " + ValueTypeString(v) +
+                            " (expected an integer tensor of one element)");
+      }
+      continue;
+    }
     if (bound.count(s.name) == 0) {
       return InvalidModel("symbol " + s.name +
                           " is declared but no graph input's shape has it (expected each "

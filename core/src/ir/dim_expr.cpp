@@ -344,6 +344,12 @@ void DimExpr::CollectValues(std::set<int32_t>& out) const {
   if (node_->rhs) rhs().CollectValues(out);
 }
 
+DimExpr DimExpr::MapValues(const std::function<int32_t(int32_t)>& map) const {
+  if (kind() == Kind::kDimOf) return DimOf(map(value_id()), axis());
+  if (!node_->lhs) return *this;
+  return Binary(kind(), lhs().MapValues(map), rhs().MapValues(map));
+}
+
 std::string DimExpr::ToString() const {
   switch (kind()) {
     case Kind::kConst:

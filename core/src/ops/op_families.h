@@ -18,6 +18,7 @@ void AddNormalizationSchemas(std::vector<OpSchema>& out);  // normalization_sche
 void AddConvPoolSchemas(std::vector<OpSchema>& out);       // conv_pool_schemas.cpp
 void AddNeuralSchemas(std::vector<OpSchema>& out);         // neural_schemas.cpp
 void AddFusedSchemas(std::vector<OpSchema>& out);          // fused_schemas.cpp
+void AddSelectionSchemas(std::vector<OpSchema>& out);      // selection_schemas.cpp
 
 // Shape rules the fused ops build on (a fused op produces what its first op would).
 Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx);  // linalg_schemas.cpp

@@ -43,6 +43,7 @@ OpRegistry::OpRegistry() {
       {"conv_pool", ops::AddConvPoolSchemas},
       {"neural", ops::AddNeuralSchemas},
       {"fused", ops::AddFusedSchemas},
+      {"selection", ops::AddSelectionSchemas},
   };
   for (const auto& [family, add] : families) {
     const size_t first = schemas_.size();

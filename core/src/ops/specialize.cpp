@@ -115,7 +115,7 @@ Expected<SymbolBinding> ExampleBinding(const Graph& graph) {
 }
 
 Expected<Graph> Specialize(const Graph& graph, const SymbolBinding& binding) {
-  const std::string with = "with " + BindingToString(binding) + ": ";
+  const std::string with = binding.empty() ? "" : "with " + BindingToString(binding) + ": ";
   for (const DimSymbol& symbol : graph.symbols) {
     if (binding.find(symbol.name) == binding.end()) {
       return InvalidArgument(with + "symbol " + symbol.name + " has no size");
@@ -157,7 +157,10 @@ Expected<Graph> Specialize(const Graph& graph, const SymbolBinding& binding) {
     }
     node.attr_exprs.clear();
     Expected<std::vector<TensorType>> inferred = InferNodeTypes(out, index, scratch);
-    if (!inferred.ok()) return inferred.status().WithContext(with.substr(0, with.size() - 2));
+    if (!inferred.ok()) {
+      if (with.empty()) return inferred.status();
+      return inferred.status().WithContext(with.substr(0, with.size() - 2));
+    }
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       const ValueId id = node.outputs[k];
       Value& value = out.values[id];

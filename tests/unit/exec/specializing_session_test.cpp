@@ -127,5 +127,68 @@ TEST_F(SpecializingSessionTest, BadInputsAreErrorsAndTheSessionStaysUsable) {
   RunAndCheck(*session, 3, 2);
 }
 
+// A size decided by data: n = sum(counts), computed by the graph, then y = x[:n] * 2 in
+// a second stage specialised once n is known; and k, a data symbol read from an input.
+constexpr const char* kStagedGraph = R"json({
+  "format": "rml-graph", "version": 1,
+  "symbols": [{"name": "len", "example": 8}, {"name": "n", "example": 3, "value": 3},
+              {"name": "k", "example": 2, "value": 2}],
+  "values": [
+    {"name": "x", "dtype": "f32", "shape": ["len"]},
+    {"name": "counts", "dtype": "i64", "shape": [3]},
+    {"name": "kk", "dtype": "i64", "shape": [1]},
+    {"name": "n_value", "dtype": "i64", "shape": []},
+    {"name": "head", "dtype": "f32", "shape": ["?"]},
+    {"name": "two", "dtype": "f32", "shape": []},
+    {"name": "y", "dtype": "f32", "shape": ["?"]},
+    {"name": "top", "dtype": "f32", "shape": ["k"]},
+    {"name": "top_i", "dtype": "i64", "shape": ["k"]}
+  ],
+  "inputs": [0, 1, 2], "outputs": [6, 7],
+  "constants": [{"value": 5, "data": [2.0]}],
+  "nodes": [
+    {"op": "reduce_sum", "inputs": [1], "outputs": [3], "attrs": {"keepdims": 0}},
+    {"op": "slice", "inputs": [0], "outputs": [4],
+     "attrs": {"starts": [0], "axes": [0], "steps": [1]}, "attr_exprs": {"ends": ["n"]}},
+    {"op": "mul", "inputs": [4, 5], "outputs": [6]},
+    {"op": "topk", "inputs": [0], "outputs": [7, 8], "attr_exprs": {"k": "k"}}
+  ]
+})json";
+
+TEST_F(SpecializingSessionTest, StagesRunOnceADataSizeIsKnown) {
+  Expected<Graph> graph = ParseGraphJson(kStagedGraph, nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  ASSERT_TRUE(ValidateGraphTypes(*graph).ok());
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, **host_->FindDevice("cpu"));
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Session& session = **made;
+  auto run = [&](std::vector<int64_t> counts, int64_t k) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {8});
+    for (int i = 0; i < 8; ++i) x.mutable_values<float>()[i] = static_cast<float>(i);
+    Tensor c = *Tensor::Allocate(DType::kI64, {3});
+    std::copy(counts.begin(), counts.end(), c.mutable_values<int64_t>().begin());
+    Tensor kt = *Tensor::Allocate(DType::kI64, {1});
+    kt.mutable_values<int64_t>()[0] = k;
+    return session.Run({{"x", x}, {"counts", c}, {"kk", kt}});
+  };
+  for (const auto& [counts, k] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+           {{1, 2, 0}, 2}, {{0, 0, 0}, 1}, {{2, 2, 4}, 3}, {{1, 2, 0}, 2}}) {
+    auto out = run(counts, k);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const int64_t n = std::min<int64_t>(8, counts[0] + counts[1] + counts[2]);
+    const Tensor& y = out->at("y");
+    ASSERT_EQ(y.element_count(), n);
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(y.values<float>()[i], 2.0f * static_cast<float>(i));
+    const Tensor& top = out->at("top");
+    ASSERT_EQ(top.element_count(), k);
+    for (int64_t i = 0; i < k; ++i) EXPECT_EQ(top.values<float>()[i], 7.0f - static_cast<float>(i));
+  }
+  // Stage 0 (the sum, topk) specialised for 3 k's, stage 1 for n = 3, 0 and 8; the last
+  // run found both of its in the cache.
+  EXPECT_EQ(session.stats().specializations, 6u);
+  EXPECT_EQ(session.stats().specialization_hits, 2u);
+  SY_EXPECT_ERROR(run({-5, 0, 0}, 2), "symbol n takes its size from 'n_value', which holds -5");
+}
+
 }  // namespace
 }  // namespace sy

@@ -90,5 +90,6 @@ std::vector<OpCase> LinalgConvCases(std::string_view op);     // op_cases_linalg
 std::vector<OpCase> NormalizationCases(std::string_view op);  // op_cases_normalization.cpp
 std::vector<OpCase> NeuralCases(std::string_view op);         // op_cases_neural.cpp
 std::vector<OpCase> FusedCases(std::string_view op);          // op_cases_fused.cpp
+std::vector<OpCase> SelectionCases(std::string_view op);      // op_cases_selection.cpp
 
 }  // namespace sy::conformance::detail

@@ -9,9 +9,11 @@
 //  - Integer and bool results are exact, always (also argmax/argmin's and topk's i64
 //    indices, and the bool results of comparisons and logic): integer arithmetic has one
 //    right answer, wrap-around included, whatever the order of a sum.
-//  - Bit-exact: ops that only move or select whole elements (data movement, where, cast).
-//    Cast rounds to nearest even once, which has one right answer. NaN matches any NaN
-//    (payloads are not compared; the comparison does that for every exact tolerance).
+//  - Bit-exact: ops that only move or select whole elements (data movement, where, cast,
+//    the selection ops). Cast rounds to nearest even once, which has one right answer;
+//    unique's y holds the bytes of each value's first occurrence (so a -0 that comes first
+//    is -0, and zeros past the count are +0). NaN matches any NaN (payloads are not
+//    compared; the comparison does that for every exact tolerance).
 //  - Value-exact (max_ulp 0, so -0 equals +0 and NaN equals NaN, but nothing else
 //    differs): ops whose result is one of the inputs' values or an exactly rounded
 //    integer (neg abs sign relu floor ceil round clip max min, reduce_max reduce_min,
@@ -98,6 +100,11 @@ constexpr OpTier kTiers[] = {
     {"space_to_depth", Tier::kBitExact},
     {"where", Tier::kBitExact},
     {"cast", Tier::kBitExact},
+    // Selection: whole elements (or i64 indices) chosen by the data, zeros past the count.
+    {"non_zero", Tier::kBitExact},
+    {"compress", Tier::kBitExact},
+    {"unique", Tier::kBitExact},
+    {"non_max_suppression", Tier::kBitExact},
     // Exactly determined values (the sign of zero aside).
     {"neg", Tier::kValueExact},
     {"abs", Tier::kValueExact},

@@ -17,6 +17,7 @@ const KernelTable& RefKernels() {
     t.AddFamily("conv_pool", AddConvPoolRefKernels);
     t.AddFamily("neural", AddNeuralRefKernels);
     t.AddFamily("fused", AddFusedRefKernels);
+    t.AddFamily("selection", AddSelectionRefKernels);
     return t;
   }();
   return table;

@@ -21,6 +21,7 @@ void AddNormalizationRefKernels(KernelTable& table);
 void AddConvPoolRefKernels(KernelTable& table);
 void AddNeuralRefKernels(KernelTable& table);
 void AddFusedRefKernels(KernelTable& table);
+void AddSelectionRefKernels(KernelTable& table);
 
 // The fused ops' reference kernels (fused_ref.cpp), for tuned kernels that take some cases
 // of these ops and hand the rest back to the reference.

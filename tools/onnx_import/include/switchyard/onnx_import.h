@@ -41,6 +41,10 @@ struct ImportOptions {
   // `shape` of a Reshape, the `k` of a TopK) the value is frozen into a constant and the
   // input leaves the graph's inputs. Inputs not needed that way stay inputs.
   std::map<std::string, Tensor> input_values;
+  // False: a value in input_values does not fix its input's shape; symbolic dims stay
+  // run-time sizes unless the value is needed at import time and frozen (how the ONNX
+  // node tests exercise run-time sizes: onnx_node_tests --dynamic).
+  bool values_give_shapes = true;
   // The largest constant the importer computes by folding a node (a ConstantOfShape or
   // Expand of constant inputs); a fold past it fails naming the node and the size, before
   // anything is allocated (`switchyard import --max-fold-bytes`).
