@@ -372,6 +372,39 @@ done
 
 expect "no command" 2 "usage: switchyard <command>" -- "$SY"
 expect "unknown command" 2 "unknown command 'frobnicate'" -- "$SY" frobnicate
+# Run-time sizes (docs/dynamic-shapes.md): x [batch, seq, 4] and m [batch, seq].
+cat >"$TMP/dyn.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "symbols": [{"name": "batch", "example": 2}, {"name": "seq", "example": 3}],
+ "values": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq", 4]},
+            {"name": "w", "dtype": "f32", "shape": [4, 2]},
+            {"name": "m", "dtype": "f32", "shape": ["batch", "seq"]},
+            {"name": "h", "dtype": "f32", "shape": ["batch", "seq", 2]},
+            {"name": "y", "dtype": "f32", "shape": ["batch*seq", 2]}],
+ "inputs": [0, 2], "outputs": [4],
+ "constants": [{"value": 1, "data": [1, 0, 0, 1, 1, 1, -1, 2]}],
+ "nodes": [{"op": "matmul", "inputs": [0, 1], "outputs": [3]},
+           {"op": "reshape", "inputs": [3], "outputs": [4], "attr_exprs": {"shape": ["batch*seq", 2]}}]}
+JSON
+expect "check run-time sizes" 0 "inputs: x f32 \[batch, seq, 4\], m f32 \[batch, seq\]; outputs: y f32 \[batch\*seq, 2\].*run-time sizes: batch \(e.g. 2\), seq \(e.g. 3\)" \
+  -- "$SY" check "$TMP/dyn.json"
+expect "check --json run-time sizes" 0 '"shape":\["batch","seq",4\].*"symbols":\[\{"name":"batch","example":2\}' \
+  -- "$SY" check --json "$TMP/dyn.json"
+expect "plan --input-shape" 0 "planned for inputs x f32 \[5, 7, 4\], m f32 \[5, 7\]" \
+  -- "$SY" plan "$TMP/dyn.json" --input-shape x=5,7,4 --input-shape m=5,7
+expect "plan --input-shape --json" 0 '"specialized_for":\[\{"name":"x","dtype":"f32","shape":\[5,7,4\]' \
+  -- "$SY" plan "$TMP/dyn.json" --input-shape x=5,7,4 --input-shape m=5,7 --json
+expect "plan --input-shape disagreeing" 2 "inputs 'x' and 'm' disagree on seq: 7 \(dim 1 of 'x'\) and 9" \
+  -- "$SY" plan "$TMP/dyn.json" --input-shape x=5,7,4 --input-shape m=5,9
+expect "plan --input-shape unknown input" 2 "--input-shape q: the model has no input of that name" \
+  -- "$SY" plan "$TMP/dyn.json" --input-shape q=1
+expect "run at the examples" 0 "y: f32 \[6, 2\]" \
+  -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random
+expect "run without inputs names the symbols" 1 'missing input "x" \(f32 \[batch, seq, 4\]\)' \
+  -- "$SY" run "$TMP/dyn.json"
+expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
+  -- "$SY" run "$TMP/dyn.json" --max-specializations 0
+
 expect "--help" 0 "commands:" -- "$SY" --help
 expect "--version" 0 "^switchyard [0-9]+\.[0-9]+\.[0-9]+" -- "$SY" --version
 

@@ -1,14 +1,14 @@
 #include "import_context.h"
 
-#include <cctype>
-
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "host_tensor_ops.h"
 #include "onnx_tensor.h"
 #include "switchyard/op_schema.h"
 #include "switchyard/shape.h"
+#include "symbolic_sizes.h"
 
 namespace sy::onnx_import {
 
@@ -152,6 +152,10 @@ Expected<ValueId> ImportState::Materialize(const std::string& name) {
   KnownValue* known = FindMutable(name);
   if (known == nullptr) return NotFound("value '" + name + "' is not defined before it is read");
   if (known->id >= 0) return known->id;
+  if (!known->dims.empty() && !known->sized_at_run_time) {
+    SY_ASSIGN_OR_RETURN(known->id, MaterializeSizes(*this, name, *known->constant, known->dims));
+    return known->id;
+  }
   if (known->symbolic()) {
     return Status(StatusCode::kUnsupported,
                   "value '" + name +

@@ -7,6 +7,7 @@
 #include "host_tensor_ops.h"
 #include "onnx_tensor.h"
 #include "switchyard/model_io.h"
+#include "switchyard/op_schema.h"
 #include "switchyard/specialize.h"
 
 namespace sy::onnx_import {
@@ -218,7 +219,85 @@ Status ImportConstantOfShape(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// Appends a node of `op` and its one output, whose type the catalogue infers.
+Expected<ValueId> AddNode(ImportState& state, std::string_view op, std::vector<ValueId> inputs,
+                          Attrs attrs, const std::string& name,
+                          std::map<std::string, AttrExpr> exprs = {}) {
+  Graph& g = state.graph();
+  const OpSchema* schema = OpRegistry::Global().Find(op);
+  std::vector<TensorType> types;
+  for (ValueId id : inputs) types.push_back(g.values[id].type);
+  SY_ASSIGN_OR_RETURN(std::vector<TensorType> out, InferOutputTypes(*schema, types, attrs, 1));
+  const ValueId id = state.AddValue(name, out[0]);
+  Node node;
+  node.op = std::string(op);
+  node.inputs = std::move(inputs);
+  node.outputs = {id};
+  node.attrs = std::move(attrs);
+  for (const auto& [attr, expr] : exprs) node.attrs.Erase(attr);  // computed at specialisation
+  node.attr_exprs = std::move(exprs);
+  node.name = name;
+  g.nodes.push_back(std::move(node));
+  return id;
+}
+
+// A dim whose size differs between the traces (`a` in the first, `b` in the second): the
+// symbol, or product or sum of two, that has exactly those sizes in the two traces, so that
+// shapes read [batch, seq, 768]; else "?". The traces' sizes are distinct primes and
+// their successors, so a match by accident is unlikely, and each specialisation checks
+// the recorded dims anyway (a wrong guess would be an error, never a wrong result).
+DimExpr NameDim(const Graph& first, const Graph& second, int64_t a, int64_t b) {
+  const std::vector<DimSymbol>& sa = first.symbols;
+  const std::vector<DimSymbol>& sb = second.symbols;
+  if (sa.size() != sb.size()) return DimExpr::Unknown();
+  for (size_t i = 0; i < sa.size(); ++i) {
+    if (sa[i].example == a && sb[i].example == b) return DimExpr::Symbol(sa[i].name);
+  }
+  for (size_t i = 0; i < sa.size(); ++i) {
+    for (size_t j = i; j < sa.size(); ++j) {
+      if (sa[i].example * sa[j].example == a && sb[i].example * sb[j].example == b) {
+        return DimExpr::Symbol(sa[i].name) * DimExpr::Symbol(sa[j].name);
+      }
+      if (i != j && sa[i].example + sa[j].example == a && sb[i].example + sb[j].example == b) {
+        return DimExpr::Symbol(sa[i].name) + DimExpr::Symbol(sa[j].name);
+      }
+    }
+  }
+  return DimExpr::Unknown();
+}
+
 }  // namespace
+
+Expected<ValueId> MaterializeSizes(ImportState& state, const std::string& name,
+                                   const Tensor& example, const std::vector<DimExpr>& dims) {
+  const std::vector<double> values = ToDoubles(example);
+  std::vector<ValueId> parts;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    Attrs attrs;
+    attrs.Set("start", values[k]);
+    attrs.Set("limit", values[k] + 1);
+    attrs.Set("delta", 1.0);
+    attrs.Set("dtype", std::string(DTypeName(example.dtype())));
+    std::map<std::string, AttrExpr> exprs;
+    if (!dims[k].is_const()) {
+      exprs["start"] = AttrExpr{false, {dims[k]}};
+      exprs["limit"] = AttrExpr{false, {dims[k] + 1}};
+    }
+    SY_ASSIGN_OR_RETURN(ValueId part, AddNode(state, "range", {}, std::move(attrs), name + "/size",
+                                              std::move(exprs)));
+    parts.push_back(part);
+  }
+  ValueId all = parts.empty() ? -1 : parts[0];
+  if (parts.size() != 1) {
+    Attrs attrs;
+    attrs.Set("axis", int64_t{0});
+    if (parts.empty()) return InvalidModel("value '" + name + "' holds no sizes");
+    SY_ASSIGN_OR_RETURN(all, AddNode(state, "concat", parts, std::move(attrs), name + "/sizes"));
+  }
+  Attrs attrs;
+  attrs.Set("shape", std::vector<int64_t>(example.shape().begin(), example.shape().end()));
+  return AddNode(state, "reshape", {all}, std::move(attrs), name);
+}
 
 Expected<bool> ImportSizeNode(NodeContext& ctx, const OpMapping& mapping) {
   ImportState& state = ctx.state();
@@ -268,6 +347,12 @@ Expected<bool> ImportSizeNode(NodeContext& ctx, const OpMapping& mapping) {
   ctx.AllowExampleValues();
   SY_RETURN_IF_ERROR(mapping.fold(ctx));
   std::optional<std::vector<DimExpr>> sizes = FoldSizes(ctx, op);
+  if (!sizes && mapping.map != nullptr) {
+    // Not a size computation (a size as a float, a power of it): the op runs at run time
+    // on the sizes, which Materialize computes (MaterializeSizes).
+    SY_RETURN_IF_ERROR(mapping.map(ctx));
+    return true;
+  }
   for (size_t k = 0; k < ctx.num_outputs(); ++k) {
     if (!ctx.OutputWanted(k)) continue;
     const std::string& name = ctx.node().output(static_cast<int>(k));
@@ -312,7 +397,8 @@ Status MergeTraces(Graph& first, const Graph& second) {
       if (value.type.shape[d] == other.type.shape[d]) {
         value.symbolic_shape.emplace_back(value.type.shape[d]);
       } else {
-        value.symbolic_shape.push_back(DimExpr::Unknown());
+        value.symbolic_shape.push_back(
+            NameDim(first, second, value.type.shape[d], other.type.shape[d]));
         value.type.shape[d] = -1;
       }
     }

@@ -19,6 +19,12 @@ namespace sy::onnx_import {
 // false for a node it leaves to the ordinary mapping.
 Expected<bool> ImportSizeNode(NodeContext& ctx, const OpMapping& mapping);
 
+// A constant of sizes (KnownValue::dims) that a run-time op reads: computed at run time,
+// one catalogue `range` of one element per size (its bounds are the size expressions),
+// concatenated and reshaped to the constant's shape. Named after `name`.
+Expected<ValueId> MaterializeSizes(ImportState& state, const std::string& name,
+                                   const Tensor& example, const std::vector<DimExpr>& dims);
+
 // The graph of the second trace must be the first's at other sizes: the same nodes, and
 // the same attributes and constants once the first is specialised at the second's sizes.
 // `first` becomes the graph with run-time sizes: each value's dims that differ between

@@ -23,7 +23,34 @@ std::string DescribeValues(const Graph& graph, const std::vector<ValueId>& ids) 
 
 boost::json::array ValuesToJson(const Graph& graph, const std::vector<ValueId>& ids) {
   boost::json::array out;
-  for (ValueId id : ids) out.push_back(TypeToJson(graph.values[id].name, graph.values[id].type));
+  for (ValueId id : ids) {
+    const Value& value = graph.values[id];
+    boost::json::object o = TypeToJson(value.name, value.type);
+    if (value.is_symbolic()) {
+      // Run-time sizes as their symbols or expressions (docs/dynamic-shapes.md).
+      boost::json::array shape;
+      for (const DimExpr& d : value.symbolic_shape) {
+        if (d.is_const()) {
+          shape.emplace_back(d.value());
+        } else {
+          shape.emplace_back(boost::json::string(d.ToString()));
+        }
+      }
+      o["shape"] = std::move(shape);
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+boost::json::array SymbolsToJson(const Graph& graph) {
+  boost::json::array out;
+  for (const DimSymbol& symbol : graph.symbols) {
+    boost::json::object o{{"name", symbol.name}};
+    if (symbol.example >= 0) o["example"] = symbol.example;
+    if (symbol.from_data()) o["value"] = graph.values[symbol.value].name;
+    out.push_back(std::move(o));
+  }
   return out;
 }
 
@@ -61,16 +88,16 @@ int RunCheck(const std::vector<std::string>& args) {
       continue;
     }
     if (as_json) {
-      std::cout << boost::json::serialize(
-                       boost::json::object{{"model", path},
-                                           {"ok", true},
-                                           {"values", graph->values.size()},
-                                           {"nodes", graph->nodes.size()},
-                                           {"constants", graph->constants.size()},
-                                           {"inputs", ValuesToJson(*graph, graph->inputs)},
-                                           {"outputs", ValuesToJson(*graph, graph->outputs)},
-                                           {"weight_bytes", graph->ConstantBytes()}})
-                << "\n";
+      boost::json::object json{{"model", path},
+                               {"ok", true},
+                               {"values", graph->values.size()},
+                               {"nodes", graph->nodes.size()},
+                               {"constants", graph->constants.size()},
+                               {"inputs", ValuesToJson(*graph, graph->inputs)},
+                               {"outputs", ValuesToJson(*graph, graph->outputs)},
+                               {"weight_bytes", graph->ConstantBytes()}};
+      if (!graph->symbols.empty()) json["symbols"] = SymbolsToJson(*graph);
+      std::cout << boost::json::serialize(json) << "\n";
     } else {
       std::cout << path << ": ok: " << graph->values.size() << " values, " << graph->nodes.size()
                 << " nodes, " << graph->constants.size()

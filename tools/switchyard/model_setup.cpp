@@ -127,18 +127,42 @@ Expected<Graph> SpecializeForArgs(const Graph& graph, const po::variables_map& v
                            ": the model has no input of that name");
   }
   SY_ASSIGN_OR_RETURN(SymbolBinding binding, BindSymbols(graph, shapes));
+  // Sizes the data decides are planned at their examples (a run decides them).
+  for (const DimSymbol& symbol : graph.symbols) {
+    if (!symbol.from_data()) continue;
+    if (symbol.example < 0) {
+      return InvalidArgument("symbol " + symbol.name +
+                             " is decided by data at run time and has no example size to plan "
+                             "with");
+    }
+    binding[symbol.name] = symbol.example;
+    std::cerr << "switchyard: note: " << symbol.name
+              << " is decided by data at run time; planned at its example size " << symbol.example
+              << "\n";
+  }
   return Specialize(graph, binding);
 }
 
 Expected<TensorType> ConcreteInputType(const Session& session, size_t k) {
   const TensorType& type = session.input_types()[k];
   if (!session.dynamic()) return type;
-  // A dynamic session shows its last specialisation (the symbols' examples until a run).
-  const Graph& shown = session.graph();
-  if (!shown.IsSymbolic() && k < shown.inputs.size()) return shown.values[shown.inputs[k]].type;
-  return InvalidArgument("input \"" + PrintableName(session.input_names()[k]) + "\" has sizes " +
-                         "known only at run time and the model gives no example sizes: give "
-                         "it with --input NAME=FILE.npy");
+  // The input as the graph records it, its symbols at their example sizes.
+  const Graph& graph = *session.symbolic_graph();
+  const Value& value = graph.values[graph.inputs[k]];
+  TensorType concrete = value.type;
+  for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+    const DimExpr& dim = value.symbolic_shape[d];
+    if (dim.is_const()) continue;
+    auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
+                               [&](const DimSymbol& s) { return s.name == dim.symbol(); });
+    if (symbol == graph.symbols.end() || symbol->example < 0) {
+      return InvalidArgument("input \"" + PrintableName(session.input_names()[k]) + "\" is " +
+                             ValueTypeString(value) + " and " + dim.symbol() +
+                             " has no example size: give it with --input NAME=FILE.npy");
+    }
+    concrete.shape[d] = symbol->example;
+  }
+  return concrete;
 }
 
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {

@@ -170,12 +170,28 @@ int RunPlan(const std::vector<std::string>& args) {
   if (vm.count("json")) {
     boost::json::object json = PlanToJson(planned, *plan);
     json["model"] = ResolveModelPaths(model).json.string();
+    if (graph->IsSymbolic()) {
+      boost::json::array inputs;
+      for (ValueId id : specialised->inputs) {
+        inputs.push_back(TypeToJson(specialised->values[id].name, specialised->values[id].type));
+      }
+      json["specialized_for"] = std::move(inputs);
+    }
     json["optimization"] = OptimizationToJson(optimized->report);
     std::cout << boost::json::serialize(json) << "\n";
   } else {
     std::cout << ResolveModelPaths(model).json.string() << ": " << planned.nodes.size()
-              << " nodes on " << DevicesUsed(*plan) << "\n"
-              << optimized->report.Explain() << plan->Explain(planned);
+              << " nodes on " << DevicesUsed(*plan) << "\n";
+    if (graph->IsSymbolic()) {
+      // Which specialisation this is (docs/dynamic-shapes.md).
+      std::string inputs;
+      for (ValueId id : specialised->inputs) {
+        inputs += (inputs.empty() ? "" : ", ") + specialised->values[id].name + " " +
+                  specialised->values[id].type.ToString();
+      }
+      std::cout << "run-time sizes: planned for inputs " << inputs << "\n";
+    }
+    std::cout << optimized->report.Explain() << plan->Explain(planned);
   }
   return kExitOk;
 }

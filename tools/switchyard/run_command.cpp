@@ -95,7 +95,9 @@ int RunRun(const std::vector<std::string>& args) {
   const std::map<std::string, Tensor>& inputs = prepared->inputs;
   if (vm.count("run-dir")) return RunDirs(*prepared, vm);
 
-  std::cerr << "switchyard run: " << PlacementSummary(session->plan()) << "\n";
+  // A dynamic session shows the plan of the shapes it ran (after the run).
+  if (!session->dynamic())
+    std::cerr << "switchyard run: " << PlacementSummary(session->plan()) << "\n";
   session->set_profiling(vm.count("profile") > 0);
   const auto start = std::chrono::steady_clock::now();
   Expected<std::map<std::string, Tensor>> outputs = session->Run(inputs);
@@ -105,6 +107,8 @@ int RunRun(const std::vector<std::string>& args) {
     PrintError("run", outputs.status().message());
     return kExitFailure;
   }
+  if (session->dynamic())
+    std::cerr << "switchyard run: " << PlacementSummary(session->plan()) << "\n";
   if (vm.count("profile")) {
     const Status written = WriteProfile(session->profile(), vm["profile"].as<std::string>());
     if (!written.ok()) {

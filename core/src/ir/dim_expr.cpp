@@ -11,6 +11,9 @@ namespace {
 
 constexpr size_t kMaxSymbolLength = 128;
 constexpr int kMaxParseDepth = 64;
+// Longer text is refused: a chain such as a+a+...+a builds a tree as deep as it is long,
+// and the recursive walks (printing, evaluation, destruction) must stay shallow.
+constexpr size_t kMaxExpressionLength = 1024;
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsIdentChar(char c) {
@@ -353,8 +356,10 @@ DimExpr DimExpr::MapValues(const std::function<int32_t(int32_t)>& map) const {
 std::string DimExpr::ToString() const {
   switch (kind()) {
     case Kind::kConst:
-      // A negative constant prints as (0-n) only inside a larger tree; alone it is "-n",
-      // which parses as 0 - n and folds back to the constant.
+      // A negative constant alone is "-n", which parses as 0 - n and folds back to it
+      // (inside a larger tree it is bracketed). The one negative whose magnitude is no
+      // int64 is written so that it parses too.
+      if (value() == std::numeric_limits<int64_t>::min()) return "(0-9223372036854775807-1)";
       return std::to_string(value());
     case Kind::kSymbol:
       return symbol();
@@ -381,7 +386,13 @@ std::string DimExpr::ToString() const {
   return operand(lhs(), false) + std::string(OperatorText(kind())) + operand(rhs(), true);
 }
 
-Expected<DimExpr> DimExpr::Parse(std::string_view text) { return Parser(text).ParseAll(); }
+Expected<DimExpr> DimExpr::Parse(std::string_view text) {
+  if (text.size() > kMaxExpressionLength) {
+    return InvalidModel("dim expression \"" + std::string(text.substr(0, 40)) + "...\" is " +
+                        std::to_string(text.size()) + " characters long (at most 1024)");
+  }
+  return Parser(text).ParseAll();
+}
 
 Expected<int64_t> DimExpr::Evaluate(const Bindings& bindings) const {
   switch (kind()) {

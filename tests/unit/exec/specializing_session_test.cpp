@@ -115,6 +115,24 @@ TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {
   EXPECT_EQ(session->stats().specializations, 5u);
 }
 
+TEST_F(SpecializingSessionTest, MemoryLimitsAreCheckedPerSpecialization) {
+  Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
+  ASSERT_TRUE(graph.ok());
+  PlanOptions options;
+  const Device* cpu = *host_->FindDevice("cpu");
+  options.devices = {cpu};
+  options.memory_limits[cpu] = 64 << 10;  // 64 KiB: batch*seq up to about 2000
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Session& session = **made;
+  RunAndCheck(session, 4, 8);
+  Tensor big = *Tensor::Allocate(DType::kF32, {100, 100, 4});
+  // Refused before anything runs, with the sizes and the numbers; the session goes on.
+  SY_EXPECT_ERROR(session.Run({{"x", big}}), "with batch=100, seq=100: ");
+  SY_EXPECT_ERROR(session.Run({{"x", big}}), "cannot hold the plan: it needs");
+  RunAndCheck(session, 2, 5);
+}
+
 TEST_F(SpecializingSessionTest, BadInputsAreErrorsAndTheSessionStaysUsable) {
   std::unique_ptr<Session> session = Create(8);
   ASSERT_TRUE(session);

@@ -37,6 +37,12 @@ TEST(DimExpr, FoldsConstants) {
   EXPECT_EQ(P("0+seq").ToString(), "seq");
   EXPECT_EQ(P("seq/1").ToString(), "seq");
   EXPECT_EQ(P("-3").value(), -3);
+  // Every constant prints as text that parses back to it, the most negative included.
+  const DimExpr lowest = P("0-9223372036854775807-1");
+  ASSERT_TRUE(lowest.is_const());
+  EXPECT_EQ(P(lowest.ToString()).value(), lowest.value());
+  EXPECT_EQ(P((DimExpr::Symbol("a") + lowest).ToString()).ToString(),
+            (DimExpr::Symbol("a") + lowest).ToString());
   EXPECT_EQ((DimExpr::Symbol("a") * 2 + 0).ToString(), "a*2");
   // An undefined constant operation stays in the tree so that evaluation reports it.
   EXPECT_FALSE(P("1/0").is_const());
@@ -73,9 +79,12 @@ TEST(DimExpr, ParseErrorsSayWhere) {
   SY_EXPECT_ERROR(DimExpr::Parse("dim(1)"), "expected ',' in dim(VALUE, AXIS)");
   SY_EXPECT_ERROR(DimExpr::Parse("99999999999999999999"), "integer out of range");
   SY_EXPECT_ERROR(DimExpr::Parse("?+1"), "expected nothing after '?'");
-  SY_EXPECT_ERROR(DimExpr::Parse(std::string(200, '(') + "1" + std::string(200, ')')),
+  SY_EXPECT_ERROR(DimExpr::Parse(std::string(100, '(') + "1" + std::string(100, ')')),
                   "nesting deeper than 64");
   SY_EXPECT_ERROR(DimExpr::Parse(std::string(129, 'a')), "a symbol longer than 128 characters");
+  std::string chain = "a";
+  while (chain.size() < 2000) chain += "+a";
+  SY_EXPECT_ERROR(DimExpr::Parse(chain), "characters long (at most 1024)");
 }
 
 TEST(DimExpr, KnowsWhatIsNeverNegative) {

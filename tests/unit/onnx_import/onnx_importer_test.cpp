@@ -1,6 +1,7 @@
 // The import driver: bad files, unmappable ops (all listed at once), static shapes,
 // values needed at import time, folding of shape computations, output naming.
 #include "switchyard/onnx_import.h"
+#include "switchyard/specialize.h"
 
 #include <fstream>
 
@@ -88,6 +89,38 @@ TEST(OnnxImporterTest, EveryUnmappableOpIsListedInOneMessage) {
   EXPECT_EQ(m.find("Relu"), std::string::npos) << m;
 }
 
+// y = reshape(x, [N * 4]) / float(N): a reshape target and a float computed from the
+// run-time size N; the import keeps both as size expressions (docs/dynamic-shapes.md).
+TEST(OnnxImporterTest, SizeComputationsStayExpressions) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {-1, 4}).Output("y");
+  b.Int64Initializer("zero", {1}, {0}).Int64Initializer("four", {1}, {4});
+  b.Node("Shape", {"x"}, {"s"});
+  b.Node("Gather", {"s", "zero"}, {"n"});  // [N]
+  b.Node("Mul", {"n", "four"}, {"n4"});    // [N * 4]
+  b.Node("Reshape", {"x", "n4"}, {"flat"});
+  auto& cast = b.Node("Cast", {"n"}, {"nf"});
+  ModelBuilder::IntAttr(cast, "to", TensorProto::FLOAT);
+  b.Node("Div", {"flat", "nf"}, {"y"});
+  Expected<ImportResult> r = ImportBuilt(b, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  const Node* reshape = nullptr;
+  const Node* range = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.op == "reshape" && n.attr_exprs.count("shape")) reshape = &n;
+    if (n.op == "range") range = &n;
+  }
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_EQ(reshape->attr_exprs.at("shape").items[0].ToString(), "N*4");
+  ASSERT_NE(range, nullptr);  // float(N), computed at run time
+  EXPECT_EQ(range->attr_exprs.at("start").items[0].ToString(), "N");
+  // Specialised at N = 6: y is f32 [24].
+  Expected<Graph> s = Specialize(g, {{"N", 6}});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->values[s->outputs[0]].type.ToString(), "f32 [24]");
+}
+
 TEST(OnnxImporterTest, DataDependentSizesBecomeDataSymbols) {
   ModelBuilder b;
   b.Input("x", TensorProto::FLOAT, {2, 3}).Output("y", TensorProto::INT64);
@@ -127,7 +160,7 @@ TEST(OnnxImporterTest, SymbolicDimIsKeptAsARunTimeSize) {
   EXPECT_EQ(g.symbols[0].name, "N");
   EXPECT_EQ(g.symbols[0].example, 3);  // the first default example size
   EXPECT_EQ(ValueTypeString(g.values[g.inputs[0]]), "f32 [N, 3]");
-  EXPECT_EQ(ValueTypeString(g.values[g.outputs[0]]), "f32 [?, 3]");
+  EXPECT_EQ(ValueTypeString(g.values[g.outputs[0]]), "f32 [N, 3]");  // traced at N = 3 and 5
 
   ImportOptions options;
   options.input_shapes["x"] = {5, 3};
