@@ -400,6 +400,10 @@ expect "plan --input-shape unknown input" 2 "--input-shape q: the model has no i
   -- "$SY" plan "$TMP/dyn.json" --input-shape q=1
 expect "run at the examples" 0 "y: f32 \[6, 2\]" \
   -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random
+expect "run --input-shape" 0 "y: f32 \\[20, 2\\]" \
+  -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=4,5,4 --input-shape m=4,5
+expect "run --input-shape disagreeing" 1 "inputs 'x' and 'm' disagree on batch: 4 \\(dim 0 of 'x'\\) and 3" \
+  -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=4,5,4 --input-shape m=3,5
 expect "run without inputs names the symbols" 1 'missing input "x" \(f32 \[batch, seq, 4\]\)' \
   -- "$SY" run "$TMP/dyn.json"
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \

@@ -104,7 +104,9 @@ int64_t ImportState::ExampleSize(const std::string& name) const {
   int64_t example = given != options_.dim_examples.end()
                         ? given->second
                         : kDefaultExamples[index % std::size(kDefaultExamples)];
-  if (second_trace) example += 2 + static_cast<int64_t>(index);
+  // Odd increments flip every size's parity (an auto_pad SAME with stride 2 differs
+  // between odd and even sizes), and differ between symbols.
+  if (second_trace) example += 1 + 2 * static_cast<int64_t>(index);
   return example;
 }
 
@@ -137,6 +139,18 @@ std::vector<DimExpr> ImportState::DimsOf(const std::string& name) const {
   if (auto it = input_dims_.find(known->id); it != input_dims_.end()) return it->second;
   // A value computed at run time: its sizes are read when the graph is specialised.
   for (size_t d = 0; d < dims.size(); ++d) dims[d] = DimExpr::DimOf(known->id, d);
+  return dims;
+}
+
+std::vector<DimExpr> ImportState::DimsOfValue(ValueId id) const {
+  std::vector<DimExpr> dims;
+  for (int64_t d : graph_.values[id].type.shape) dims.emplace_back(d);
+  if (!symbolic()) return dims;
+  if (auto it = input_dims_.find(id); it != input_dims_.end()) return it->second;
+  for (const Constant& c : graph_.constants) {
+    if (c.value == id) return dims;
+  }
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = DimExpr::DimOf(id, d);
   return dims;
 }
 

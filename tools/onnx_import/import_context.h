@@ -91,6 +91,8 @@ class ImportState {
   // A value's dims as expressions: a graph input's symbols, `dim(id, axis)` for a value
   // computed at run time, constants for a constant (or any value of a static import).
   std::vector<DimExpr> DimsOf(const std::string& name) const;
+  // The same for graph value `id` (a value a mapping made itself, or a constant's).
+  std::vector<DimExpr> DimsOfValue(ValueId id) const;
   void SetSymbolicConstant(const std::string& name, Tensor value, std::vector<DimExpr> dims,
                            bool sized_at_run_time);
 

@@ -12,10 +12,14 @@ namespace {
 
 struct Window {
   std::vector<int64_t> kernel, strides, dilations, pads;
+  // auto_pad SAME_* on run-time sizes (docs/dynamic-shapes.md): the pads as expressions in
+  // the input's sizes, attached to the emitted node; empty otherwise.
+  std::vector<DimExpr> pad_exprs;
 };
 
 // Spatial parameters with ONNX defaults; pads resolved from auto_pad.
-Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel) {
+Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int64_t> kernel,
+                               ValueId x_id) {
   const size_t spatial = x.size() - 2;
   Window w;
   w.kernel = std::move(kernel);
@@ -39,6 +43,23 @@ Expected<Window> ResolveWindow(NodeContext& ctx, const Shape& x, std::vector<int
       const int64_t small = total / 2, large = total - total / 2;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
       w.pads[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+    // The pads depend on the input's size (its parity, with stride 2): with run-time
+    // sizes they are computed at specialisation, by the same formula.
+    const std::vector<DimExpr> dims = ctx.state().DimsOfValue(x_id);
+    bool sized = false;
+    for (size_t i = 0; i < spatial; ++i) sized = sized || !dims[i + 2].is_const();
+    if (sized) {
+      w.pad_exprs.assign(2 * spatial, DimExpr(0));
+      for (size_t i = 0; i < spatial; ++i) {
+        const DimExpr in = dims[i + 2], s = DimExpr(w.strides[i]);
+        const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+        const DimExpr total = DimExpr::Binary(DimExpr::Kind::kMax, DimExpr(0),
+                                              ((in + s - 1) / s - 1) * s + DimExpr(dk) - in);
+        const DimExpr small = total / 2, large = total - total / 2;
+        w.pad_exprs[i] = auto_pad == "SAME_UPPER" ? small : large;
+        w.pad_exprs[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
+      }
     }
   } else if (auto_pad != "NOTSET") {
     return ctx.Invalid("auto_pad '" + auto_pad +
@@ -65,7 +86,7 @@ Expected<ConvParts> ConvCommon(NodeContext& ctx, ValueId x, ValueId w,
   }
   ConvParts parts;
   SY_ASSIGN_OR_RETURN(parts.window,
-                      ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end())));
+                      ResolveWindow(ctx, xs, std::vector<int64_t>(ws.begin() + 2, ws.end()), x));
   parts.inputs = {x, w};
   if (bias) parts.inputs.push_back(*bias);
   parts.attrs.Set("strides", parts.window.strides);
@@ -79,7 +100,9 @@ Expected<ConvParts> ConvCommon(NodeContext& ctx, ValueId x, ValueId w,
 Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias) {
   SY_ASSIGN_OR_RETURN(ConvParts parts, ConvCommon(ctx, x, w, bias));
   parts.attrs.Set("pads", parts.window.pads);
-  return ctx.Emit1("conv", parts.inputs, std::move(parts.attrs));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("conv", parts.inputs, std::move(parts.attrs)));
+  if (!parts.window.pad_exprs.empty()) ctx.AttachAttrExpr("pads", parts.window.pad_exprs);
+  return out;
 }
 
 namespace {
@@ -118,6 +141,16 @@ Status MapConv(NodeContext& ctx) {
   }
   if (auto_pad == "VALID") std::fill(pads.begin(), pads.end(), 0);
   if (output_shape) {
+    // Pads from the input's size: not kept as expressions (yet).
+    const std::vector<DimExpr> dims = ctx.state().DimsOfValue(x);
+    for (size_t i = 0; i < spatial; ++i) {
+      if (!dims[i + 2].is_const()) {
+        return ctx.Fail(ImportProblem::kNeedsValue,
+                        "ConvTranspose with output_shape or auto_pad SAME on an input whose "
+                        "spatial sizes are known only at run time; import with --input-shape "
+                        "for a static model");
+      }
+    }
     // output_shape may list only the spatial dims or the whole shape.
     std::vector<int64_t> spatial_out = *output_shape;
     if (spatial_out.size() == spatial + 2)
@@ -152,7 +185,7 @@ Status MapPool(NodeContext& ctx) {
   if (xs.size() < 3) return ctx.Invalid("needs an input of rank >= 3, not " + ShapeToString(xs));
   auto kernel = ctx.AttrInts("kernel_shape");
   if (!kernel) return ctx.Invalid("has no kernel_shape");
-  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, xs, *kernel));
+  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, xs, *kernel, x));
   Attrs attrs;
   attrs.Set("kernel_shape", win.kernel);
   attrs.Set("strides", win.strides);
@@ -162,6 +195,7 @@ Status MapPool(NodeContext& ctx) {
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
   SY_ASSIGN_OR_RETURN(ValueId out,
                       ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
+  if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
   ctx.SetOutput(0, out);
   return Status::Ok();
 }

@@ -120,8 +120,9 @@ Status MapTopK(NodeContext& ctx) {
       k_symbol = ctx.state().DeclareDataSymbol(ctx.node().input(1), k_value);
       k = ctx.state().symbols().back().example;
     } else {
-      SY_ASSIGN_OR_RETURN(double kk, ctx.StaticScalar(1, "k"));
-      k = static_cast<int64_t>(kk);
+      SY_ASSIGN_OR_RETURN(std::vector<int64_t> kk, ctx.StaticInts(1, "k"));
+      if (kk.size() != 1) return ctx.Invalid("k must hold one element");
+      k = kk[0];
     }
   }
   Attrs attrs;

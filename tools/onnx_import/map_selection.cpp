@@ -2,6 +2,8 @@
 // Unique and NonMaxSuppression map onto the catalogue's selection ops, which write a
 // fixed-capacity output and a count; the count becomes a data symbol, and a slice with
 // the symbol as its end trims each output, in a later stage of the session that runs it.
+#include <algorithm>
+
 #include "op_mapping.h"
 
 namespace sy::onnx_import {
@@ -82,8 +84,10 @@ Status MapNonMaxSuppression(NodeContext& ctx) {
   attrs.Set("center_point_box", ctx.AttrInt("center_point_box", 0));
   int64_t max_boxes = 0;
   if (ctx.HasInput(2)) {
-    SY_ASSIGN_OR_RETURN(double v, ctx.StaticScalar(2, "max_output_boxes_per_class"));
-    max_boxes = static_cast<int64_t>(v);
+    // As an integer: exporters pass INT64_MAX for "no limit", which a double cannot hold.
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.StaticInts(2, "max_output_boxes_per_class"));
+    if (v.size() != 1) return ctx.Invalid("max_output_boxes_per_class must hold one element");
+    max_boxes = std::max<int64_t>(0, v[0]);
   }
   attrs.Set("max_output_boxes_per_class", max_boxes);
   if (ctx.HasInput(3)) {

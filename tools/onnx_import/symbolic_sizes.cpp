@@ -31,6 +31,16 @@ std::optional<std::vector<DimExpr>> Elements(NodeContext& ctx, size_t i) {
   return out;
 }
 
+// Size expressions the importer keeps stay small: a chain of Add nodes on a Shape would
+// otherwise grow one level per node, and the recursive walks (printing, evaluation,
+// destruction) and the reader's 1024-character limit need them shallow and short.
+bool WithinLimits(const std::vector<DimExpr>& items) {
+  for (const DimExpr& e : items) {
+    if (e.depth() > 32 || e.size() > 64 || e.ToString().size() > 512) return false;
+  }
+  return true;
+}
+
 bool AnyVariable(const std::vector<DimExpr>& items) {
   return std::any_of(items.begin(), items.end(), [](const DimExpr& e) { return !e.is_const(); });
 }
@@ -93,10 +103,14 @@ std::optional<std::vector<DimExpr>> FoldSizes(NodeContext& ctx, const std::strin
     for (size_t i = 1; i < in.size(); ++i) {
       if (AnyVariable(in[i]) || (!in[i].empty() && in[i].size() != 1)) return std::nullopt;
     }
+    if (in[1].size() != 1 || in[2].size() != 1) return std::nullopt;
     const int64_t n = static_cast<int64_t>(in[0].size());
     int64_t start = in[1][0].value(), end = in[2][0].value();
-    const int64_t step = in.size() > 4 && !in[4].empty() ? in[4][0].value() : 1;
+    int64_t step = in.size() > 4 && !in[4].empty() ? in[4][0].value() : 1;
     if (step == 0) return std::nullopt;
+    // A step past the vector's length takes one element: clamped so that k += step
+    // cannot overflow.
+    step = std::clamp<int64_t>(step, -(n + 1), n + 1);
     if (start < 0) start += n;
     if (end < 0) end += n;
     std::vector<DimExpr> out;
@@ -241,29 +255,47 @@ Expected<ValueId> AddNode(ImportState& state, std::string_view op, std::vector<V
   return id;
 }
 
-// A dim whose size differs between the traces (`a` in the first, `b` in the second): the
-// symbol, or product or sum of two, that has exactly those sizes in the two traces, so that
-// shapes read [batch, seq, 768]; else "?". The traces' sizes are distinct primes and
-// their successors, so a match by accident is unlikely, and each specialisation checks
-// the recorded dims anyway (a wrong guess would be an error, never a wrong result).
-DimExpr NameDim(const Graph& first, const Graph& second, int64_t a, int64_t b) {
-  const std::vector<DimSymbol>& sa = first.symbols;
-  const std::vector<DimSymbol>& sb = second.symbols;
-  if (sa.size() != sb.size()) return DimExpr::Unknown();
-  for (size_t i = 0; i < sa.size(); ++i) {
-    if (sa[i].example == a && sb[i].example == b) return DimExpr::Symbol(sa[i].name);
-  }
-  for (size_t i = 0; i < sa.size(); ++i) {
-    for (size_t j = i; j < sa.size(); ++j) {
-      if (sa[i].example * sa[j].example == a && sb[i].example * sb[j].example == b) {
-        return DimExpr::Symbol(sa[i].name) * DimExpr::Symbol(sa[j].name);
-      }
-      if (i != j && sa[i].example + sa[j].example == a && sb[i].example + sb[j].example == b) {
-        return DimExpr::Symbol(sa[i].name) + DimExpr::Symbol(sa[j].name);
+// A dim's sizes at several bindings of the symbols (points[k] gives sizes[k]): the symbol,
+// or product or sum of two, that has exactly those sizes at every point, so that shapes
+// read [batch, seq, 768]; else "?". Several points with different sizes make a match by
+// accident unlikely, and each specialisation checks the recorded dims anyway.
+DimExpr NameDim(const std::vector<DimSymbol>& symbols, const std::vector<SymbolBinding>& points,
+                const std::vector<int64_t>& sizes) {
+  auto fits = [&](const DimExpr& e) {
+    for (size_t k = 0; k < points.size(); ++k) {
+      Expected<int64_t> v = e.Evaluate({&points[k], nullptr});
+      if (!v.ok() || *v != sizes[k]) return false;
+    }
+    return true;
+  };
+  std::vector<DimExpr> candidates;
+  for (const DimSymbol& a : symbols) candidates.push_back(DimExpr::Symbol(a.name));
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    for (size_t j = i; j < symbols.size(); ++j) {
+      candidates.push_back(DimExpr::Symbol(symbols[i].name) * DimExpr::Symbol(symbols[j].name));
+      if (i != j) {
+        candidates.push_back(DimExpr::Symbol(symbols[i].name) + DimExpr::Symbol(symbols[j].name));
       }
     }
   }
+  for (const DimExpr& e : candidates) {
+    if (fits(e)) return e;
+  }
   return DimExpr::Unknown();
+}
+
+// More bindings than the two traces, to tell a size that depends on the symbols from one
+// that happens to agree at two sizes (ceil(n / 2) is 2 at both 3 and 4): larger sizes, of
+// both parities.
+std::vector<SymbolBinding> ExtraPoints(const SymbolBinding& first) {
+  std::vector<SymbolBinding> points(2);
+  int64_t index = 0;
+  for (const auto& [name, size] : first) {
+    points[0][name] = 4 * size + 5 + 2 * index;
+    points[1][name] = 2 * size + 8 + 3 * index;
+    ++index;
+  }
+  return points;
 }
 
 }  // namespace
@@ -347,6 +379,7 @@ Expected<bool> ImportSizeNode(NodeContext& ctx, const OpMapping& mapping) {
   ctx.AllowExampleValues();
   SY_RETURN_IF_ERROR(mapping.fold(ctx));
   std::optional<std::vector<DimExpr>> sizes = FoldSizes(ctx, op);
+  if (sizes && !WithinLimits(*sizes)) sizes.reset();  // computed at run time instead
   if (!sizes && mapping.map != nullptr) {
     // Not a size computation (a size as a float, a power of it): the op runs at run time
     // on the sizes, which Materialize computes (MaterializeSizes).
@@ -381,27 +414,57 @@ Status MergeTraces(Graph& first, const Graph& second) {
       first.constants.size() != second.constants.size()) {
     return differ("traced at two sizes, it gives different graphs");
   }
-  // Each value's dims: those equal in both traces are constants, the rest "?".
+  // Each value's dims, from its sizes in the first trace, the second, and the graph
+  // specialised at further sizes: those equal everywhere are constants, those that follow
+  // a symbol are named after it, the rest "?".
   std::vector<bool> is_input(first.values.size(), false);
   for (ValueId id : first.inputs) is_input[id] = true;
+  Graph open = first;  // every value the nodes produce: "?" dims, to infer them anew
   for (size_t id = 0; id < first.values.size(); ++id) {
-    Value& value = first.values[id];
+    const Value& value = first.values[id];
     const Value& other = second.values[id];
     if (is_input[id]) continue;  // the inputs' dims are the model's own symbols
     if (value.type.dtype != other.type.dtype || value.type.rank() != other.type.rank()) {
       return differ(first.DescribeValue(static_cast<ValueId>(id)) + " changes its type");
     }
-    if (value.type.shape == other.type.shape) continue;
-    value.symbolic_shape.clear();
+    bool produced = true;
+    for (const Constant& c : first.constants) produced = produced && c.value != ValueId(id);
+    if (!produced) continue;
+    Value& v = open.values[id];
+    v.symbolic_shape.assign(v.type.shape.size(), DimExpr::Unknown());
+    std::fill(v.type.shape.begin(), v.type.shape.end(), -1);
+  }
+  SY_ASSIGN_OR_RETURN(SymbolBinding first_sizes, ExampleBinding(first));
+  SY_ASSIGN_OR_RETURN(SymbolBinding second_sizes, ExampleBinding(second));
+  std::vector<SymbolBinding> points = {first_sizes, second_sizes};
+  std::vector<const Graph*> shapes_at = {&first, &second};
+  std::vector<Graph> extra;
+  for (SymbolBinding& point : ExtraPoints(first_sizes)) {
+    // A size the model refuses (a kernel larger than the image) only leaves the point out.
+    Expected<Graph> g = Specialize(open, point);
+    if (!g.ok()) continue;
+    extra.push_back(std::move(*g));
+    points.push_back(std::move(point));
+  }
+  for (const Graph& g : extra) shapes_at.push_back(&g);
+  for (size_t id = 0; id < first.values.size(); ++id) {
+    Value& value = first.values[id];
+    if (is_input[id] || !open.values[id].is_symbolic()) continue;
+    if (value.is_symbolic()) continue;  // sized by data: "?" already (MarkDataSizedValues)
+    std::vector<DimExpr> dims;
+    bool symbolic = false;
     for (size_t d = 0; d < value.type.shape.size(); ++d) {
-      if (value.type.shape[d] == other.type.shape[d]) {
-        value.symbolic_shape.emplace_back(value.type.shape[d]);
-      } else {
-        value.symbolic_shape.push_back(
-            NameDim(first, second, value.type.shape[d], other.type.shape[d]));
-        value.type.shape[d] = -1;
+      std::vector<int64_t> sizes;
+      for (const Graph* g : shapes_at) sizes.push_back(g->values[id].type.shape[d]);
+      if (std::all_of(sizes.begin(), sizes.end(), [&](int64_t v) { return v == sizes[0]; })) {
+        dims.emplace_back(sizes[0]);
+        continue;
       }
+      dims.push_back(NameDim(first.symbols, points, sizes));
+      value.type.shape[d] = -1;
+      symbolic = true;
     }
+    if (symbolic) value.symbolic_shape = std::move(dims);
   }
   // The check: the graph with run-time sizes, specialised at the second trace's sizes,
   // is the second trace.

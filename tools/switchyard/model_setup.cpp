@@ -143,8 +143,15 @@ Expected<Graph> SpecializeForArgs(const Graph& graph, const po::variables_map& v
   return Specialize(graph, binding);
 }
 
-Expected<TensorType> ConcreteInputType(const Session& session, size_t k) {
+Expected<TensorType> ConcreteInputType(const Session& session, size_t k,
+                                       const std::map<std::string, Shape>& shapes) {
   const TensorType& type = session.input_types()[k];
+  if (auto given = shapes.find(session.input_names()[k]); given != shapes.end()) {
+    // Checked by the run as any input is (rank, constant dims, symbols that agree).
+    if (CheckedElementCount(given->second).ok()) return TensorType{type.dtype, given->second};
+    return InvalidArgument("--input-shape " + session.input_names()[k] + ": " +
+                           ShapeToString(given->second) + " has too many elements");
+  }
   if (!session.dynamic()) return type;
   // The input as the graph records it, its symbols at their example sizes.
   const Graph& graph = *session.symbolic_graph();
@@ -167,6 +174,16 @@ Expected<TensorType> ConcreteInputType(const Session& session, size_t k) {
 
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
   const auto& names = out.session->input_names();
+  if (vm.count("input-shape")) {
+    for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
+      SY_ASSIGN_OR_RETURN(auto parsed, ParseShapeArg(item));
+      if (std::find(names.begin(), names.end(), parsed.first) == names.end()) {
+        return InvalidArgument("--input-shape " + parsed.first +
+                               ": the model has no input of that name");
+      }
+      out.random_shapes[parsed.first] = std::move(parsed.second);
+    }
+  }
   if (vm.count("input")) {
     for (const std::string& item : vm["input"].as<std::vector<std::string>>()) {
       const size_t eq = item.find('=');
@@ -182,7 +199,8 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
                                "\" (its inputs: " + (list.empty() ? "none" : list) + ")");
       }
       if (source == "random") {
-        SY_ASSIGN_OR_RETURN(TensorType type, ConcreteInputType(*out.session, it - names.begin()));
+        SY_ASSIGN_OR_RETURN(TensorType type,
+                            ConcreteInputType(*out.session, it - names.begin(), out.random_shapes));
         out.inputs[name] = RandomTensor(type, vm["seed"].as<uint32_t>());
         continue;
       }
@@ -231,6 +249,9 @@ void AddModelOptions(po::options_description& options) {
   AddDeviceOptions(options);
   options.add_options()("input", po::value<std::vector<std::string>>()->composing(),
                         "NAME=FILE.npy or NAME=random (repeatable)")(
+      "input-shape", po::value<std::vector<std::string>>()->composing(),
+      "NAME=D0,D1,...: the shape of NAME's random data, for models with run-time sizes "
+      "(default: the symbols' example sizes) (repeatable)")(
       "seed", po::value<uint32_t>()->default_value(1), "seed for NAME=random");
 }
 
@@ -301,7 +322,7 @@ void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view 
   for (size_t k = 0; k < session.input_names().size(); ++k) {
     const std::string& name = session.input_names()[k];
     if (prepared.inputs.count(name)) continue;
-    Expected<TensorType> type = ConcreteInputType(session, k);
+    Expected<TensorType> type = ConcreteInputType(session, k, prepared.random_shapes);
     if (!type.ok()) continue;  // Session::Run reports it missing, with its symbolic shape
     prepared.inputs[name] = RandomTensor(*type, seed);
     randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);

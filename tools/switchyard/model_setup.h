@@ -18,7 +18,7 @@ namespace sy::cli {
 
 // Adds --device, --strict, --memory-limit, --no-island-pass.
 void AddDeviceOptions(boost::program_options::options_description& options);
-// Adds the device options, --input and --seed.
+// Adds the device options, --input, --input-shape and --seed.
 void AddModelOptions(boost::program_options::options_description& options);
 
 // The plan options the device options ask for. kInvalidArgument errors are command-line
@@ -45,7 +45,10 @@ Expected<Graph> SpecializeForArgs(const Graph& graph,
 // The type of input k to make random data for: a dynamic session's input at its last
 // specialisation (the symbols' examples before any run); an error when its sizes are
 // not known.
-Expected<TensorType> ConcreteInputType(const Session& session, size_t k);
+// `shapes` (from --input-shape) gives an input's shape for random data; the dtype is the
+// model's, and a static input's shape must agree.
+Expected<TensorType> ConcreteInputType(const Session& session, size_t k,
+                                       const std::map<std::string, Shape>& shapes = {});
 
 // Declared so that the session is destroyed before the host that loaded its plugin.
 struct PreparedModel {
@@ -53,6 +56,9 @@ struct PreparedModel {
   Graph graph;
   std::unique_ptr<Session> session;
   std::map<std::string, Tensor> inputs;
+  // --input-shape NAME=D0,...: the shape of NAME's random data (models with run-time
+  // sizes; docs/dynamic-shapes.md).
+  std::map<std::string, Shape> random_shapes;
   ~PreparedModel() { session.reset(); }
   PreparedModel() = default;
   PreparedModel(PreparedModel&&) = default;

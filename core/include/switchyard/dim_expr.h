@@ -66,6 +66,11 @@ class DimExpr {
   // symbols are, and sums, products, quotients, min and max of such): what an importer
   // needs to decide `dim == -1` without knowing the dim.
   bool NonNegative() const;
+  // The tree's depth (a leaf: 1) and its node count, counting a shared subtree each time
+  // it appears; both saturate at 2^31.
+  uint32_t depth() const { return node_->depth; }
+  uint32_t size() const { return node_->size; }
+
   // True when both are the same tree (after the constant simplification of building).
   bool SameAs(const DimExpr& other) const;
 
@@ -98,6 +103,7 @@ class DimExpr {
     int64_t value = 0;  // kConst: the constant; kDimOf: the value id
     int64_t axis = 0;   // kDimOf
     std::string name;   // kSymbol
+    uint32_t depth = 1, size = 1;
     std::shared_ptr<const DimExpr> lhs, rhs;
   };
   explicit DimExpr(std::shared_ptr<const Node> node) : node_(std::move(node)) {}

@@ -18,8 +18,8 @@ Expected<int64_t> DataSize(const Tensor& t, const std::string& symbol, const std
   const double v = ElementAsDouble(t, 0);
   if (!(v >= 0) || v > static_cast<double>(kMaxElementCount)) {
     return InvalidArgument("symbol " + symbol + " takes its size from '" + value +
-                           "', which holds " + std::to_string(static_cast<int64_t>(v)) +
-                           " (expected a size of 0 or more)");
+                           "', which holds " + std::to_string(v) +
+                           " (expected a size of 0 to 2^60)");
   }
   return static_cast<int64_t>(v);
 }
@@ -73,7 +73,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
     s.stats_.buffer_views += first->stats_.buffer_views;
     s.stats_.prepares += first->stats_.prepares;
     s.shown_ = first.get();
-    d.stages[0].cache.push_front({std::move(shapes), {}, std::move(first)});
+    d.stages[0].cache.push_front({std::move(shapes), {}, {}, std::move(first)});
   }
   return session;
 }
@@ -81,8 +81,12 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
 Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBinding* inputs) {
   Specializations& d = *dynamic_;
   Stage& stage = d.stages[stage_index];
+  // A later stage may use the graph's own symbols without reading an input that has them:
+  // its key includes the graph inputs' shapes too.
+  const bool staged = d.stages.size() > 1;
   auto hit = std::find_if(stage.cache.begin(), stage.cache.end(), [&](const auto& e) {
-    return e.shapes == d.shapes && e.data_sizes == d.data_sizes;
+    return e.shapes == d.shapes && e.data_sizes == d.data_sizes &&
+           (!staged || e.input_shapes == d.input_shapes);
   });
   if (hit != stage.cache.end()) {
     ++stats_.specialization_hits;
@@ -109,7 +113,8 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
     stage.cache.pop_back();
     ++stats_.specializations_evicted;
   }
-  stage.cache.push_front({d.shapes, d.data_sizes, std::move(*built)});
+  stage.cache.push_front(
+      {d.shapes, d.data_sizes, staged ? d.input_shapes : std::vector<Shape>{}, std::move(*built)});
   return stage.cache.front().session.get();
 }
 
@@ -171,13 +176,23 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
     d.shapes.clear();
     for (ValueId id : stage.graph.inputs) {
       const std::string& name = stage.graph.values[id].name;
-      const Tensor& t = d.values.at(name);
+      auto found = d.values.find(name);
+      if (found == d.values.end()) {
+        return Internal("stage " + std::to_string(s) + " reads '" + name +
+                        "', which no earlier stage produced");
+      }
+      const Tensor& t = found->second;
       d.shapes.emplace_back(t.shape().begin(), t.shape().end());
       stage_inputs.emplace(name, t);
     }
     d.data_sizes.clear();
     for (const auto& [symbol, value] : stage.data) {
-      SY_ASSIGN_OR_RETURN(int64_t size, DataSize(d.values.at(value), symbol, value));
+      auto found = d.values.find(value);
+      if (found == d.values.end()) {
+        return Internal("symbol " + symbol + " takes its size from '" + value +
+                        "', which no earlier stage produced");
+      }
+      SY_ASSIGN_OR_RETURN(int64_t size, DataSize(found->second, symbol, value));
       d.data_sizes.push_back(size);
     }
     SY_ASSIGN_OR_RETURN(Session * active, SpecializationFor(s, &input_sizes));
@@ -187,7 +202,9 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
   std::map<std::string, Tensor> result;
   for (ValueId id : d.graph.outputs) {
     const std::string& name = d.graph.values[id].name;
-    result.emplace(name, d.values.at(name));
+    auto found = d.values.find(name);
+    if (found == d.values.end()) return Internal("no stage produced output '" + name + "'");
+    result.emplace(name, found->second);
   }
   d.values.clear();
   return result;

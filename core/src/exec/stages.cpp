@@ -138,7 +138,8 @@ Expected<std::vector<Stage>> SplitIntoStages(const Graph& graph) {
       // Sizes an earlier stage decided: fresh symbols, bound by the tensor it passes on.
       for (size_t d = 0; d < v.symbolic_shape.size(); ++d) {
         if (v.symbolic_shape[d].is_const()) continue;
-        DimSymbol fresh{"_" + std::to_string(old) + "_" + std::to_string(d), -1, -1};
+        // '#' cannot start a symbol of a model (IsSymbolName), so no name clashes.
+        DimSymbol fresh{"#" + std::to_string(old) + "." + std::to_string(d), -1, -1};
         v.symbolic_shape[d] = DimExpr::Symbol(fresh.name);
         g.symbols.push_back(std::move(fresh));
       }

@@ -20,13 +20,14 @@ namespace sy {
 struct SpecializationEntry {
   std::vector<Shape> shapes;
   std::vector<int64_t> data_sizes;
+  std::vector<Shape> input_shapes;  // the graph inputs', for stages after the first
   std::unique_ptr<Session> session;
 };
 
 struct Stage {
   // The stage's nodes as a graph of their own: its inputs are the graph inputs it reads
   // and the values of earlier stages it reads (their dims not known before the run are
-  // fresh symbols named _<value id>_<axis>); its outputs the graph outputs it produces and
+  // fresh symbols named #<value id>.<axis>); its outputs the graph outputs it produces and
   // the values later stages read. Value names are the original graph's. Its symbols are
   // the original's input symbols (the session passes their sizes), the data symbols
   // known before it runs and the fresh ones.

@@ -1,5 +1,6 @@
 #include "format/symbolic_structure.h"
 
+#include <map>
 #include <set>
 
 namespace sy {
@@ -48,6 +49,7 @@ Status CheckSymbolicStructure(const Graph& graph) {
   }
 
   std::set<std::string> bound;
+  std::map<std::string, ValueId> data_symbols;  // name -> the value that binds it
   for (ValueId id : graph.inputs) {
     const Value& value = graph.values[id];
     for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
@@ -74,6 +76,7 @@ Status CheckSymbolicStructure(const Graph& graph) {
                             ", which is " + ValueTypeString(v) +
                             " (expected an integer tensor of one element)");
       }
+      data_symbols[s.name] = s.value;
       continue;
     }
     if (bound.count(s.name) == 0) {
@@ -93,6 +96,34 @@ Status CheckSymbolicStructure(const Graph& graph) {
   std::vector<int64_t> producer(graph.values.size(), -1);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (ValueId out : graph.nodes[n].outputs) producer[out] = static_cast<int64_t>(n);
+  }
+  // A data symbol's value is a graph input or a node output (a constant's size would be
+  // no run-time size), defined before every node that uses the symbol.
+  std::vector<bool> is_input(graph.values.size(), false);
+  for (ValueId id : graph.inputs) is_input[id] = true;
+  for (const auto& [name, value] : data_symbols) {
+    if (!is_input[value] && producer[value] < 0) {
+      return InvalidModel("symbol " + name + " is bound by " + graph.DescribeValue(value) +
+                          ", which is not a graph input or a node output (expected a value "
+                          "known only at run time)");
+    }
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    std::set<std::string> used;
+    for (const auto& [attr, expr] : graph.nodes[n].attr_exprs) {
+      for (const DimExpr& e : expr.items) e.CollectSymbols(used);
+    }
+    for (ValueId out : graph.nodes[n].outputs) {
+      for (const DimExpr& e : graph.values[out].symbolic_shape) e.CollectSymbols(used);
+    }
+    for (const std::string& name : used) {
+      auto it = data_symbols.find(name);
+      if (it != data_symbols.end() && producer[it->second] >= static_cast<int64_t>(n)) {
+        return InvalidModel(graph.DescribeNode(n) + " uses symbol " + name + ", which " +
+                            graph.DescribeValue(it->second) +
+                            " binds only after it (expected the value before the node)");
+      }
+    }
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (const auto& [name, expr] : graph.nodes[n].attr_exprs) {

@@ -276,6 +276,9 @@ DimExpr DimExpr::Binary(Kind kind, const DimExpr& lhs, const DimExpr& rhs) {
   }
   auto node = std::make_shared<Node>();
   node->kind = kind;
+  constexpr uint32_t kSaturated = uint32_t{1} << 31;
+  node->depth = std::min(kSaturated, 1 + std::max(lhs.depth(), rhs.depth()));
+  node->size = std::min<uint64_t>(kSaturated, uint64_t{1} + lhs.size() + rhs.size());
   node->lhs = std::make_shared<const DimExpr>(lhs);
   node->rhs = std::make_shared<const DimExpr>(rhs);
   return DimExpr(std::move(node));

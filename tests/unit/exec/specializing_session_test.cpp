@@ -208,5 +208,54 @@ TEST_F(SpecializingSessionTest, StagesRunOnceADataSizeIsKnown) {
   SY_EXPECT_ERROR(run({-5, 0, 0}, 2), "symbol n takes its size from 'n_value', which holds -5");
 }
 
+// A later stage that uses an input's symbol (len) without reading that input: its cache
+// key must still tell len = 4 from len = 5.
+constexpr const char* kLaterStageUsesLen = R"json({
+  "format": "rml-graph", "version": 1,
+  "symbols": [{"name": "len", "example": 4}, {"name": "n", "example": 3, "value": 2}],
+  "values": [
+    {"name": "x", "dtype": "f32", "shape": ["len"]},
+    {"name": "counts", "dtype": "i64", "shape": [3]},
+    {"name": "n_value", "dtype": "i64", "shape": []},
+    {"name": "r", "dtype": "f32", "shape": ["n+len"]}
+  ],
+  "inputs": [0, 1], "outputs": [3],
+  "nodes": [
+    {"op": "reduce_sum", "inputs": [1], "outputs": [2], "attrs": {"keepdims": 0}},
+    {"op": "range", "inputs": [], "outputs": [3], "attrs": {"start": 0.0, "delta": 1.0,
+     "dtype": "f32"}, "attr_exprs": {"limit": "n+len"}}
+  ]
+})json";
+
+TEST_F(SpecializingSessionTest, LaterStagesAreKeyedByEverySizeTheyUse) {
+  Expected<Graph> graph = ParseGraphJson(kLaterStageUsesLen, nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, **host_->FindDevice("cpu"));
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Tensor counts = *Tensor::Allocate(DType::kI64, {3});
+  counts.mutable_values<int64_t>()[0] = 3;  // n = 3
+  for (int64_t len : {4, 5, 4}) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {len});
+    auto out = (*made)->Run({{"x", x}, {"counts", counts}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->at("r").element_count(), 3 + len);
+  }
+}
+
+TEST(SpecializingSessionStructure, DataSymbolsNeedARunTimeValueDefinedBeforeUse) {
+  std::string text = kLaterStageUsesLen;
+  // Bound by a constant: no run-time size.
+  std::string constant = text;
+  constant.replace(constant.find(R"("outputs": [3],)"), 15,
+                   R"("outputs": [3], "constants": [{"value": 2, "data": [3]}],)");
+  constant.replace(
+      constant.find(
+          R"({"op": "reduce_sum", "inputs": [1], "outputs": [2], "attrs": {"keepdims": 0}},)"),
+      78, "");
+  SY_EXPECT_ERROR(ParseGraphJson(constant, nullptr),
+                  "symbol n is bound by value 2 \"n_value\", which is not a graph input or a node "
+                  "output");
+}
+
 }  // namespace
 }  // namespace sy

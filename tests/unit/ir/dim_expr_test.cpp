@@ -96,6 +96,16 @@ TEST(DimExpr, KnowsWhatIsNeverNegative) {
   EXPECT_FALSE(P("?").SameAs(P("?")));  // two unknown dims need not be equal
 }
 
+TEST(DimExpr, DepthAndSizeCountSharedSubtreesEachTime) {
+  DimExpr e = DimExpr::Symbol("a");
+  EXPECT_EQ(e.depth(), 1u);
+  for (int i = 0; i < 10; ++i) e = e * e;  // shared, but printed (and walked) 2^10 times
+  EXPECT_EQ(e.depth(), 11u);
+  EXPECT_EQ(e.size(), 2047u);
+  for (int i = 0; i < 40; ++i) e = e * e;
+  EXPECT_EQ(e.size(), uint32_t{1} << 31);  // saturated
+}
+
 TEST(DimExpr, SymbolNames) {
   EXPECT_TRUE(IsSymbolName("batch_size"));
   EXPECT_TRUE(IsSymbolName("past.len"));

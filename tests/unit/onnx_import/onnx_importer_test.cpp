@@ -121,6 +121,34 @@ TEST(OnnxImporterTest, SizeComputationsStayExpressions) {
   EXPECT_EQ(s->values[s->outputs[0]].type.ToString(), "f32 [24]");
 }
 
+// auto_pad SAME with stride 2: the pads depend on the size's parity, so with a run-time
+// size they are expressions (traced at 3 and 4, the output size ceil(N / 2) agrees: the
+// further specialisations keep it "?").
+TEST(OnnxImporterTest, SamePadsFollowRunTimeSizes) {
+  ModelBuilder b;
+  b.Input("x", TensorProto::FLOAT, {1, 1, -1}).Output("y");
+  b.FloatInitializer("w", {1, 1, 3}, {1, 2, 3});
+  auto& conv = b.Node("Conv", {"x", "w"}, {"y"});
+  ModelBuilder::IntsAttr(conv, "kernel_shape", {3});
+  ModelBuilder::IntsAttr(conv, "strides", {2});
+  auto* pad = conv.add_attribute();
+  pad->set_name("auto_pad");
+  pad->set_type(onnx::AttributeProto::STRING);
+  pad->set_s("SAME_UPPER");
+  Expected<ImportResult> r = ImportBuilt(b, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  EXPECT_EQ(ValueTypeString(g.values[g.outputs[0]]), "f32 [1, 1, ?]");
+  // ONNX: total pad = max(0, (ceil(N / 2) - 1) * 2 + 3 - N), the smaller half first.
+  for (const auto& [n, pads] :
+       std::vector<std::pair<int64_t, std::string>>{{4, "[0, 1]"}, {5, "[1, 1]"}, {1, "[1, 1]"}}) {
+    Expected<Graph> s = Specialize(g, {{"N", n}});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(AttrValueToString(*s->nodes[0].attrs.Find("pads")), pads) << "N = " << n;
+    EXPECT_EQ(s->values[s->outputs[0]].type.shape[2], (n + 1) / 2);
+  }
+}
+
 TEST(OnnxImporterTest, DataDependentSizesBecomeDataSymbols) {
   ModelBuilder b;
   b.Input("x", TensorProto::FLOAT, {2, 3}).Output("y", TensorProto::INT64);
