@@ -315,7 +315,10 @@ Expected<Tensor> NodeContext::StaticInput(size_t i, std::string_view what) {
                   (hint.empty() ? std::string()
                                 : "; it depends on graph inputs whose values would make it "
                                   "foldable: pass " +
-                                      hint));
+                                      hint) +
+                  (state_.symbolic() ? "; or, if it is computed from the inputs' sizes, fix "
+                                       "them with --input-shape for a static model"
+                                     : ""));
 }
 
 Expected<std::vector<int64_t>> NodeContext::StaticInts(size_t i, std::string_view what) {
