@@ -102,8 +102,8 @@ sy::Graph AddChain(int n, int64_t elements = 8) {
   return g;
 }
 
-void BM_AddChain(benchmark::State& state) {
-  const sy::Graph g = AddChain(static_cast<int>(state.range(0)));
+// Runs `g` (an add chain) on `cpu` with x f32 [1, 8], once per iteration.
+void RunChain(benchmark::State& state, const sy::Graph& g) {
   auto session = sy::Session::Create(g, Cpu());
   if (!session.ok()) {
     state.SkipWithError(session.status().message().c_str());
@@ -114,6 +114,10 @@ void BM_AddChain(benchmark::State& state) {
     auto out = (*session)->Run(inputs);
     benchmark::DoNotOptimize(out);
   }
+}
+
+void BM_AddChain(benchmark::State& state) {
+  RunChain(state, AddChain(static_cast<int>(state.range(0))));
   state.counters["per_node"] = benchmark::Counter(
       static_cast<double>(state.range(0)),
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
@@ -136,17 +140,7 @@ sy::Graph DynamicAddChain(int n) {
 
 void BM_DynamicRun(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  const sy::Graph g = state.range(1) != 0 ? DynamicAddChain(n) : AddChain(n);
-  auto session = sy::Session::Create(g, Cpu());
-  if (!session.ok()) {
-    state.SkipWithError(session.status().message().c_str());
-    return;
-  }
-  std::map<std::string, sy::Tensor> inputs{{"x", *sy::Tensor::Allocate(sy::DType::kF32, {1, 8})}};
-  for (auto _ : state) {
-    auto out = (*session)->Run(inputs);
-    benchmark::DoNotOptimize(out);
-  }
+  RunChain(state, state.range(1) != 0 ? DynamicAddChain(n) : AddChain(n));
 }
 BENCHMARK(BM_DynamicRun)->Args({10, 0})->Args({10, 1})->Args({100, 0})->Args({100, 1});
 

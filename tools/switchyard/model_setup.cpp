@@ -106,21 +106,12 @@ Expected<Graph> SpecializeForArgs(const Graph& graph, const po::variables_map& v
       continue;
     }
     // Not given: its symbols at their examples.
-    Shape shape = value.type.shape;
-    for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
-      const DimExpr& dim = value.symbolic_shape[d];
-      if (dim.is_const()) continue;
-      auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
-                                 [&](const DimSymbol& s) { return s.name == dim.symbol(); });
-      if (symbol == graph.symbols.end() || symbol->example < 0) {
-        return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
-                               ValueTypeString(value) + " and " + dim.symbol() +
-                               " has no example size: give --input-shape " +
-                               PrintableName(value.name) + "=D0,D1,...");
-      }
-      shape[d] = symbol->example;
+    Expected<Shape> shape = ExampleShape(graph, id);
+    if (!shape.ok()) {
+      return InvalidArgument(shape.status().message() + ": give --input-shape " +
+                             PrintableName(value.name) + "=D0,D1,...");
     }
-    shapes.push_back(std::move(shape));
+    shapes.push_back(std::move(*shape));
   }
   if (!given.empty()) {
     return InvalidArgument("--input-shape " + given.begin()->first +
@@ -155,21 +146,11 @@ Expected<TensorType> ConcreteInputType(const Session& session, size_t k,
   if (!session.dynamic()) return type;
   // The input as the graph records it, its symbols at their example sizes.
   const Graph& graph = *session.symbolic_graph();
-  const Value& value = graph.values[graph.inputs[k]];
-  TensorType concrete = value.type;
-  for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
-    const DimExpr& dim = value.symbolic_shape[d];
-    if (dim.is_const()) continue;
-    auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
-                               [&](const DimSymbol& s) { return s.name == dim.symbol(); });
-    if (symbol == graph.symbols.end() || symbol->example < 0) {
-      return InvalidArgument("input \"" + PrintableName(session.input_names()[k]) + "\" is " +
-                             ValueTypeString(value) + " and " + dim.symbol() +
-                             " has no example size: give it with --input NAME=FILE.npy");
-    }
-    concrete.shape[d] = symbol->example;
+  Expected<Shape> shape = ExampleShape(graph, graph.inputs[k]);
+  if (!shape.ok()) {
+    return InvalidArgument(shape.status().message() + ": give it with --input NAME=FILE.npy");
   }
-  return concrete;
+  return TensorType{type.dtype, std::move(*shape)};
 }
 
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {

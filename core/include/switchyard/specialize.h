@@ -30,6 +30,10 @@ std::string BindingToString(const SymbolBinding& binding);
 // 'attention_mask' disagree on seq: 7 and 9").
 Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> input_shapes);
 
+// Graph input `input`'s shape with its symbols at their example sizes; kInvalidArgument
+// naming the input and the symbol when one has no example.
+Expected<Shape> ExampleShape(const Graph& graph, ValueId input);
+
 // The declared examples of every symbol; kInvalidArgument when one has none.
 Expected<SymbolBinding> ExampleBinding(const Graph& graph);
 

@@ -57,13 +57,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
   if (examples.ok() && d.stages.size() == 1 && d.stages[0].data.empty()) {
     std::vector<Shape> shapes;
     for (ValueId id : graph.inputs) {
-      const Value& value = graph.values[id];
-      Shape shape = value.type.shape;
-      for (size_t k = 0; k < value.symbolic_shape.size(); ++k) {
-        if (!value.symbolic_shape[k].is_const()) {
-          shape[k] = examples->at(value.symbolic_shape[k].symbol());
-        }
-      }
+      SY_ASSIGN_OR_RETURN(Shape shape, ExampleShape(graph, id));
       shapes.push_back(std::move(shape));
     }
     SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(graph, *examples));

@@ -1,6 +1,8 @@
 // Specialize: a graph with run-time sizes made static for one binding of its symbols.
 #include "switchyard/specialize.h"
 
+#include <algorithm>
+
 #include "ops/node_inference.h"
 #include "switchyard/op_schema.h"
 #include "switchyard/value_names.h"
@@ -101,6 +103,25 @@ Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> i
     }
   }
   return binding;
+}
+
+Expected<Shape> ExampleShape(const Graph& graph, ValueId input) {
+  const Value& value = graph.values[input];
+  Shape shape = value.type.shape;
+  for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+    const DimExpr& dim = value.symbolic_shape[d];
+    if (dim.is_const()) continue;
+    // Pass 1 (CheckSymbolicStructure) allows only plain symbols on inputs.
+    auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
+                               [&](const DimSymbol& s) { return s.name == dim.symbol(); });
+    if (symbol == graph.symbols.end() || symbol->example < 0) {
+      return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
+                             ValueTypeString(value) + " and " + dim.symbol() +
+                             " has no example size");
+    }
+    shape[d] = symbol->example;
+  }
+  return shape;
 }
 
 Expected<SymbolBinding> ExampleBinding(const Graph& graph) {

@@ -76,7 +76,19 @@ Status NonZero(const KernelContext& ctx) {
   return Status::Ok();
 }
 
-// ---- compress ----
+// ---- compress, unique ----
+
+// x as [outer, n, inner] around the `axis` attribute; [1, numel, 1] without one (the
+// ONNX ops then work on x flattened).
+struct AxisSplit {
+  int64_t outer = 1, n = 0, inner = 1;
+};
+AxisSplit AroundAxis(const KernelContext& ctx, const ConstTensorView& x) {
+  if (!ctx.attrs.Has("axis")) return {1, x.count(), 1};
+  const auto axis = static_cast<size_t>(Axis(ctx.attrs.GetInt("axis"), x.rank()));
+  return {Product(x.shape(), 0, axis), x.shape()[axis],
+          Product(x.shape(), axis + 1, x.shape().size())};
+}
 
 // x viewed as [outer, n, inner] around the axis (flattened: [1, numel, 1]); y as [outer,
 // capacity, inner], whose first `count` slices along the middle dim are the selected ones.
@@ -85,13 +97,7 @@ Status Compress(const KernelContext& ctx) {
   const ConstTensorView& condition = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
   ZeroOutputs(ctx);
-  int64_t outer = 1, n = x.count(), inner = 1;
-  if (ctx.attrs.Has("axis")) {
-    const auto axis = static_cast<size_t>(Axis(ctx.attrs.GetInt("axis"), x.rank()));
-    outer = Product(x.shape(), 0, axis);
-    n = x.shape()[axis];
-    inner = Product(x.shape(), axis + 1, x.shape().size());
-  }
+  const auto [outer, n, inner] = AroundAxis(ctx, x);
   const int64_t capacity = std::min(n, condition.count());  // longer conditions: ignored
   std::vector<int64_t> selected;
   for (int64_t j = 0; j < capacity; ++j) {
@@ -200,13 +206,7 @@ UniqueGroups GroupSlices(const Slices<T>& slices, int64_t n, bool sorted) {
 Status Unique(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
   ZeroOutputs(ctx);
-  int64_t outer = 1, n = x.count(), inner = 1;
-  if (ctx.attrs.Has("axis")) {
-    const auto axis = static_cast<size_t>(Axis(ctx.attrs.GetInt("axis"), x.rank()));
-    outer = Product(x.shape(), 0, axis);
-    n = x.shape()[axis];
-    inner = Product(x.shape(), axis + 1, x.shape().size());
-  }
+  const auto [outer, n, inner] = AroundAxis(ctx, x);
   const bool sorted = ctx.attrs.GetInt("sorted") != 0;
   UniqueGroups g;
   if (IsFloat(x.dtype())) {
