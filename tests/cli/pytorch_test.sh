@@ -16,20 +16,8 @@ trap 'rm -rf "$TMP"' EXIT
 # expect NAME WANT_EXIT PATTERN -- COMMAND... (tests/cli/expect.sh)
 source "$(dirname "$0")/expect.sh"
 
-PY=
-for candidate in ${SY_PYTHON:-} /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null &&
-    "$candidate" -c 'import torch, numpy' >/dev/null 2>&1; then
-    PY=$candidate
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "skip: PyTorch is not installed (no torch and numpy in \$SY_PYTHON, /usr/bin/python3"
-  echo "      or python3; apt-get install python3-torch, or pip install torch numpy)"
-  exit 77
-fi
-echo "using $PY: PyTorch $("$PY" -c 'import torch; print(torch.__version__)')"
+# PY: a Python with PyTorch, or exit 77 (tests/cli/find_torch_python.sh)
+source "$(dirname "$0")/find_torch_python.sh"
 ROUNDTRIP=("$PY" "$SRC/tools/pytorch_roundtrip.py" --switchyard "$SY" --examples "$SRC/examples")
 
 # The full round trip, static shapes, on cpu and cpu-ref (and OpenCL when a device
