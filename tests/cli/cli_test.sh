@@ -406,6 +406,31 @@ expect "run --input-shape disagreeing" 1 "inputs 'x' and 'm' disagree on batch: 
   -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=4,5,4 --input-shape m=3,5
 expect "run without inputs names the symbols" 1 'missing input "x" \(f32 \[batch, seq, 4\]\)' \
   -- "$SY" run "$TMP/dyn.json"
+# A device that runs executables at other sizes (SY_DEVICE_FLAG_RESIZABLE): one prepare
+# serves every shape (docs/plugin-abi.md, "Executables that run at other sizes").
+zeros_npy() {  # zeros_npy "(2, 3)" 6: an f32 .npy of zeros with the header NumPy writes
+  printf '\x93NUMPY\x01\x00\x76\x00'
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $1, }"
+  printf '%s' "$dict"; printf '%*s' $((127 - 10 - ${#dict})) ''; printf '\n'
+  head -c $(($2 * 4)) /dev/zero
+}
+cat >"$TMP/dyn_relu.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "symbols": [{"name": "batch", "example": 2}, {"name": "seq", "example": 3}],
+ "values": [{"name": "x", "dtype": "f32", "shape": ["batch", "seq"]},
+            {"name": "y", "dtype": "f32", "shape": ["batch", "seq"]}],
+ "inputs": [0], "outputs": [1],
+ "nodes": [{"op": "relu", "inputs": [0], "outputs": [1]}]}
+JSON
+for shape in "1 2" "2 5" "3 1"; do
+  set -- $shape
+  mkdir -p "$TMP/dyn_runs/$1x$2/inputs"
+  zeros_npy "($1, $2)" $(($1 * $2)) >"$TMP/dyn_runs/$1x$2/inputs/x.npy"
+done
+expect "run --run-dir on a resizable device prepares once" 0 \
+  "3 runs: 4 specialisations built, 0 runs from the cache, 0 evicted; 1 partitions prepared, 3 run on an executable prepared for other sizes" \
+  -- "$SY" run "$TMP/dyn_relu.json" --device cpu-ref --run-dir "$TMP/dyn_runs/1x2" \
+  --run-dir "$TMP/dyn_runs/2x5" --run-dir "$TMP/dyn_runs/3x1"
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 

@@ -78,7 +78,9 @@ int RunDirs(PreparedModel& prepared, const boost::program_options::variables_map
   if (session.dynamic()) {
     std::cout << dirs.size() << " runs: " << stats.specializations << " specialisations built, "
               << stats.specialization_hits << " runs from the cache, "
-              << stats.specializations_evicted << " evicted\n";
+              << stats.specializations_evicted << " evicted; " << stats.prepares
+              << " partitions prepared, " << stats.executables_resized
+              << " run on an executable prepared for other sizes\n";
   }
   return mismatch ? kExitFailure : kExitOk;
 }

@@ -54,6 +54,9 @@ struct Device {
   // Declares SY_DEVICE_FLAG_RESHAPE_IN_PLACE: a reshape's output may share its input's
   // buffer (docs/scheduling.md, "Memory").
   bool reshape_in_place() const { return flags & 0x20u; }
+  // Declares SY_DEVICE_FLAG_RESIZABLE: its executables may run at other sizes, through
+  // execute_resized where the plugin's table has it (docs/plugin-abi.md).
+  bool resizable() const { return flags & 0x40u; }
   // "cpu:1"
   std::string Spec() const;
 };

@@ -38,6 +38,8 @@
 namespace sy {
 
 class NodeDescriptors;  // the plugin host's encoding of a graph (internal to core)
+class PartitionDescriptor;
+class ExecutableShelf;  // executables a dynamic session's specialisations share
 
 class Session {
  public:
@@ -94,6 +96,9 @@ class Session {
     uint64_t specializations = 0;
     uint64_t specialization_hits = 0;
     uint64_t specializations_evicted = 0;
+    // Partitions of specialisations that run an executable prepared for other sizes
+    // (devices declaring SY_DEVICE_FLAG_RESIZABLE) instead of a prepare of their own.
+    uint64_t executables_resized = 0;
   };
   const Stats& stats() const { return stats_; }
 
@@ -121,8 +126,11 @@ class Session {
       Session& active, const std::map<std::string, Tensor>& inputs);
   // The session whose plan and graph the accessors show: the last specialisation used.
   const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
+  // `shelf` (may be null): the dynamic session's executables that devices declaring
+  // SY_DEVICE_FLAG_RESIZABLE run at other sizes (exec/shared_executables.h).
   static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
-                                                  const PlanOptions& options);
+                                                  const PlanOptions& options,
+                                                  ExecutableShelf* shelf);
   struct Buffer;
   struct Transfer;
   struct Step;
@@ -134,7 +142,11 @@ class Session {
   Status PlaceValues(Residency& where);
   using PrepareCallback = std::function<void(size_t, size_t, const Device&)>;
   Status PrepareSteps(const NodeDescriptors& descriptors, const Residency& where,
-                      const PrepareCallback& on_prepare);
+                      const PrepareCallback& on_prepare, ExecutableShelf* shelf);
+  // Prepares `descriptor` on `device` into `step` (counted in stats_.prepares); `before`
+  // (may be empty) runs first. `what` leads an error's message.
+  Status PrepareStep(Step& step, const Device& device, const PartitionDescriptor& descriptor,
+                     const std::string& what, const std::function<void()>& before);
   void BindInputsAndOutputs(const Residency& where);
   // A buffer of `device` over `bytes` of host memory the session owns (an arena slice of
   // another device), owned by buffers_; null when the plugin declines.
@@ -150,6 +162,9 @@ class Session {
                   std::chrono::steady_clock::time_point end, bool nodes_timed);
 
   Graph graph_;  // as planned; shares constant storage with the caller's graph
+  // graph_'s node descriptions, kept only while a step runs an executable prepared for
+  // other sizes (Step::resized points into them).
+  std::unique_ptr<NodeDescriptors> descriptors_;
   OptimizeReport optimize_report_;
   Plan plan_;
   Stats stats_;

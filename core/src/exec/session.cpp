@@ -1,9 +1,11 @@
 #include "switchyard/session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
+#include "exec/shared_executables.h"
 #include "exec/specializations.h"
 #include "plugin/node_descriptors.h"
 #include "sched/plan_builder.h"
@@ -36,8 +38,27 @@ struct Session::Transfer {
 struct Session::Step {
   Transfer copy;  // when executable is null
   const Plugin* plugin = nullptr;
-  sy_executable* executable = nullptr;  // released with the session
-  std::vector<sy_buffer*> bound;        // partition inputs, then outputs
+  const Device* device = nullptr;
+  sy_executable* executable = nullptr;  // owner's handle
+  // Released when the last session holding it goes: other specialisations of a dynamic
+  // session may run the same executable at their sizes (exec/shared_executables.h).
+  std::shared_ptr<SharedExecutable> owner;
+  // On a device that runs executables at other sizes, in a dynamic session: this
+  // specialisation's partition, passed to execute_resized on every run (the executable may
+  // have run another specialisation's sizes since), and the structure key it is shelved
+  // under. Its sy_nodes point into the session's descriptors_.
+  std::unique_ptr<PartitionDescriptor> sized;
+  ExecutableShelf* shelf = nullptr;
+  std::string shelf_key;
+  bool borrowed = false;  // the executable was prepared by another specialisation
+  // Names this step's sizes for SharedExecutable::sized_for; unique for the process's life
+  // (an address could be reused by a later step).
+  uint64_t sizes_id = NextSizesId();
+  static uint64_t NextSizesId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+  std::vector<sy_buffer*> bound;  // partition inputs, then outputs
   size_t partition = 0;
   // Profiling: when each node of the partition ran (execute_profiled), in its order.
   std::vector<sy_node_time> node_times;
@@ -46,10 +67,8 @@ struct Session::Step {
 Session::Session() = default;
 
 Session::~Session() {
-  // Executables go back to their plugins first, then buffers, views before arenas.
-  for (auto& step : steps_) {
-    if (step->executable != nullptr) step->plugin->api()->release(step->executable);
-  }
+  // Executables go back to their plugins first (unless another specialisation still runs
+  // them), then buffers, views before arenas.
   steps_.clear();
   while (!buffers_.empty()) buffers_.pop_back();
 }
@@ -133,13 +152,13 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
   options.use_hints_and_fallback = false;
   options.merge_islands = false;
   if (graph.IsSymbolic()) return CreateDynamic(graph, nullptr, options);
-  return Build(graph, nullptr, options);
+  return Build(graph, nullptr, options, nullptr);
 }
 
 Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const PluginHost& host,
                                                    const PlanOptions& options) {
   if (graph.IsSymbolic()) return CreateDynamic(graph, &host, options);
-  return Build(graph, &host, options);
+  return Build(graph, &host, options, nullptr);
 }
 
 // Where each (value, device) of the plan lives.
@@ -158,7 +177,8 @@ struct Session::Residency {
 };
 
 Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, const PluginHost* host,
-                                                  const PlanOptions& options) {
+                                                  const PlanOptions& options,
+                                                  ExecutableShelf* shelf) {
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
   // The optimization pass (switchyard/optimize.h) rewrites for the devices the plan will
@@ -167,13 +187,17 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
                       OptimizeGraph(input_graph, host, options, options.optimize_level));
   s.graph_ = std::move(optimized.graph);
   s.optimize_report_ = std::move(optimized.report);
-  // One description of the nodes serves the plan's support queries and the prepares.
-  const NodeDescriptors descriptors(s.graph_);
-  SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(s.graph_, descriptors, host, options));
+  // One description of the nodes serves the plan's support queries and the prepares (and
+  // the runs of executables prepared for other sizes, which keep it).
+  s.descriptors_ = std::make_unique<NodeDescriptors>(s.graph_);
+  SY_ASSIGN_OR_RETURN(s.plan_, sched::BuildPlan(s.graph_, *s.descriptors_, host, options));
   Residency where(s.plan_.devices.size());
   SY_RETURN_IF_ERROR(s.PlaceValues(where));
-  SY_RETURN_IF_ERROR(s.PrepareSteps(descriptors, where, options.on_prepare));
+  SY_RETURN_IF_ERROR(s.PrepareSteps(*s.descriptors_, where, options.on_prepare, shelf));
   s.BindInputsAndOutputs(where);
+  const bool keeps_descriptors = std::any_of(
+      s.steps_.begin(), s.steps_.end(), [](const auto& step) { return step->sized != nullptr; });
+  if (!keeps_descriptors) s.descriptors_.reset();
   return session;
 }
 
@@ -259,7 +283,7 @@ const Session::Buffer* Session::WrapHost(const Device& device, void* host, uint6
 }
 
 Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency& where,
-                             const PrepareCallback& on_prepare) {
+                             const PrepareCallback& on_prepare, ExecutableShelf* shelf) {
   const Plan& plan = plan_;
   const Graph& graph = graph_;
   // Steps: the copies before each partition, then the partition.
@@ -311,6 +335,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
     auto step = std::make_unique<Step>();
     step->partition = k;
     step->plugin = device.plugin;
+    step->device = &device;
     for (ValueId id : part.inputs) step->bound.push_back(where.at(id, part.device)->handle);
     for (ValueId id : part.produced) step->bound.push_back(where.at(id, part.device)->handle);
     // Every value the partition produces is bound: the host's memory plan covers them
@@ -319,22 +344,57 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
     // a layout of its choice.
     std::vector<bool> internal;
     for (ValueId id : part.produced) internal.push_back(!read_outside[id]);
-    PartitionDescriptor descriptor(descriptors, graph, part.nodes, part.inputs, part.produced,
-                                   internal);
-    ++stats_.prepares;
-    if (on_prepare) on_prepare(k, plan.partitions.size(), device);
-    const Status prepared = device.plugin->TakeError(
-        device.plugin->api()->prepare(device.plugin->context(), device.index, &descriptor.get(),
-                                      &step->executable),
-        "prepare of partition " + std::to_string(k) + " on " + device.Spec());
-    if (prepared.ok() && step->executable == nullptr) {
-      return Internal("plugin " + device.plugin->name() + ": prepare returned no executable");
+    auto descriptor = std::make_unique<PartitionDescriptor>(descriptors, graph, part.nodes,
+                                                            part.inputs, part.produced, internal);
+    // On a device that runs executables at other sizes, one prepared for another
+    // specialisation's partition of this structure serves this one too.
+    const bool resizable =
+        shelf != nullptr && device.resizable() && device.plugin->api()->execute_resized != nullptr;
+    std::shared_ptr<SharedExecutable> found;
+    if (resizable) {
+      step->shelf = shelf;
+      step->shelf_key = PartitionStructureKey(device, descriptor->get());
+      found = shelf->Find(step->shelf_key);
     }
-    SY_RETURN_IF_ERROR(prepared);
+    if (found != nullptr) {
+      step->owner = std::move(found);
+      step->executable = step->owner->handle;
+      step->borrowed = true;
+      ++stats_.executables_resized;
+    } else {
+      SY_RETURN_IF_ERROR(
+          PrepareStep(*step, device, *descriptor,
+                      "prepare of partition " + std::to_string(k) + " on " + device.Spec(), [&] {
+                        if (on_prepare) {
+                          on_prepare(k, plan.partitions.size(), device);
+                        }
+                      }));
+      if (resizable) shelf->Put(step->shelf_key, step->owner);
+    }
+    if (resizable) step->sized = std::move(descriptor);
     step->node_times.resize(part.nodes.size());
     steps_.push_back(std::move(step));
   }
   staging_.resize(staging_bytes);
+  return Status::Ok();
+}
+
+Status Session::PrepareStep(Step& step, const Device& device, const PartitionDescriptor& descriptor,
+                            const std::string& what, const std::function<void()>& before) {
+  ++stats_.prepares;
+  if (before) before();
+  sy_executable* handle = nullptr;
+  const Status prepared =
+      device.plugin->TakeError(device.plugin->api()->prepare(device.plugin->context(), device.index,
+                                                             &descriptor.get(), &handle),
+                               what);
+  if (prepared.ok() && handle == nullptr) {
+    return Internal("plugin " + device.plugin->name() + ": prepare returned no executable");
+  }
+  SY_RETURN_IF_ERROR(prepared);
+  step.owner = std::make_shared<SharedExecutable>(device.plugin, handle);
+  step.owner->sized_for = step.sizes_id;
+  step.executable = handle;
   return Status::Ok();
 }
 
@@ -470,6 +530,36 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
     }
     const sy_plugin_api* api = step->plugin->api();
     const auto count = static_cast<uint32_t>(step->bound.size());
+    const std::string_view what = plan_.partitions.size() == 1 ? std::string_view("execute") : "";
+    const auto context = [&] {
+      return what.empty() ? "execute of partition " + std::to_string(step->partition)
+                          : std::string(what);
+    };
+    if (step->sized != nullptr && step->owner->sized_for != step->sizes_id) {
+      // An executable that ran another specialisation's sizes last: runs at this one's,
+      // unless the plugin declines, when this specialisation prepares its own. Its node
+      // times are not measured in this run (execute_resized has none).
+      Status ran = step->plugin->TakeError(
+          api->execute_resized(step->executable, &step->sized->get(), count, step->bound.data()),
+          context());
+      if (ran.code() == StatusCode::kUnsupported) {
+        step->shelf->Decline(step->shelf_key);
+        if (step->borrowed) --stats_.executables_resized;
+        SY_RETURN_IF_ERROR(PrepareStep(*step, *step->device, *step->sized,
+                                       "prepare of partition " + std::to_string(step->partition) +
+                                           " on " + step->device->Spec() +
+                                           " (its executable for other sizes declined these)",
+                                       nullptr));
+        step->borrowed = false;
+        step->sized.reset();
+        ran = step->plugin->TakeError(api->execute(step->executable, count, step->bound.data()),
+                                      context());
+      }
+      SY_RETURN_IF_ERROR(ran);
+      step->owner->sized_for = step->sizes_id;
+      if (profiling) RecordStep(*step, start, Clock::now(), false);
+      continue;
+    }
     const bool timed = profiling && api->execute_profiled != nullptr;
     if (timed) std::fill(step->node_times.begin(), step->node_times.end(), sy_node_time{0, 0});
     SY_RETURN_IF_ERROR(step->plugin->TakeError(
@@ -477,8 +567,7 @@ Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string,
                                       step->node_times.data(),
                                       static_cast<uint32_t>(step->node_times.size()))
               : api->execute(step->executable, count, step->bound.data()),
-        plan_.partitions.size() == 1 ? std::string("execute")
-                                     : "execute of partition " + std::to_string(step->partition)));
+        context()));
     if (profiling) RecordStep(*step, start, Clock::now(), timed);
   }
   std::map<std::string, Tensor> results;

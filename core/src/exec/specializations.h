@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/shared_executables.h"
 #include "exec/stages.h"
 #include "switchyard/session.h"
 #include "switchyard/specialize.h"
@@ -20,6 +21,9 @@ struct Session::Specializations {
   Graph graph;  // as given, symbols and all
   const PluginHost* host = nullptr;
   PlanOptions options;  // without on_prepare, which serves Create only
+  // Executables of its specialisations that other specialisations may run at their sizes;
+  // declared before `stages` so that it outlives their sessions, which point at it.
+  ExecutableShelf shelf;
   std::vector<Stage> stages;
   // Scratch of one run: the graph inputs' shapes, each stage's input shapes and data sizes,
   // and the tensors of a staged run by value name.

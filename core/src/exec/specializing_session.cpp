@@ -61,11 +61,13 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
       shapes.push_back(std::move(shape));
     }
     SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(graph, *examples));
-    SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> first, Build(specialised, host, options));
+    SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> first,
+                        Build(specialised, host, options, &d.shelf));
     s.stats_.specializations = 1;
     s.stats_.buffer_allocations += first->stats_.buffer_allocations;
     s.stats_.buffer_views += first->stats_.buffer_views;
     s.stats_.prepares += first->stats_.prepares;
+    s.stats_.executables_resized += first->stats_.executables_resized;
     s.shown_ = first.get();
     d.stages[0].cache.push_front({std::move(shapes), {}, {}, std::move(first)});
   }
@@ -91,7 +93,7 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   if (inputs != nullptr) binding.insert(inputs->begin(), inputs->end());
   for (size_t k = 0; k < stage.data.size(); ++k) binding[stage.data[k].first] = d.data_sizes[k];
   SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(stage.graph, binding));
-  Expected<std::unique_ptr<Session>> built = Build(specialised, d.host, d.options);
+  Expected<std::unique_ptr<Session>> built = Build(specialised, d.host, d.options, &d.shelf);
   if (!built.ok()) {
     if (binding.empty()) return built.status();
     return built.status().WithContext("with " + BindingToString(binding));
@@ -101,6 +103,7 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   stats_.buffer_allocations += made.buffer_allocations;
   stats_.buffer_views += made.buffer_views;
   stats_.prepares += made.prepares;
+  stats_.executables_resized += made.executables_resized;
   if (stage.cache.size() >= d.options.max_specializations) {
     // The least recently used goes first, with its device memory.
     if (shown_ == stage.cache.back().session.get()) shown_ = nullptr;
@@ -119,10 +122,14 @@ Expected<std::map<std::string, Tensor>> Session::RunSpecialization(
   // every shape the session ran.
   active.profiling_ = profiling_;
   std::swap(active.profile_, profile_);
-  const uint64_t in_place_before = active.stats_.inputs_in_place;
+  // A run may prepare: where a plugin declines to run an executable at these sizes.
+  const Stats before = active.stats_;
   Expected<std::map<std::string, Tensor>> outputs = active.Run(inputs);
   std::swap(active.profile_, profile_);
-  stats_.inputs_in_place += active.stats_.inputs_in_place - in_place_before;
+  stats_.inputs_in_place += active.stats_.inputs_in_place - before.inputs_in_place;
+  stats_.prepares += active.stats_.prepares - before.prepares;
+  // Unsigned: a decline lowers the count, and the sum wraps back to the right value.
+  stats_.executables_resized += active.stats_.executables_resized - before.executables_resized;
   return outputs;
 }
 

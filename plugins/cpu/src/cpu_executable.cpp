@@ -1,6 +1,7 @@
 #include "cpu_executable.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <limits>
@@ -17,14 +18,57 @@ namespace {
   throw sy_sdk::Error(code, message);
 }
 
+// Everything of `p` that may differ between two sets of sizes, flattened into `words`
+// (cleared first): each value's dtype, rank and dims, and each node's attributes. Arrays
+// are checked for NULL here since the comparison runs before plugin::Partition decodes
+// (and checks) a partition; a malformed one stops the words short, differs from the
+// current sizes' and is refused by that decoding.
+void SizeWords(const sy_partition& p, std::vector<int64_t>& words) {
+  words.clear();
+  words.push_back(p.num_values);
+  words.push_back(p.num_nodes);
+  if (p.num_values != 0 && p.values == nullptr) return;
+  if (p.num_nodes != 0 && p.nodes == nullptr) return;
+  for (uint32_t v = 0; v < p.num_values; ++v) {
+    const sy_tensor_type& t = p.values[v];
+    words.push_back(t.dtype);
+    words.push_back(t.rank);
+    if (t.rank != 0 && t.dims == nullptr) return;
+    words.insert(words.end(), t.dims, t.dims + t.rank);
+  }
+  for (uint32_t n = 0; n < p.num_nodes; ++n) {
+    const sy_node& node = p.nodes[n];
+    words.push_back(node.num_attrs);
+    if (node.num_attrs != 0 && node.attrs == nullptr) return;
+    for (uint32_t a = 0; a < node.num_attrs; ++a) {
+      const sy_attr& attr = node.attrs[a];
+      words.push_back(attr.kind);
+      words.push_back(attr.count);
+      if (attr.kind == SY_ATTR_INT) words.push_back(attr.i);
+      if (attr.kind == SY_ATTR_FLOAT) words.push_back(std::bit_cast<int64_t>(attr.f));
+      if (attr.kind == SY_ATTR_INTS && attr.ints != nullptr) {
+        words.insert(words.end(), attr.ints, attr.ints + attr.count);
+      }
+      if (attr.kind == SY_ATTR_FLOATS && attr.floats != nullptr) {
+        for (uint32_t k = 0; k < attr.count; ++k) {
+          words.push_back(std::bit_cast<int64_t>(attr.floats[k]));
+        }
+      }
+      // Strings are never resolved against sizes: the structure check compares them.
+    }
+  }
+}
+
 }  // namespace
 
 CpuExecutable::CpuExecutable(const KernelTable& table, const sy_partition& p, ThreadPool* pool)
-    : CpuExecutable(table, plugin::Partition(p), pool) {}
+    : CpuExecutable(table, plugin::Partition(p), pool) {
+  SizeWords(p, size_words_);
+}
 
 CpuExecutable::CpuExecutable(const KernelTable& table, const plugin::Partition& partition,
                              ThreadPool* pool)
-    : pool_(pool), values_(partition.values()), host_values_(partition) {
+    : pool_(pool), values_(partition.values()), bound_(partition.bound()), host_values_(partition) {
   // Bound values keep the catalogue's layout (the host or another partition may read
   // them), except outputs the host marks as read by nobody outside the partition.
   std::vector<bool> layout_fixed(values_.size());
@@ -116,6 +160,59 @@ void CpuExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {
 void CpuExecutable::ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
                                  uint32_t num_times) {
   Run(buffers, count, num_times == steps_.size() ? times : nullptr);
+}
+
+void CpuExecutable::ExecuteResized(const sy_partition& partition, sy_buffer* const* buffers,
+                                   uint32_t count) {
+  SizeWords(partition, size_scratch_);
+  if (size_scratch_ != size_words_) {
+    for (const Step& step : steps_) {
+      if (step.prepared != nullptr) {
+        Fail(SY_ERROR_UNSUPPORTED, "node " + step.op +
+                                       " runs a kernel prepared for the partition's sizes; "
+                                       "prepare the partition for the new ones");
+      }
+    }
+    Resize(plugin::Partition(partition));
+    size_words_.swap(size_scratch_);
+  }
+  Run(buffers, count, nullptr);
+}
+
+void CpuExecutable::Resize(const plugin::Partition& partition) {
+  const auto refuse = [](const std::string& what) {
+    Fail(SY_ERROR_INVALID_ARGUMENT,
+         "execute_resized: the partition differs from the one prepared in " + what +
+             " (only dims and attribute values may change)");
+  };
+  if (partition.values().size() != values_.size()) refuse("its number of values");
+  if (partition.nodes().size() != steps_.size()) refuse("its number of nodes");
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    const TensorType& now = partition.values()[v];
+    if (now.dtype != values_[v].dtype || now.rank() != values_[v].rank()) {
+      refuse("the dtype or rank of value " + std::to_string(v));
+    }
+  }
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const plugin::Partition::Node& node = partition.nodes()[n];
+    const Step& step = steps_[n];
+    if (node.info.op != step.op || node.inputs != step.inputs || node.outputs != step.outputs) {
+      refuse("node " + std::to_string(n));
+    }
+  }
+  if (partition.bound() != bound_) refuse("the values it binds");
+  values_ = partition.values();
+  host_values_ = plugin::HostValues(partition);
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    Step& step = steps_[n];
+    step.attrs = partition.nodes()[n].info.attrs;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      step.input_views[i] = {values_[step.inputs[i]], nullptr};
+    }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      step.output_views[i] = {values_[step.outputs[i]], nullptr};
+    }
+  }
 }
 
 void CpuExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times) {

@@ -35,6 +35,14 @@ class CpuExecutable : public sy_executable {
   // steady clock (docs/profiling.md).
   void ExecuteTimed(sy_buffer* const* buffers, uint32_t count, sy_node_time* times,
                     uint32_t num_times) override;
+  // Runs at the sizes `partition` gives (execute_resized; docs/plugin-abi.md, "Executables
+  // that run at other sizes"): re-reads the value types and attributes when they differ
+  // from the last run's, then runs as Execute does. Throws SY_ERROR_UNSUPPORTED for sizes
+  // other than the prepared ones when a step runs a kernel prepared for its sizes (a
+  // library primitive, packed weights laid out for them), SY_ERROR_INVALID_ARGUMENT when
+  // the partition's structure is not this one's.
+  void ExecuteResized(const sy_partition& partition, sy_buffer* const* buffers,
+                      uint32_t count) override;
 
   // How many steps run a kernel prepared at prepare time (a library primitive), for
   // tests.
@@ -67,12 +75,22 @@ class CpuExecutable : public sy_executable {
   void ChooseLayouts(const std::vector<bool>& layout_fixed);
   // Execute's body; `times` (null: not timed) has one entry per step.
   void Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times);
+  // ExecuteResized's second half: takes `partition`'s value types and attributes after
+  // checking that its structure is this executable's.
+  void Resize(const plugin::Partition& partition);
 
   std::vector<TensorType> values_;
+  std::vector<uint32_t> bound_;  // the partition's bound values: inputs, then outputs
   std::vector<Step> steps_;
   plugin::HostValues host_values_;  // per value: where its bytes are this run
   std::vector<Layout> layouts_;     // per value: how its bytes are ordered
   std::vector<double> bounds_;      // per value: its magnitude bound in the current run
+  // The sizes this executable runs at, as words (SizeWords in cpu_executable.cpp: value
+  // dims and attribute values), so that execute_resized tells new sizes from the current
+  // ones without decoding anything; those of the partition prepared until the first
+  // resize. `size_scratch_` holds the words of the partition being compared, kept to
+  // allocate nothing per run.
+  std::vector<int64_t> size_words_, size_scratch_;
 };
 
 }  // namespace sy::cpu

@@ -81,9 +81,12 @@ class CpuContext : public sy_context {
     info.kind = SY_DEVICE_CPU;
     // "cpu" runs every op of the catalogue (the fast kernel or the reference one), so it
     // is the host's fallback device; "cpu-ref" is used only when asked for. Both take a
-    // reshape in place (its kernel leaves an output bound to its input's bytes alone).
+    // reshape in place (its kernel leaves an output bound to its input's bytes alone), and
+    // both run a partition at other sizes where no kernel of it was prepared for its sizes
+    // (CpuExecutable::ExecuteResized: always on cpu-ref; on cpu, partitions without a
+    // library primitive or packed weights).
     info.flags = SY_DEVICE_FLAG_HOST_MEMORY | SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64 |
-                 SY_DEVICE_FLAG_RESHAPE_IN_PLACE |
+                 SY_DEVICE_FLAG_RESHAPE_IN_PLACE | SY_DEVICE_FLAG_RESIZABLE |
                  (device == 1 ? SY_DEVICE_FLAG_REFERENCE : SY_DEVICE_FLAG_FALLBACK);
     info.memory_bytes = PhysicalMemoryBytes();
     info.details = device == 0 ? details_fast_.c_str() : details_ref_.c_str();

@@ -107,6 +107,13 @@ typedef enum sy_device_kind {
  * reshape would make is saved. A plugin that does not declare it always gets two buffers
  * that do not overlap. */
 #define SY_DEVICE_FLAG_RESHAPE_IN_PLACE 0x20u
+/* Appended after the first release. The device's executables run at other sizes: for a
+ * graph with run-time sizes the host may run an executable prepared for one set of sizes
+ * at another through `execute_resized`, instead of preparing the partition again
+ * (docs/plugin-abi.md, "Executables that run at other sizes"). Read only together with a
+ * non-NULL execute_resized. A plugin that does not declare it is prepared once per set of
+ * sizes and never sees a size change. */
+#define SY_DEVICE_FLAG_RESIZABLE 0x40u
 
 typedef enum sy_attr_kind {
   SY_ATTR_INT = 0,
@@ -344,6 +351,18 @@ typedef struct sy_plugin_api {
   sy_error* (*execute_profiled)(sy_executable* executable, uint32_t num_buffers,
                                 sy_buffer* const* buffers, sy_node_time* node_times,
                                 uint32_t num_node_times);
+  /* Runs `executable` at the sizes `partition` gives, for devices that declare
+   * SY_DEVICE_FLAG_RESIZABLE. `partition` has the structure of the partition the
+   * executable was prepared from: the same values, nodes, ops, operands, bindings, dtypes,
+   * ranks, attribute names and kinds and constants; only dims, and attribute values the
+   * host resolved against them (a reshape's `shape`, a slice's `ends`), may differ. It is
+   * borrowed for the call; the host passes the same partition on every run at those sizes,
+   * and may alternate between several sizes on one executable (never from two threads at
+   * once). `buffers` are as for execute, sized for `partition`'s values. SY_ERROR_UNSUPPORTED
+   * means this executable cannot run those sizes: the host then prepares `partition` and
+   * does not offer this executable again; any other error fails the run, as execute's do. */
+  sy_error* (*execute_resized)(sy_executable* executable, const sy_partition* partition,
+                               uint32_t num_buffers, sy_buffer* const* buffers);
 } sy_plugin_api;
 
 /* The one exported symbol. Returns NULL when the plugin cannot serve this host. */
@@ -383,7 +402,9 @@ SY_STATIC_ASSERT(offsetof(sy_plugin_api, buffer_wrap_host) == 8 + 8 * 20,
                  "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(offsetof(sy_plugin_api, execute_profiled) == 8 + 8 * 21,
                  "sy_plugin_api layout is frozen");
-SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 22, "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(offsetof(sy_plugin_api, execute_resized) == 8 + 8 * 22,
+                 "sy_plugin_api layout is frozen");
+SY_STATIC_ASSERT(sizeof(sy_plugin_api) == 8 + 8 * 23, "sy_plugin_api layout is frozen");
 SY_STATIC_ASSERT(sizeof(sy_node_time) == 16, "sy_node_time layout is frozen");
 #endif
 #undef SY_STATIC_ASSERT

@@ -62,6 +62,12 @@ struct sy_executable {
     (void)num_times;
     Execute(buffers, count);
   }
+  // Execute at the sizes `partition` gives (execute_resized, for devices that declare
+  // SY_DEVICE_FLAG_RESIZABLE): the partition this executable was prepared from, with other
+  // dims and the attributes resolved against them. The default declines, and the host
+  // prepares anew; throw SY_ERROR_UNSUPPORTED likewise for sizes this executable cannot run.
+  virtual void ExecuteResized(const sy_partition& partition, sy_buffer* const* buffers,
+                              uint32_t count);
 };
 
 struct sy_context {
@@ -388,6 +394,19 @@ struct Trampolines {
     for (uint32_t i = 0; i < num_times; ++i) times[i] = sy_node_time{0, 0};
     return Guard([&] { e->ExecuteTimed(buffers, count, times, num_times); });
   }
+  static sy_error* ExecuteResized(sy_executable* e, const sy_partition* p, uint32_t count,
+                                  sy_buffer* const* buffers) {
+    if (e == nullptr || p == nullptr || (count && buffers == nullptr)) {
+      return Invalid("execute_resized: null argument");
+    }
+    if (p->struct_size < SY_PARTITION_V1_SIZE) {
+      return Invalid("execute_resized: partition.struct_size too small");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+      if (buffers[i] == nullptr) return Invalid("execute_resized: a buffer is null");
+    }
+    return Guard([&] { e->ExecuteResized(*p, buffers, count); });
+  }
   static void Release(sy_executable* e) { delete e; }
   static sy_error* BufferWrapHost(sy_context* c, uint32_t device, void* host, uint64_t bytes,
                                   sy_buffer** out) {
@@ -434,7 +453,8 @@ struct Trampolines {
                                       Release,
                                       BufferViewOf,
                                       BufferWrapHost,
-                                      ExecuteProfiled};
+                                      ExecuteProfiled,
+                                      ExecuteResized};
     return &api;
   }
 };
@@ -443,6 +463,10 @@ struct Trampolines {
 
 inline std::unique_ptr<sy_buffer> sy_buffer::View(uint64_t offset, uint64_t bytes) {
   return std::make_unique<sy_sdk::BufferView>(*this, offset, bytes);
+}
+
+inline void sy_executable::ExecuteResized(const sy_partition&, sy_buffer* const*, uint32_t) {
+  throw sy_sdk::Error(SY_ERROR_UNSUPPORTED, "this executable runs only at its prepared sizes");
 }
 
 inline std::unique_ptr<sy_buffer> sy_context::WrapHost(uint32_t, void*, uint64_t) {

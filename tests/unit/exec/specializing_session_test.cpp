@@ -47,11 +47,11 @@ class SpecializingSessionTest : public testing::Test {
     host_ = nullptr;
   }
 
-  std::unique_ptr<Session> Create(size_t max_specializations) {
+  std::unique_ptr<Session> Create(size_t max_specializations, const char* device = "cpu") {
     Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
     EXPECT_TRUE(graph.ok()) << graph.status().ToString();
     PlanOptions options;
-    options.devices = {*host_->FindDevice("cpu")};
+    options.devices = {*host_->FindDevice(device)};
     options.max_specializations = max_specializations;
     Expected<std::unique_ptr<Session>> s = Session::Create(*graph, *host_, options);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -100,6 +100,47 @@ TEST_F(SpecializingSessionTest, RunsEveryShapeAndReusesSeenOnes) {
   EXPECT_EQ(session->stats().buffer_allocations, before.buffer_allocations);
   EXPECT_EQ(session->stats().prepares, before.prepares);
   EXPECT_EQ(session->graph().values[session->graph().inputs[0]].type.ToString(), "f32 [2, 3, 4]");
+}
+
+// cpu-ref declares SY_DEVICE_FLAG_RESIZABLE and none of its kernels is prepared for
+// sizes: every specialisation after the first runs the first one's executable through
+// execute_resized, with its own sizes, and prepares nothing.
+TEST_F(SpecializingSessionTest, ResizableDevicesRunOneExecutableAtEverySize) {
+  std::unique_ptr<Session> session = Create(8, "cpu-ref");
+  ASSERT_TRUE(session);
+  EXPECT_EQ(session->stats().prepares, 1u);
+  RunAndCheck(*session, 1, 9);
+  RunAndCheck(*session, 4, 1);
+  RunAndCheck(*session, 2, 3);  // back to the sizes it was prepared for
+  RunAndCheck(*session, 1, 9);  // and to another set: the executable alternates
+  RunAndCheck(*session, 3, 3);
+  EXPECT_EQ(session->stats().specializations, 4u);
+  EXPECT_EQ(session->stats().prepares, 1u);
+  EXPECT_EQ(session->stats().executables_resized, 3u);
+}
+
+// The executable outlives the specialisation that prepared it while others run it.
+TEST_F(SpecializingSessionTest, ASharedExecutableOutlivesItsFirstSpecialization) {
+  std::unique_ptr<Session> session = Create(1, "cpu-ref");
+  ASSERT_TRUE(session);
+  RunAndCheck(*session, 1, 9);  // evicts the examples' specialisation, which prepared it
+  RunAndCheck(*session, 5, 2);
+  EXPECT_EQ(session->stats().specializations_evicted, 2u);
+  EXPECT_EQ(session->stats().prepares, 1u);
+}
+
+// On "cpu" the matmul's kernel is prepared for its sizes (a library primitive): the
+// plugin declines execute_resized once, the specialisation prepares its own, and later
+// specialisations prepare without asking again.
+TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
+  std::unique_ptr<Session> session = Create(8, "cpu");
+  ASSERT_TRUE(session);
+  RunAndCheck(*session, 1, 9);
+  RunAndCheck(*session, 4, 1);
+  RunAndCheck(*session, 1, 9);
+  EXPECT_EQ(session->stats().specializations, 3u);
+  EXPECT_EQ(session->stats().prepares, 3u);
+  EXPECT_EQ(session->stats().executables_resized, 0u);
 }
 
 TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {

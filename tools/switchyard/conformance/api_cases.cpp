@@ -475,6 +475,153 @@ CaseResult Concurrency(const std::filesystem::path&, const Device& device, const
   return failures == 0 ? Pass() : Fail(first_problem);
 }
 
+// add then reshape to one axis: x [r, c] + y [r, c] -> t -> z [r*c]. The reshape's
+// `shape` is resolved against the sizes, as the host resolves attribute expressions.
+struct AddReshape {
+  int64_t dims[2];
+  int64_t flat[1];
+  sy_tensor_type types[4];
+  uint32_t add_in[2] = {0, 1}, add_out[1] = {2}, reshape_in[1] = {2}, reshape_out[1] = {3};
+  uint32_t bound_inputs[2] = {0, 1}, bound_outputs[1] = {3};
+  sy_attr shape_attr{};
+  sy_node nodes[2]{};
+  sy_partition partition{};
+  AddReshape(int64_t rows, int64_t cols) : dims{rows, cols}, flat{rows * cols} {
+    for (int k = 0; k < 3; ++k) types[k] = {static_cast<uint32_t>(DType::kF32), 2, dims};
+    types[3] = {static_cast<uint32_t>(DType::kF32), 1, flat};
+    shape_attr.name = "shape";
+    shape_attr.kind = SY_ATTR_INTS;
+    shape_attr.count = 1;
+    shape_attr.ints = flat;
+    for (sy_node& node : nodes) {
+      node.struct_size = sizeof node;
+      node.abi_version = SY_PLUGIN_ABI_VERSION;
+      node.name = "";
+      node.num_inputs = 1;
+      node.num_outputs = 1;
+    }
+    nodes[0].op = "add";
+    nodes[0].num_inputs = 2;
+    nodes[0].inputs = types;
+    nodes[0].outputs = types + 2;
+    nodes[0].input_values = add_in;
+    nodes[0].output_values = add_out;
+    nodes[1].op = "reshape";
+    nodes[1].inputs = types + 2;
+    nodes[1].outputs = types + 3;
+    nodes[1].num_attrs = 1;
+    nodes[1].attrs = &shape_attr;
+    nodes[1].input_values = reshape_in;
+    nodes[1].output_values = reshape_out;
+    partition.struct_size = sizeof partition;
+    partition.abi_version = SY_PLUGIN_ABI_VERSION;
+    partition.num_values = 4;
+    partition.values = types;
+    partition.num_nodes = 2;
+    partition.nodes = nodes;
+    partition.num_inputs = 2;
+    partition.inputs = bound_inputs;
+    partition.num_outputs = 1;
+    partition.outputs = bound_outputs;
+  }
+};
+
+// A device declaring SY_DEVICE_FLAG_RESIZABLE: one executable, prepared at [2, 3], runs
+// at [4, 5], [2, 3] again and [1, 7] through execute_resized (declining is allowed), then
+// execute runs at the last sizes, [1, 7]; each result is x + y. A partition of another structure
+// is refused with an error.
+CaseResult ResizedExecution(const std::filesystem::path&, const Device& device, const Device&) {
+  if (!device.resizable()) return Pass();  // nothing declared, nothing to check
+  const Plugin& plugin = *device.plugin;
+  const sy_plugin_api* api = plugin.api();
+  if (api->execute_resized == nullptr) {
+    return Fail(
+        "the device declares SY_DEVICE_FLAG_RESIZABLE but the table has no execute_resized");
+  }
+  AddReshape prepared_at(2, 3);
+  sy_executable* exe = nullptr;
+  if (sy_error* e = api->prepare(plugin.context(), device.index, &prepared_at.partition, &exe)) {
+    return Fail("prepare: " + CheckError(api, e, "prepare"));
+  }
+  std::string problem;
+  // Runs at rows x cols, through execute_resized unless `plain`; true when it ran.
+  auto run = [&](int64_t rows, int64_t cols, bool plain) -> bool {
+    AddReshape at(rows, cols);
+    const uint64_t bytes = static_cast<uint64_t>(rows * cols) * 4;
+    std::vector<float> x(rows * cols), y(rows * cols), z(rows * cols, -1.0f);
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      x[i] = static_cast<float>(i % 11) - 5;
+      y[i] = static_cast<float>(rows * 100 + cols);
+    }
+    sy_buffer* bufs[3] = {nullptr, nullptr, nullptr};
+    bool ran = false;
+    for (auto& b : bufs) {
+      if (sy_error* e = api->buffer_alloc(plugin.context(), device.index, bytes, &b)) {
+        problem = CheckError(api, e, "buffer_alloc");
+      }
+    }
+    if (problem.empty()) {
+      for (int k = 0; k < 2 && problem.empty(); ++k) {
+        if (sy_error* e =
+                api->copy_host_to_device(bufs[k], 0, k == 0 ? x.data() : y.data(), bytes)) {
+          problem = CheckError(api, e, "copy_host_to_device");
+        }
+      }
+    }
+    if (problem.empty()) {
+      sy_error* e =
+          plain ? api->execute(exe, 3, bufs) : api->execute_resized(exe, &at.partition, 3, bufs);
+      const std::string call = (plain ? "execute at " : "execute_resized at ") +
+                               std::to_string(rows) + "x" + std::to_string(cols);
+      if (e != nullptr && !plain && api->error_code(e) == SY_ERROR_UNSUPPORTED) {
+        api->error_destroy(e);  // declined: allowed
+      } else if (e != nullptr) {
+        problem = call + ": " + CheckError(api, e, call.c_str());
+      } else if (sy_error* c = api->copy_device_to_host(bufs[2], 0, z.data(), bytes)) {
+        problem = CheckError(api, c, "copy_device_to_host");
+      } else {
+        ran = true;
+        for (int64_t i = 0; i < rows * cols && problem.empty(); ++i) {
+          if (z[i] != x[i] + y[i]) {
+            problem = call + ": element " + std::to_string(i) + " is " + std::to_string(z[i]) +
+                      ", expected " + std::to_string(x[i] + y[i]);
+          }
+        }
+      }
+    }
+    for (auto& b : bufs) {
+      if (b) api->buffer_free(b);
+    }
+    return ran;
+  };
+  run(4, 5, false);
+  if (problem.empty()) run(2, 3, false);
+  if (problem.empty() && run(1, 7, false) && problem.empty()) run(1, 7, true);
+  if (problem.empty()) {
+    AddNode other;  // one node where the executable has two
+    sy_buffer* bufs[3] = {nullptr, nullptr, nullptr};
+    for (auto& b : bufs) {
+      if (sy_error* e = api->buffer_alloc(plugin.context(), device.index, 24, &b)) {
+        problem = CheckError(api, e, "buffer_alloc");
+      }
+    }
+    if (problem.empty()) {
+      sy_error* e = api->execute_resized(exe, &other.partition, 3, bufs);
+      if (e == nullptr)
+        problem = "execute_resized ran a partition of another structure";
+      else {
+        const std::string why = CheckError(api, e, "execute_resized (another structure)");
+        if (!why.empty()) problem = why;
+      }
+    }
+    for (auto& b : bufs) {
+      if (b) api->buffer_free(b);
+    }
+  }
+  api->release(exe);
+  return problem.empty() ? Pass() : Fail(problem);
+}
+
 }  // namespace
 
 const std::vector<ApiCase>& ApiCases() {
@@ -488,6 +635,7 @@ const std::vector<ApiCase>& ApiCases() {
       {"every_op_with_wrong_arity", WrongArity},
       {"malformed_nodes", MalformedNodes},
       {"four_threads_execute", Concurrency},
+      {"resized_execution", ResizedExecution},
   };
   return cases;
 }

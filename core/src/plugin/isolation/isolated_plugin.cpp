@@ -593,6 +593,8 @@ constexpr sy_plugin_info kProxyInfo = {
 
 // buffer_wrap_host is absent: the caller's memory is not shared with the worker, so
 // sessions copy inputs into buffers (shared memory: a memcpy on the host's side).
+// execute_resized is not forwarded (yet): a plugin in a worker is prepared once per set
+// of sizes, whatever its devices declare.
 constexpr sy_plugin_api kProxyTable = {sizeof(sy_plugin_api),
                                        SY_PLUGIN_ABI_VERSION,
                                        &kProxyInfo,
@@ -616,7 +618,8 @@ constexpr sy_plugin_api kProxyTable = {sizeof(sy_plugin_api),
                                        Release,
                                        BufferView,
                                        nullptr,
-                                       ExecuteProfiled};
+                                       ExecuteProfiled,
+                                       nullptr};
 
 }  // namespace
 

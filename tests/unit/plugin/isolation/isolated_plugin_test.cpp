@@ -121,6 +121,7 @@ TEST(IsolatedPlugin, OptionalFunctionsFollowThePlugin) {
     EXPECT_EQ(api->copy_device_to_device != nullptr, d2d);
     EXPECT_NE(api->buffer_view, nullptr);
     EXPECT_EQ(api->buffer_wrap_host, nullptr);  // the caller's memory is never shared
+    EXPECT_EQ(api->execute_resized, nullptr);   // not forwarded: prepared per set of sizes
   }
 }
 
