@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "ops/node_inference.h"
+#include "ops/symbolic_shapes.h"
 #include "switchyard/model_io.h"
 #include "switchyard/op_schema.h"
 #include "switchyard/specialize.h"
@@ -79,9 +80,11 @@ Expected<std::vector<TensorType>> InferNodeTypes(Graph& graph, size_t index,
 
 Status ValidateGraphTypes(Graph& graph) {
   if (graph.IsSymbolic()) {
-    // A graph with run-time sizes is checked by specialising it at its symbols' examples
-    // (docs/dynamic-shapes.md); without examples only its structure is checked here, and
-    // each specialisation checks its own sizes.
+    // A graph with run-time sizes is checked symbolically, for every size at once, then by
+    // specialising it at its symbols' examples (docs/dynamic-shapes.md), which checks what
+    // the symbolic pass leaves undecided; without examples each specialisation checks its
+    // own sizes.
+    SY_RETURN_IF_ERROR(CheckSymbolicShapes(graph));
     Expected<SymbolBinding> examples = ExampleBinding(graph);
     if (!examples.ok()) return Status::Ok();
     return Specialize(graph, *examples).status();
