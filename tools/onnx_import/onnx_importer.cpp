@@ -304,6 +304,14 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
 }
 
 // One import attempt. Graph inputs in `freeze_up_front` are constants from the start.
+// A graph checked by specialising it at its symbols' examples (as the importer traced
+// it) and nothing more.
+Status ValidateAtExamples(const Graph& graph) {
+  Expected<SymbolBinding> examples = ExampleBinding(graph);
+  if (!examples.ok()) return Status::Ok();  // each specialisation checks its own sizes
+  return Specialize(graph, *examples).status();
+}
+
 Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
                                   const std::filesystem::path& base_dir,
                                   const ImportOptions& options,
@@ -499,7 +507,11 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     }
     MarkDataSizedValues(g);
   }
-  if (Status s = ValidateGraphTypes(g); !s.ok()) {
+  // A trace with run-time sizes records its values' dims at the traced sizes (MergeTraces
+  // decides what they are at other sizes), so it is checked at those sizes only; the
+  // merged graph is checked as a whole (Import).
+  const bool trace = state.symbolic() && g.IsSymbolic();
+  if (Status s = trace ? ValidateAtExamples(g) : ValidateGraphTypes(g); !s.ok()) {
     return fail(
         ImportProblem::kInternal,
         Internal("the imported graph does not validate (a bug in the importer): " + s.message()));
@@ -532,6 +544,11 @@ Expected<ImportResult> Import(const onnx::ModelProto& model, const std::filesyst
       if (!merged.ok()) {
         problem = ImportProblem::kNeedsValue;
         return merged;
+      }
+      if (Status s = ValidateGraphTypes(result->graph); !s.ok()) {
+        problem = ImportProblem::kInternal;
+        return Internal("the imported graph does not validate (a bug in the importer): " +
+                        s.message());
       }
       return result;
     }
