@@ -303,7 +303,6 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
   return type;
 }
 
-// One import attempt. Graph inputs in `freeze_up_front` are constants from the start.
 // A graph checked by specialising it at its symbols' examples (as the importer traced
 // it) and nothing more.
 Status ValidateAtExamples(const Graph& graph) {
@@ -311,6 +310,8 @@ Status ValidateAtExamples(const Graph& graph) {
   if (!examples.ok()) return Status::Ok();  // each specialisation checks its own sizes
   return Specialize(graph, *examples).status();
 }
+
+// One import attempt. Graph inputs in `freeze_up_front` are constants from the start.
 
 Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
                                   const std::filesystem::path& base_dir,

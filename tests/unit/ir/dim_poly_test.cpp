@@ -68,7 +68,7 @@ TEST(DimPoly, OpaqueTermsAreCanonicalAtoms) {
   EXPECT_EQ(Canon(a, "dim(3,1)*2"), "2*dim(3,1)");
   Expected<DimExpr> e = DimExpr::Parse("dim(3,0)*dim(3,1)");
   ASSERT_TRUE(e.ok());
-  const DimPoly resolved = a.FromExpr(*e, [](int32_t value, int64_t axis) {
+  const DimPoly resolved = a.FromExpr(*e, [](int32_t, int64_t axis) {
     return std::optional<DimPoly>(DimPoly::Atom(axis == 0 ? "batch" : "seq"));
   });
   EXPECT_EQ(resolved.ToString(), "batch*seq");
