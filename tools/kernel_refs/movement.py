@@ -265,6 +265,25 @@ def main():
     x = data((3, 3), np.bool_)
     save("trilu_bool_upper_k1", [x], [np.triu(x, 1)])
 
+    # cache_write: update written into a copy of cache at [offset, offset + n) along axis,
+    # by NumPy slice assignment
+    for name, shape, n, axis, offset, dtype in [
+            ("cache_write_f32_axis2", (2, 3, 8, 4), 1, 2, 5, np.float32),
+            ("cache_write_f32_prefill", (1, 2, 6, 3), 4, 2, 0, np.float32),
+            ("cache_write_f16_at_end", (2, 5, 2), 2, 1, 3, np.float16),
+            ("cache_write_i64_axis0", (4, 3), 1, 0, 3, np.int64),
+            ("cache_write_bool_axis_neg1", (2, 6), 3, -1, 2, np.bool_),
+            ("cache_write_f32_empty_update", (2, 4, 3), 0, 1, 4, np.float32)]:
+        cache = data(shape, dtype)
+        upd_shape = list(shape)
+        upd_shape[axis] = n
+        update = data(tuple(upd_shape), dtype)
+        expected = cache.copy()
+        index = [slice(None)] * len(shape)
+        index[axis] = slice(offset, offset + n)
+        expected[tuple(index)] = update
+        save(name, [cache, update, np.array(offset, dtype=np.int64)], [expected])
+
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 // Indexing ops of the catalogue (spec/ops.md, "Shape and data movement"): the ops that
 // move data through an index tensor: gather, gather_elements, scatter_elements; and
-// gather_nd, scatter_nd (extensions of v1, docs/ops.md). Data takes every dtype, indices
-// i32 or i64; shapes follow the ONNX operators of the same names.
+// gather_nd, scatter_nd, cache_write (extensions of v1, docs/ops.md). Data takes every dtype,
+// indices i32 or i64; shapes follow the ONNX operators of the same names.
 #include "ops/op_families.h"
 #include "ops/shape_rule_helpers.h"
 
@@ -146,6 +146,39 @@ Expected<std::vector<TensorType>> InferScatterND(const InferContext& ctx) {
   return std::vector<TensorType>{data};
 }
 
+// ---- cache_write ----
+
+// cache_write (an extension, docs/ops.md): the fixed-capacity write of autoregressive
+// decoding (seed 003's WriteSlice with a run-time offset). y is `cache` with `update`
+// written at [offset, offset + n) along `axis`, n being update's size there; every other
+// dim of update equals cache's. `offset` holds one integer, read at run time, so a graph
+// that appends a token's keys keeps its shapes from token to token.
+Expected<std::vector<TensorType>> InferCacheWrite(const InferContext& ctx) {
+  const TensorType& cache = ctx.input(0);
+  const TensorType& update = ctx.input(1);
+  const TensorType& offset = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireMinRank(cache, "cache", 1));
+  SY_ASSIGN_OR_RETURN(const int64_t axis, NormalizeAttrAxis(ctx, "axis", cache.rank()));
+  SY_RETURN_IF_ERROR(RequireRank(update, "update", cache.rank()));
+  for (int64_t d = 0; d < cache.rank(); ++d) {
+    if (d != axis && update.shape[d] != cache.shape[d]) {
+      return InvalidModel("input update has shape " + ShapeToString(update.shape) +
+                          " but must equal input cache's shape " + ShapeToString(cache.shape) +
+                          " on every dim but axis " + Str(axis) + " (dim " + Str(d) + ")");
+    }
+  }
+  if (update.shape[axis] > cache.shape[axis]) {
+    return InvalidModel("input update writes " + Str(update.shape[axis]) + " entries along axis " +
+                        Str(axis) + " but input cache holds " + Str(cache.shape[axis]) +
+                        " there (its capacity)");
+  }
+  if (offset.rank() > 1 || ElementCount(offset.shape) != 1) {
+    return InvalidModel("input offset has shape " + ShapeToString(offset.shape) +
+                        " but must hold one integer (shape [] or [1])");
+  }
+  return std::vector<TensorType>{cache};
+}
+
 }  // namespace
 
 void AddIndexingSchemas(std::vector<OpSchema>& out) {
@@ -163,6 +196,9 @@ void AddIndexingSchemas(std::vector<OpSchema>& out) {
   out.push_back(Indexing(
       "scatter_nd", "ScatterND", InferScatterND, {{"data", 0}, {"indices", 1}, {"updates", 0}},
       {{"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
+  out.push_back(Indexing("cache_write", "", InferCacheWrite,
+                         {{"cache", 0}, {"update", 0}, {"offset", 1}},
+                         {{"axis", AttrKind::kInt, std::nullopt, true, {}}}));
 }
 
 }  // namespace sy::ops

@@ -601,6 +601,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"attention", Attention},
       {"avg_pool", Pool},
       {"batch_norm", SameAsFirst},
+      {"cache_write", SameAsFirst},
       {"cast", SameAsFirst},
       {"clip", SameAsFirst},
       {"concat", Concat},

@@ -1,6 +1,6 @@
-// Op cases of the indexing ops: gather, gather_elements, scatter_elements, gather_nd and
-// scatter_nd, for every data dtype and both index dtypes. Indices are drawn from kIndex
-// with the indexed axis's size as the limit (gather_nd and scatter_nd: each entry of an
+// Op cases of the indexing ops: gather, gather_elements, scatter_elements, gather_nd,
+// scatter_nd and cache_write, for every data dtype and both index dtypes. Indices are drawn from
+// kIndex with the indexed axis's size as the limit (gather_nd and scatter_nd: each entry of an
 // index tuple with the size of the dim it indexes), so negative indices, which wrap, are
 // covered and none is out of range: out of range is a run-time error, not a result to
 // compare.
@@ -246,6 +246,55 @@ std::vector<OpCase> ScatterNDCases() {
                   {"[1024,1025] k=1", {1024, 1025}, {512, 1}, {}});
 }
 
+// ---- cache_write ----
+
+// Cache and update shapes and the axis; the offset (one integer of either index dtype) is
+// drawn in [0, capacity - n], so every write fits (one that does not is a run-time error,
+// not a result to compare).
+struct CacheWriteCase {
+  std::string label;
+  Shape cache, update;
+  int64_t axis;
+};
+
+std::vector<OpCase> CacheWriteCases() {
+  const std::vector<CacheWriteCase> cases = {
+      {"[2,3,8,4] one token axis=2", {2, 3, 8, 4}, {2, 3, 1, 4}, 2},
+      {"[1,2,6,3] prompt of 4 axis=2", {1, 2, 6, 3}, {1, 2, 4, 3}, 2},
+      {"[5,3] whole capacity axis=0", {5, 3}, {5, 3}, 0},
+      {"[2,7] axis=-1", {2, 7}, {2, 3}, -1},
+      {"[4] rank 1", {4}, {1}, 0},
+      {"empty update [2,4,3]", {2, 4, 3}, {2, 0, 3}, 1},
+      {"empty cache [0,4]", {0, 4}, {0, 2}, 1},
+  };
+  CaseBuilder b("cache_write");
+  auto inputs = [](DType d, DType ti, const CacheWriteCase& c, int64_t shape_one) {
+    const int64_t axis = c.axis < 0 ? c.axis + static_cast<int64_t>(c.cache.size()) : c.axis;
+    const int64_t room = c.cache[static_cast<size_t>(axis)] - c.update[static_cast<size_t>(axis)];
+    CaseInput offset = In(ti, shape_one ? Shape{1} : Shape{}, Domain::kNonNegativeIndex, room + 1);
+    return std::vector<CaseInput>{In(d, c.cache), In(d, c.update), offset};
+  };
+  for (DType d : SchemaDTypes("cache_write")) {
+    for (DType ti : kIndexDTypes) {
+      const std::string index_name(DTypeName(ti));
+      for (size_t k = 0; k < cases.size(); ++k) {
+        const CacheWriteCase& c = cases[k];
+        const int64_t shape_one = static_cast<int64_t>(k % 2);  // offsets of shape [] and [1]
+        b.Add(d, c.label + " " + index_name + " offset " + (shape_one ? "[1]" : "[]"),
+              inputs(d, ti, c, shape_one), A({{"axis", I(c.axis)}}));
+      }
+      if (IsFloat(d)) {
+        b.Special(d, "special " + cases[0].label + " " + index_name, inputs(d, ti, cases[0], 0),
+                  A({{"axis", I(cases[0].axis)}}));
+      }
+    }
+  }
+  const CacheWriteCase large{"[4,16,2048,8] one token", {4, 16, 2048, 8}, {4, 16, 1, 8}, 2};
+  b.Large(DType::kF32, "1M " + large.label, inputs(DType::kF32, DType::kI64, large, 0),
+          A({{"axis", I(large.axis)}}));
+  return b.Take();
+}
+
 }  // namespace
 
 std::vector<OpCase> IndexingCases(std::string_view op) {
@@ -254,6 +303,7 @@ std::vector<OpCase> IndexingCases(std::string_view op) {
   if (op == "scatter_elements") return ScatterElementsCases();
   if (op == "gather_nd") return GatherNDCases();
   if (op == "scatter_nd") return ScatterNDCases();
+  if (op == "cache_write") return CacheWriteCases();
   return {};
 }
 

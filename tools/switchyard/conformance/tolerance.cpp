@@ -93,6 +93,7 @@ constexpr OpTier kTiers[] = {
     {"gather", Tier::kBitExact},
     {"gather_elements", Tier::kBitExact},
     {"gather_nd", Tier::kBitExact},
+    {"cache_write", Tier::kBitExact},
     {"pad", Tier::kBitExact},
     {"tile", Tier::kBitExact},
     {"trilu", Tier::kBitExact},

@@ -218,6 +218,40 @@ Status ScatterND(const KernelContext& ctx) {
   return ScatterByOffsets(ctx, offsets);
 }
 
+// ---- cache_write ----
+
+// y = cache with update written at [offset, offset + n) along axis. When the host binds y
+// to cache's own buffer (the session's state, written in place), only the n entries
+// move; otherwise cache is copied first.
+Status CacheWrite(const KernelContext& ctx) {
+  const ConstTensorView& cache = ctx.inputs[0];
+  const ConstTensorView& update = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  const Shape& cs = cache.shape();
+  const int64_t axis = Axis(ctx.attrs.GetInt("axis"), static_cast<int64_t>(cs.size()));
+  const int64_t capacity = cs[static_cast<size_t>(axis)];
+  const int64_t n = update.shape()[static_cast<size_t>(axis)];
+  const int64_t offset = LoadInt(ctx.inputs[2].dtype(), ctx.inputs[2].data, 0);
+  if (offset < 0 || offset > capacity - n) {
+    return InvalidArgument(std::string(ctx.op) + ": offset " + Str(offset) + " writing " + Str(n) +
+                           " entries along axis " + Str(axis) +
+                           " needs a capacity of at least offset + " + Str(n) +
+                           ", and the cache holds " + Str(capacity) +
+                           (offset < 0 ? " (a negative offset is never valid)" : ""));
+  }
+  const size_t elem = ElemSize(cache.dtype());
+  if (y.data != cache.data)
+    CopyBytes(y.data, cache.data, static_cast<size_t>(cache.count()) * elem);
+  const int64_t outer = Product(cs, 0, static_cast<size_t>(axis));
+  const auto inner =
+      static_cast<size_t>(Product(cs, static_cast<size_t>(axis) + 1, cs.size())) * elem;
+  for (int64_t o = 0; o < outer; ++o) {
+    CopyBytes(y.data + static_cast<size_t>(o * capacity + offset) * inner,
+              update.data + static_cast<size_t>(o * n) * inner, static_cast<size_t>(n) * inner);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddIndexingRefKernels(KernelTable& table) {
@@ -226,6 +260,7 @@ void AddIndexingRefKernels(KernelTable& table) {
   table.Add("scatter_elements", ScatterElements);
   table.Add("gather_nd", GatherND);
   table.Add("scatter_nd", ScatterND);
+  table.Add("cache_write", CacheWrite);
 }
 
 }  // namespace sy::cpu

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "movement_test_util.h"
+#include "ref/ref_kernels.h"
 
 namespace sy::cpu::test {
 namespace {
@@ -309,6 +310,77 @@ TEST(IndexingRef, ScatterNDRejectsOutOfRangeIndices) {
   SY_EXPECT_ERROR(RunRef("scatter_nd", {Make(DType::kF32, {2, 0}, {}), MakeI64({1, 1}, {2}),
                                         Make(DType::kF32, {1, 0}, {})}),
                   "scatter_nd: index 2 is out of range for axis 0 of size 2");
+}
+
+TEST(IndexingRef, CacheWriteMatchesNumpy) {
+  const FileCase cases[] = {
+      {"cache_write_f32_axis2", "cache_write", A({{"axis", int64_t{2}}}), 3},
+      {"cache_write_f32_prefill", "cache_write", A({{"axis", int64_t{2}}}), 3},
+      {"cache_write_f16_at_end", "cache_write", A({{"axis", int64_t{1}}}), 3},
+      {"cache_write_i64_axis0", "cache_write", A({{"axis", int64_t{0}}}), 3},
+      {"cache_write_bool_axis_neg1", "cache_write", A({{"axis", int64_t{-1}}}), 3},
+      {"cache_write_f32_empty_update", "cache_write", A({{"axis", int64_t{1}}}), 3},
+  };
+  for (const FileCase& c : cases) RunFileCase(c);
+}
+
+TEST(IndexingRef, CacheWriteHandDerivedAndOffsetsOutOfRange) {
+  // cache [2, 3] (rows of a capacity of 3 per batch row), one entry at offset 1 of axis 1.
+  const Tensor cache = Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor update = Make(DType::kF32, {2, 1}, {-1, -2});
+  ExpectValues(RunRef1("cache_write", {cache, update, MakeI64({}, {1})}, A({{"axis", int64_t{1}}})),
+               DType::kF32, {2, 3}, {1, -1, 3, 4, -2, 6});
+  // An i32 offset of shape [1], two entries ending at the capacity.
+  ExpectValues(
+      RunRef1("cache_write",
+              {cache, Make(DType::kF32, {2, 2}, {7, 8, 9, 10}), Make(DType::kI32, {1}, {1})},
+              A({{"axis", int64_t{-1}}})),
+      DType::kF32, {2, 3}, {1, 7, 8, 4, 9, 10});
+  SY_EXPECT_ERROR(
+      RunRef("cache_write", {cache, update, MakeI64({}, {3})}, A({{"axis", int64_t{1}}})),
+      "cache_write: offset 3 writing 1 entries along axis 1 needs a capacity of at least offset "
+      "+ 1, and the cache holds 3");
+  SY_EXPECT_ERROR(
+      RunRef("cache_write", {cache, update, MakeI64({}, {-1})}, A({{"axis", int64_t{1}}})),
+      "(a negative offset is never valid)");
+  SY_EXPECT_ERROR(
+      RunRef("cache_write", {cache, update, MakeI64({}, {kMax})}, A({{"axis", int64_t{1}}})),
+      "offset 9223372036854775807 writing 1 entries");
+}
+
+TEST(IndexingRef, CacheWriteSchemaNamesWhatDoesNotFit) {
+  const Tensor cache = Make(DType::kF32, {2, 3}, std::vector<double>(6, 0.0));
+  SY_EXPECT_ERROR(
+      RunRef("cache_write",
+             {cache, Make(DType::kF32, {2, 4}, std::vector<double>(8)), MakeI64({}, {0})},
+             A({{"axis", int64_t{1}}})),
+      "input update writes 4 entries along axis 1 but input cache holds 3 there");
+  SY_EXPECT_ERROR(RunRef("cache_write", {cache, Make(DType::kF32, {1, 1}, {0}), MakeI64({}, {0})},
+                         A({{"axis", int64_t{1}}})),
+                  "input update has shape [1, 1] but must equal input cache's shape [2, 3] on "
+                  "every dim but axis 1 (dim 0)");
+  SY_EXPECT_ERROR(
+      RunRef("cache_write", {cache, Make(DType::kF32, {2, 1}, {0, 0}), MakeI64({2}, {0, 1})},
+             A({{"axis", int64_t{1}}})),
+      "input offset has shape [2] but must hold one integer");
+  SY_EXPECT_ERROR(
+      RunRef("cache_write", {cache, Make(DType::kF32, {2, 1}, {0, 0}), MakeI64({}, {0})}), "axis");
+}
+
+// Bound to the cache's own bytes (a session's state written in place), the kernel moves
+// only the update's entries and leaves the rest as they were.
+TEST(IndexingRef, CacheWriteInPlaceWritesOnlyTheUpdate) {
+  Tensor cache = Make(DType::kI32, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor update = Make(DType::kI32, {2, 2}, {-1, -2, -3, -4});
+  const Tensor offset = MakeI64({}, {2});
+  const ConstTensorView in[] = {
+      {cache.type(), cache.data()}, {update.type(), update.data()}, {offset.type(), offset.data()}};
+  const TensorView out[] = {{cache.type(), cache.mutable_data()}};
+  const Attrs attrs = A({{"axis", int64_t{1}}});
+  const KernelTable::Entry* entry = RefKernels().FindEntry("cache_write");
+  ASSERT_NE(entry, nullptr);
+  SY_ASSERT_OK(entry->fn(KernelContext{"cache_write", in, out, attrs}));
+  ExpectValues(cache, DType::kI32, {2, 4}, {1, 2, -1, -2, 5, 6, -3, -4});
 }
 
 }  // namespace
