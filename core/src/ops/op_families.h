@@ -19,6 +19,7 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out);       // conv_pool_schemas.
 void AddNeuralSchemas(std::vector<OpSchema>& out);         // neural_schemas.cpp
 void AddFusedSchemas(std::vector<OpSchema>& out);          // fused_schemas.cpp
 void AddSelectionSchemas(std::vector<OpSchema>& out);      // selection_schemas.cpp
+void AddSamplingSchemas(std::vector<OpSchema>& out);       // sampling_schemas.cpp
 
 // Shape rules the fused ops build on (a fused op produces what its first op would).
 Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx);  // linalg_schemas.cpp

@@ -44,6 +44,7 @@ OpRegistry::OpRegistry() {
       {"neural", ops::AddNeuralSchemas},
       {"fused", ops::AddFusedSchemas},
       {"selection", ops::AddSelectionSchemas},
+      {"sampling", ops::AddSamplingSchemas},
   };
   for (const auto& [family, add] : families) {
     const size_t first = schemas_.size();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "conformance/input_generator.h"
+#include "switchyard/half.h"
 #include "switchyard/op_schema.h"
 #include "test_util.h"
 
@@ -324,6 +325,41 @@ TEST(OpCases, IndexTuplesAreValidAndDistinctWhereAsked) {
       }
     }
     EXPECT_TRUE(negative) << op;
+  }
+}
+
+// sample's uniform numbers lie in [0, 1) in their own dtype (a 1 would be a data error of
+// cpu-ref, not a result): drawn from kProbability, which stops below 1 before rounding.
+TEST(OpCases, SampleUniformNumbersAreBelowOne) {
+  int drawn = 0;
+  for (const OpCase& c : AllCases().at("sample")) {
+    if (c.inputs.size() < 2) {
+      EXPECT_EQ(c.attrs.GetString("method", "greedy"), "greedy") << c.label;
+      continue;
+    }
+    const CaseInput& in = c.inputs[1];
+    EXPECT_EQ(in.domain, Domain::kProbability) << c.label;
+    Expected<Tensor> t = GenerateInput(in, CaseSeed(c.op, c.label, 1), c.special_values);
+    SY_ASSERT_OK(t);
+    for (int64_t i = 0; i < t->element_count(); ++i, ++drawn) {
+      const double u =
+          in.type.dtype == DType::kF32 ? t->values<float>()[i] : t->values<double>()[i];
+      ASSERT_TRUE(u >= 0.0 && u < 1.0) << c.label << ": " << u;
+    }
+  }
+  EXPECT_GT(drawn, 500);
+  // The largest numbers the generator draws still round below 1 in every float dtype.
+  for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
+    CaseInput in{TensorType{d, {4096}}, Domain::kProbability};
+    Expected<Tensor> t = GenerateInput(in, 7, false);
+    SY_ASSERT_OK(t);
+    for (int64_t i = 0; i < t->element_count(); ++i) {
+      const double u = d == DType::kF32   ? t->values<float>()[i]
+                       : d == DType::kF64 ? t->values<double>()[i]
+                       : d == DType::kF16 ? HalfToFloat(t->values<uint16_t>()[i])
+                                          : BFloat16ToFloat(t->values<uint16_t>()[i]);
+      ASSERT_TRUE(u >= 0.0 && u < 1.0) << DTypeName(d) << ": " << u;
+    }
   }
 }
 

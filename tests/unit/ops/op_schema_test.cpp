@@ -17,7 +17,7 @@ using test::MakeAttrs;
 using test::T;
 
 // Every op of spec/ops.md v1, by name, and the extensions of docs/ops.md ("Extensions to
-// spec v1", "Fused ops", "Selection"). The registry must hold exactly these.
+// spec v1", "Fused ops", "Selection", "Sampling"). The registry must hold exactly these.
 const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "fused_conv",
                                           "add_layer_norm",
@@ -124,7 +124,8 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "non_zero",
                                           "compress",
                                           "unique",
-                                          "non_max_suppression"};
+                                          "non_max_suppression",
+                                          "sample"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;

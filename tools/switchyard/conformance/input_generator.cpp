@@ -1,5 +1,6 @@
 #include "conformance/input_generator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,20 @@
 
 namespace sy::conformance {
 namespace {
+
+// The largest number of a float dtype below 1: 1 - 2^-p, p its significant bits.
+double BelowOne(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return 1.0 - 0x1p-24;
+    case DType::kF16:
+      return 1.0 - 0x1p-11;
+    case DType::kBF16:
+      return 1.0 - 0x1p-8;
+    default:
+      return 1.0 - 0x1p-53;
+  }
+}
 
 void StoreDouble(DType dtype, std::byte* p, double v) {
   switch (dtype) {
@@ -175,6 +190,11 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
         case Domain::kSmall:
           v = uniform(-0.5, 0.5);
           break;
+        case Domain::kProbability:
+          // At most the dtype's largest number below 1, so that rounding to it never
+          // makes a 1 (f32 has 24 significant bits, f16 11, bf16 8).
+          v = std::min(uniform(0.0, 1.0), BelowOne(dtype));
+          break;
         case Domain::kIndex:
         case Domain::kNonNegativeIndex:
           v = static_cast<double>(integer(0, std::max<int64_t>(0, input.index_limit - 1)));
@@ -198,6 +218,7 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
         v = integer(1, 20);
         break;
       case Domain::kSmall:
+      case Domain::kProbability:
         v = integer(0, 3);
         break;
       case Domain::kIndex:

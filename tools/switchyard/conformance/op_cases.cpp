@@ -89,7 +89,7 @@ std::vector<OpCase> CasesFor(std::string_view op) {
       detail::UnaryCases,         detail::BinaryCases,    detail::MovementCases,
       detail::IndexingCases,      detail::ReductionCases, detail::LinalgConvCases,
       detail::NormalizationCases, detail::NeuralCases,    detail::FusedCases,
-      detail::SelectionCases,
+      detail::SelectionCases,     detail::SamplingCases,
   };
   if (OpRegistry::Global().Find(op) == nullptr) return {};
   for (Family family : kFamilies) {

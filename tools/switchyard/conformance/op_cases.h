@@ -24,6 +24,8 @@ enum class Domain : uint8_t {
   kIndex,             // integers in [-index_limit, index_limit): valid indices
   kNonNegativeIndex,  // integers in [0, index_limit)
   kSmall,             // floats in [-0.5, 0.5), integers in [0, 4): keeps exp and pow tame
+  kProbability,       // floats in [0, 1) after rounding to the dtype (sample's uniform);
+                      // integers as kSmall
 };
 
 struct CaseInput {

@@ -91,5 +91,6 @@ std::vector<OpCase> NormalizationCases(std::string_view op);  // op_cases_normal
 std::vector<OpCase> NeuralCases(std::string_view op);         // op_cases_neural.cpp
 std::vector<OpCase> FusedCases(std::string_view op);          // op_cases_fused.cpp
 std::vector<OpCase> SelectionCases(std::string_view op);      // op_cases_selection.cpp
+std::vector<OpCase> SamplingCases(std::string_view op);       // op_cases_sampling.cpp
 
 }  // namespace sy::conformance::detail

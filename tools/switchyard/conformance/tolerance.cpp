@@ -8,7 +8,9 @@
 //
 //  - Integer and bool results are exact, always (also argmax/argmin's and topk's i64
 //    indices, and the bool results of comparisons and logic): integer arithmetic has one
-//    right answer, wrap-around included, whatever the order of a sum.
+//    right answer, wrap-around included, whatever the order of a sum. sample's i64 tokens
+//    too: docs/ops.md fixes the order of its sums, and random uniform numbers never lie
+//    within rounding of a boundary between two tokens.
 //  - Bit-exact: ops that only move or select whole elements (data movement, where, cast,
 //    the selection ops). Cast rounds to nearest even once, which has one right answer;
 //    unique's y holds the bytes of each value's first occurrence (so a -0 that comes first

@@ -18,6 +18,7 @@ const KernelTable& RefKernels() {
     t.AddFamily("neural", AddNeuralRefKernels);
     t.AddFamily("fused", AddFusedRefKernels);
     t.AddFamily("selection", AddSelectionRefKernels);
+    t.AddFamily("sampling", AddSamplingRefKernels);
     return t;
   }();
   return table;

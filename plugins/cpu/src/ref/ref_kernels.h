@@ -22,6 +22,7 @@ void AddConvPoolRefKernels(KernelTable& table);
 void AddNeuralRefKernels(KernelTable& table);
 void AddFusedRefKernels(KernelTable& table);
 void AddSelectionRefKernels(KernelTable& table);
+void AddSamplingRefKernels(KernelTable& table);
 
 // The fused ops' reference kernels (fused_ref.cpp), for tuned kernels that take some cases
 // of these ops and hand the rest back to the reference.

@@ -1,7 +1,7 @@
 // Helpers shared by the movement and indexing reference kernel tests (movement_ref_test.cpp,
 // indexing_ref_test.cpp): NumPy reference files written by tools/kernel_refs/movement.py
 // into tests/data/kernels/movement/, and exact comparison (which selection_ref_test.cpp
-// uses too, with its own files).
+// and sampling_ref_test.cpp use too, with their own files).
 #pragma once
 
 #include <algorithm>
