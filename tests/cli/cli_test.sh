@@ -432,6 +432,28 @@ expect "run --run-dir on a resizable device prepares once" 0 \
   "3 runs: 4 specialisations built, 0 runs from the cache, 0 evicted; 1 partitions prepared, 3 run on an executable prepared for other sizes" \
   -- "$SY" run "$TMP/dyn_relu.json" --device cpu-ref --run-dir "$TMP/dyn_runs/1x2" \
   --run-dir "$TMP/dyn_runs/2x5" --run-dir "$TMP/dyn_runs/3x1"
+# Decoding state (docs/decoding.md): k [1, 4, 2] kept between runs, appended in place.
+cat >"$TMP/state.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [1, 1, 2]},
+            {"name": "pos", "dtype": "i64", "shape": []},
+            {"name": "k", "dtype": "f32", "shape": [1, 4, 2]},
+            {"name": "k_next", "dtype": "f32", "shape": [1, 4, 2]},
+            {"name": "sum", "dtype": "f32", "shape": [1, 2]}],
+ "inputs": [0, 1, 2], "outputs": [4, 3],
+ "nodes": [{"op": "cache_write", "inputs": [2, 0, 1], "outputs": [3], "attrs": {"axis": 1}},
+           {"op": "reduce_sum", "inputs": [3], "outputs": [4], "attrs": {"axes": [1], "keepdims": 0}}],
+ "state": {"values": [{"input": 2, "output": 3, "axis": 1}], "position": 1,
+           "advance": {"input": 0, "axis": 1}}}
+JSON
+expect "check shows the decoding state" 0 "decoding state: k \(capacity 4\)" -- "$SY" check "$TMP/state.json"
+expect "plan shows where the state lives" 0 'value 2 "k" f32 \[1, 4, 2\] on cpu:0, capacity 4 along axis 1: written in place by cache_write' \
+  -- "$SY" plan "$TMP/state.json"
+expect "run takes only the caller's inputs" 0 "sum: f32 \[1, 2\]" -- "$SY" run "$TMP/state.json" --input x=random
+expect "run refuses the state as an input" 1 '--input k: the model has no input "k" \(its inputs: x\)' \
+  -- "$SY" run "$TMP/state.json" --input x=random --input k=random
+expect "bench starts a new sequence when the state is full" 0 "over 20 runs" \
+  -- "$SY" bench "$TMP/state.json" --input x=random
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 

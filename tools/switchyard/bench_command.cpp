@@ -77,7 +77,19 @@ int RunBench(const std::vector<std::string>& args) {
   Session& session = *prepared->session;
   // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data.
   FillMissingInputs(*prepared, vm["seed"].as<uint32_t>(), "bench");
+  // A model with decoding state (docs/decoding.md) fills it run by run: it starts a new
+  // sequence (Reset, outside the timed part) whenever the next run would not fit.
+  const int64_t positions = session.StatePositions(prepared->inputs);
+  const auto make_room = [&]() -> bool {
+    if (!session.has_state() || session.state_length() + positions <= session.state_capacity()) {
+      return true;
+    }
+    const Status reset = session.Reset();
+    if (!reset.ok()) PrintError("bench", reset.message());
+    return reset.ok();
+  };
   for (int i = 0; i < warmup; ++i) {
+    if (!make_room()) return kExitFailure;
     Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);
     if (!out.ok()) {
       PrintError("bench", out.status().message());
@@ -91,6 +103,7 @@ int RunBench(const std::vector<std::string>& args) {
   micros.reserve(repeat);
   cpu_micros.reserve(repeat);
   for (int i = 0; i < repeat; ++i) {
+    if (!make_room()) return kExitFailure;
     const double cpu_start = ProcessCpuMicros();
     const auto start = std::chrono::steady_clock::now();
     Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);

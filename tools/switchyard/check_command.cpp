@@ -97,6 +97,16 @@ int RunCheck(const std::vector<std::string>& args) {
                                {"outputs", ValuesToJson(*graph, graph->outputs)},
                                {"weight_bytes", graph->ConstantBytes()}};
       if (!graph->symbols.empty()) json["symbols"] = SymbolsToJson(*graph);
+      if (!graph->state.empty()) {
+        boost::json::array state;
+        for (const StateValue& v : graph->state.values) {
+          state.push_back({{"input", graph->values[v.input].name},
+                           {"output", graph->values[v.output].name},
+                           {"axis", v.axis},
+                           {"capacity", graph->values[v.input].type.shape[v.axis]}});
+        }
+        json["state"] = std::move(state);
+      }
       std::cout << boost::json::serialize(json) << "\n";
     } else {
       std::cout << path << ": ok: " << graph->values.size() << " values, " << graph->nodes.size()
@@ -111,6 +121,14 @@ int RunCheck(const std::vector<std::string>& args) {
           if (symbol.example >= 0) symbols += " (e.g. " + std::to_string(symbol.example) + ")";
         }
         std::cout << "; run-time sizes: " << symbols;
+      }
+      if (!graph->state.empty()) {
+        std::string state;
+        for (const StateValue& v : graph->state.values) {
+          state += (state.empty() ? "" : ", ") + graph->values[v.input].name + " (capacity " +
+                   std::to_string(graph->values[v.input].type.shape[v.axis]) + ")";
+        }
+        std::cout << "; decoding state: " << state;
       }
       std::cout << "\n";
     }

@@ -51,6 +51,28 @@ struct DimSymbol {
   bool from_data() const { return value >= 0; }
 };
 
+// Decoding state (docs/decoding.md): graph inputs whose contents a session keeps on the
+// device between runs, each fed by a graph output of the same type (a key or value cache
+// of fixed capacity, written by cache_write), and the bookkeeping of how many positions
+// they hold. Empty for a graph without state.
+struct StateValue {
+  ValueId input = -1;   // a graph input the caller never passes
+  ValueId output = -1;  // a graph output the caller never receives: the input's next contents
+  int64_t axis = 0;     // the sequence axis; its size is the capacity
+};
+struct DecodingState {
+  std::vector<StateValue> values;
+  // A graph input (i32 or i64, shape [] or [1]) the session fills with the number of
+  // positions the state holds before the run; -1: none.
+  ValueId position = -1;
+  // Each run adds as many positions as graph input `advance_input` has along
+  // `advance_axis` (input_ids [batch, seq]: axis 1).
+  ValueId advance_input = -1;
+  int64_t advance_axis = 0;
+
+  bool empty() const { return values.empty(); }
+};
+
 struct Constant {
   ValueId value = -1;
   // The safetensors tensor it was stored as; empty for inline `data` constants. The
@@ -79,6 +101,8 @@ struct Graph {
   std::vector<Node> nodes;
   // The size symbols of a graph with run-time sizes, in order of first use by an input.
   std::vector<DimSymbol> symbols;
+  // What a session keeps between runs (docs/decoding.md); empty for most graphs.
+  DecodingState state;
 
   // True when some value has a dim that is not a constant or some node an attribute
   // computed from sizes: the graph must be specialised (switchyard/specialize.h) before

@@ -114,15 +114,28 @@ struct PlanAlias {
   ValueId source = -1;
 };
 
+// A value of the graph's decoding state (docs/decoding.md) as planned: the device whose
+// memory keeps it between runs (where its input is read), outside the arena. In place:
+// the cache_write that produces its output runs there, is the input's only reader, and
+// the device declares SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE, so the output is bound to the
+// state's own buffer; otherwise the output has a slot and the session copies it into the
+// state's buffer after each run.
+struct PlanState {
+  size_t index = 0;  // into Graph::state.values
+  int32_t device = -1;
+  bool in_place = false;
+};
+
 struct DeviceMemory {
   uint64_t arena_bytes = 0;   // peak of the arena (intermediates, inputs, outputs, copies)
   uint64_t weight_bytes = 0;  // constants uploaded to this device once per session
+  uint64_t state_bytes = 0;   // decoding state kept here between runs (outside the arena)
   // Graph outputs produced here, copied to the caller's tensors at the end of each run:
   // host memory, so part of the need of a device whose memory is the host's (they are
   // held while the arena is).
   uint64_t output_bytes = 0;
-  // What the limit is checked against: arena + weights (+ output_bytes on a host-memory
-  // device).
+  // What the limit is checked against: arena + weights + state (+ output_bytes on a
+  // host-memory device).
   uint64_t peak_bytes = 0;
   uint64_t unshared_bytes = 0;          // what the arena would take without reuse
   uint64_t reshape_in_place_bytes = 0;  // reshape outputs that share their input's bytes (no copy)
@@ -143,6 +156,7 @@ struct Plan {
   std::vector<PlanCopy> copies;
   std::vector<ArenaSlot> slots;    // every (value, device) residency except weights and aliases
   std::vector<PlanAlias> aliases;  // reshape outputs in their input's bytes
+  std::vector<PlanState> states;   // per Graph::state value, in its order
   std::vector<std::vector<ValueId>> weights;  // per device: constants uploaded there
   std::vector<DeviceMemory> memory;           // per device
 

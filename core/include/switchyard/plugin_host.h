@@ -57,6 +57,9 @@ struct Device {
   // Declares SY_DEVICE_FLAG_RESIZABLE: its executables may run at other sizes, through
   // execute_resized where the plugin's table has it (docs/plugin-abi.md).
   bool resizable() const { return flags & 0x40u; }
+  // Declares SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE: cache_write's output may be bound to its
+  // cache input's buffer (decoding state written in place; docs/decoding.md).
+  bool cache_write_in_place() const { return flags & 0x80u; }
   // "cpu:1"
   std::string Spec() const;
 };

@@ -40,6 +40,7 @@ namespace sy {
 class NodeDescriptors;  // the plugin host's encoding of a graph (internal to core)
 class PartitionDescriptor;
 class ExecutableShelf;  // executables a dynamic session's specialisations share
+class StateStore;       // a session's decoding state (docs/decoding.md)
 
 class Session {
  public:
@@ -71,8 +72,23 @@ class Session {
   const Device& device() const;
   // For a dynamic session, the types as recorded: dims that are symbols are -1 here, and
   // symbolic_graph() says what they are.
-  const std::vector<TensorType>& input_types() const { return input_types_; }
-  const std::vector<std::string>& input_names() const { return input_names_; }
+  // The inputs a caller passes: every graph input but the decoding state's and its position
+  // (which the session fills).
+  const std::vector<TensorType>& input_types() const { return caller_input_types_; }
+  const std::vector<std::string>& input_names() const { return caller_input_names_; }
+
+  // Decoding state (docs/decoding.md): a graph with "state" keeps its state values (a
+  // decoder's key and value caches) on the device between runs. Each run appends the
+  // positions its advance input brings and fills the position input with the positions
+  // held before it; a run past the capacity is an error that changes nothing. Reset()
+  // empties the state (zeros, length 0): a new sequence. Sessions never share state.
+  bool has_state() const { return state_ != nullptr; }
+  int64_t state_length() const;    // 0 without state
+  int64_t state_capacity() const;  // 0 without state
+  // The positions a run with `inputs` would add (its advance input's size along its axis);
+  // 0 without state or when that input is missing or too small.
+  int64_t StatePositions(const std::map<std::string, Tensor>& inputs) const;
+  Status Reset();
 
   // Dynamic sessions: the graph with its symbols, as given to Create; null for a static
   // session.
@@ -116,7 +132,8 @@ class Session {
   // The dynamic path of Create and Run (specializing_session.cpp).
   static Expected<std::unique_ptr<Session>> CreateDynamic(const Graph& graph,
                                                           const PluginHost* host,
-                                                          const PlanOptions& options);
+                                                          const PlanOptions& options,
+                                                          const std::shared_ptr<StateStore>& state);
   Expected<std::map<std::string, Tensor>> RunDynamic(const std::map<std::string, Tensor>& inputs);
   // The specialisation of stage `stage` for the shapes and data sizes in dynamic_'s
   // scratch, from the cache or built (with `inputs`' sizes of the graph's own symbols).
@@ -128,9 +145,18 @@ class Session {
   const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
   // `shelf` (may be null): the dynamic session's executables that devices declaring
   // SY_DEVICE_FLAG_RESIZABLE run at other sizes (exec/shared_executables.h).
+  // `state` (may be null): the decoding state the session's plan binds.
   static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
                                                   const PlanOptions& options,
-                                                  ExecutableShelf* shelf);
+                                                  ExecutableShelf* shelf,
+                                                  const std::shared_ptr<StateStore>& state);
+  // Create's last step: the state the caller's session owns, and the inputs it takes.
+  static void Finish(Session& session, std::shared_ptr<StateStore> state);
+  // Run of a session that owns decoding state (stateful_session.cpp): checks the inputs,
+  // the capacity, fills the position, then runs as RunUnstated; the length grows on
+  // success only.
+  Expected<std::map<std::string, Tensor>> RunStateful(const std::map<std::string, Tensor>& inputs);
+  Expected<std::map<std::string, Tensor>> RunUnstated(const std::map<std::string, Tensor>& inputs);
   struct Buffer;
   struct Transfer;
   struct Step;
@@ -157,6 +183,10 @@ class Session {
   Expected<const Buffer*> Slice(const Buffer& arena, uint64_t offset, uint64_t bytes,
                                 std::string_view what);
   Status Copy(const Transfer& transfer);
+  // A copy between two buffers by the cheapest path their plugins offer; a staged one
+  // raises `staging_bytes` to its size.
+  static Transfer Route(const Buffer* from, const Buffer* to, uint64_t bytes, std::string what,
+                        uint64_t& staging_bytes);
   // Profiling: the events of one step that ran from `start` to `end`.
   void RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
                   std::chrono::steady_clock::time_point end, bool nodes_timed);
@@ -197,7 +227,13 @@ class Session {
   Profile profile_;
   std::vector<std::string> node_shapes_;      // per graph node, for profiles; built on first use
   std::unique_ptr<Specializations> dynamic_;  // dynamic sessions only
-  const Session* shown_ = nullptr;            // owned by dynamic_'s cache
+  // Decoding state: shared by a dynamic session and its specialisations, owned (run through
+  // RunStateful) by the session Create returned.
+  std::shared_ptr<StateStore> state_;
+  bool owns_state_ = false;
+  std::vector<std::string> caller_input_names_;
+  std::vector<TensorType> caller_input_types_;
+  const Session* shown_ = nullptr;  // owned by dynamic_'s cache
 };
 
 }  // namespace sy

@@ -7,6 +7,7 @@
 
 #include "exec/shared_executables.h"
 #include "exec/specializations.h"
+#include "exec/state_store.h"
 #include "plugin/node_descriptors.h"
 #include "sched/plan_builder.h"
 
@@ -18,8 +19,9 @@ struct Session::Buffer {
   sy_buffer* handle = nullptr;
   uint64_t bytes = 0;
   void* host = nullptr;  // buffer_host_pointer, or null for device memory
+  bool owned = true;     // false: another's (a decoding state buffer, the StateStore's)
   ~Buffer() {
-    if (handle != nullptr) device->plugin->api()->buffer_free(handle);
+    if (handle != nullptr && owned) device->plugin->api()->buffer_free(handle);
   }
 };
 
@@ -151,14 +153,37 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
   options.devices = {&device};
   options.use_hints_and_fallback = false;
   options.merge_islands = false;
-  if (graph.IsSymbolic()) return CreateDynamic(graph, nullptr, options);
-  return Build(graph, nullptr, options, nullptr);
+  auto state = graph.state.empty() ? nullptr : std::make_shared<StateStore>(graph);
+  Expected<std::unique_ptr<Session>> made = graph.IsSymbolic()
+                                                ? CreateDynamic(graph, nullptr, options, state)
+                                                : Build(graph, nullptr, options, nullptr, state);
+  if (made.ok()) Finish(**made, std::move(state));
+  return made;
 }
 
 Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const PluginHost& host,
                                                    const PlanOptions& options) {
-  if (graph.IsSymbolic()) return CreateDynamic(graph, &host, options);
-  return Build(graph, &host, options, nullptr);
+  auto state = graph.state.empty() ? nullptr : std::make_shared<StateStore>(graph);
+  Expected<std::unique_ptr<Session>> made = graph.IsSymbolic()
+                                                ? CreateDynamic(graph, &host, options, state)
+                                                : Build(graph, &host, options, nullptr, state);
+  if (made.ok()) Finish(**made, std::move(state));
+  return made;
+}
+
+void Session::Finish(Session& s, std::shared_ptr<StateStore> state) {
+  s.caller_input_names_.clear();
+  s.caller_input_types_.clear();
+  for (size_t k = 0; k < s.input_names_.size(); ++k) {
+    const std::string& name = s.input_names_[k];
+    if (state != nullptr && (state->IsStateInput(name) || name == state->position_name)) {
+      continue;
+    }
+    s.caller_input_names_.push_back(name);
+    s.caller_input_types_.push_back(s.input_types_[k]);
+  }
+  s.owns_state_ = state != nullptr;
+  s.state_ = std::move(state);
 }
 
 // Where each (value, device) of the plan lives.
@@ -178,9 +203,11 @@ struct Session::Residency {
 
 Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, const PluginHost* host,
                                                   const PlanOptions& options,
-                                                  ExecutableShelf* shelf) {
+                                                  ExecutableShelf* shelf,
+                                                  const std::shared_ptr<StateStore>& state) {
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
+  s.state_ = state;
   // The optimization pass (switchyard/optimize.h) rewrites for the devices the plan will
   // use; the session plans and runs the graph it returns.
   SY_ASSIGN_OR_RETURN(OptimizedGraph optimized,
@@ -217,6 +244,23 @@ Status Session::PlaceValues(Residency& where) {
     SY_ASSIGN_OR_RETURN(
         where.buffers[where.Key(slot.value, slot.device)],
         Slice(*arenas[slot.device], slot.offset, slot.bytes, graph.DescribeValue(slot.value)));
+  }
+  // Decoding state: the session's buffers, kept between runs (and between a dynamic
+  // session's specialisations); an output written in place is the same buffer.
+  for (const PlanState& st : plan.states) {
+    const StateValue& v = graph.state.values[st.index];
+    if (state_ == nullptr) return Internal("a plan with decoding state but no state store");
+    const Device& device = *plan.devices[st.device];
+    SY_ASSIGN_OR_RETURN(sy_buffer * handle, state_->BufferFor(st.index, device));
+    auto buffer = std::make_unique<Buffer>();
+    buffer->device = &device;
+    buffer->handle = handle;
+    buffer->owned = false;  // the store's
+    buffer->bytes = state_->entries()[st.index].bytes;
+    buffer->host = device.plugin->api()->buffer_host_pointer(handle);
+    buffers_.push_back(std::move(buffer));
+    where.buffers[where.Key(v.input, st.device)] = buffers_.back().get();
+    if (st.in_place) where.buffers[where.Key(v.output, st.device)] = buffers_.back().get();
   }
   // A reshape's output on a device that takes reshapes in place: its input's buffer (the
   // same handle, which is how the plugin knows to leave the bytes be).
@@ -312,23 +356,11 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
       const PlanCopy& c = plan.copies[next_copy];
       auto step = std::make_unique<Step>();
       step->partition = k;
-      Transfer& t = step->copy;
-      t.from = where.at(c.value, c.from_device);
-      t.to = where.at(c.value, c.to_device);
-      t.bytes = c.bytes;
-      t.what = "copying " + graph.DescribeValue(c.value) + " from " +
-               plan.devices[c.from_device]->Spec() + " to " + plan.devices[c.to_device]->Spec();
-      if (t.from->device->plugin == t.to->device->plugin &&
-          t.to->device->plugin->api()->copy_device_to_device != nullptr) {
-        t.path = Transfer::Path::kDirect;
-      } else if (t.to->host != nullptr) {
-        t.path = Transfer::Path::kIntoHostDestination;
-      } else if (t.from->host != nullptr) {
-        t.path = Transfer::Path::kFromHostSource;
-      } else {
-        t.path = Transfer::Path::kStaged;
-        staging_bytes = std::max(staging_bytes, t.bytes);
-      }
+      step->copy = Route(where.at(c.value, c.from_device), where.at(c.value, c.to_device), c.bytes,
+                         "copying " + graph.DescribeValue(c.value) + " from " +
+                             plan.devices[c.from_device]->Spec() + " to " +
+                             plan.devices[c.to_device]->Spec(),
+                         staging_bytes);
       steps_.push_back(std::move(step));
     }
     const Device& device = *plan.devices[part.device];
@@ -375,8 +407,49 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
     step->node_times.resize(part.nodes.size());
     steps_.push_back(std::move(step));
   }
+  // Decoding state not written in place: the output's bytes go into the state's buffer
+  // once everything that reads the old contents has run (the end of the run).
+  for (const PlanState& st : plan.states) {
+    if (st.in_place) continue;
+    const StateValue& v = graph.state.values[st.index];
+    int32_t producer = -1;
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      for (ValueId id : graph.nodes[n].outputs) {
+        if (id == v.output) producer = plan.nodes[n].device;
+      }
+    }
+    auto step = std::make_unique<Step>();
+    step->partition = plan.partitions.empty() ? 0 : plan.partitions.size() - 1;
+    step->copy = Route(where.at(v.output, producer), where.at(v.input, st.device),
+                       state_->entries()[st.index].bytes,
+                       "copying " + graph.DescribeValue(v.output) + " into state '" +
+                           graph.values[v.input].name + "'",
+                       staging_bytes);
+    steps_.push_back(std::move(step));
+  }
   staging_.resize(staging_bytes);
   return Status::Ok();
+}
+
+Session::Transfer Session::Route(const Buffer* from, const Buffer* to, uint64_t bytes,
+                                 std::string what, uint64_t& staging_bytes) {
+  Transfer t;
+  t.from = from;
+  t.to = to;
+  t.bytes = bytes;
+  t.what = std::move(what);
+  if (from->device->plugin == to->device->plugin &&
+      to->device->plugin->api()->copy_device_to_device != nullptr) {
+    t.path = Transfer::Path::kDirect;
+  } else if (to->host != nullptr) {
+    t.path = Transfer::Path::kIntoHostDestination;
+  } else if (from->host != nullptr) {
+    t.path = Transfer::Path::kFromHostSource;
+  } else {
+    t.path = Transfer::Path::kStaged;
+    staging_bytes = std::max(staging_bytes, bytes);
+  }
+  return t;
 }
 
 Status Session::PrepareStep(Step& step, const Device& device, const PartitionDescriptor& descriptor,
@@ -403,8 +476,11 @@ void Session::BindInputsAndOutputs(const Residency& where) {
   const Graph& graph = graph_;
   // Graph inputs: where each run uploads them.
   std::vector<bool> is_input(graph.values.size(), false);
+  std::vector<bool> is_state(graph.values.size(), false);  // bound by PlaceValues, not passed
+  for (const StateValue& v : graph.state.values) is_state[v.input] = is_state[v.output] = true;
   for (ValueId id : graph.inputs) {
     is_input[id] = true;
+    if (is_state[id]) continue;
     input_names_.push_back(graph.values[id].name);
     input_types_.push_back(graph.values[id].type);
     std::vector<InputTarget> targets;
@@ -431,6 +507,7 @@ void Session::BindInputsAndOutputs(const Residency& where) {
     for (ValueId id : graph.nodes[n].outputs) producer[id] = plan.nodes[n].device;
   }
   for (ValueId id : graph.outputs) {
+    if (is_state[id]) continue;  // the next run's state, not a result
     Output out;
     out.name = graph.values[id].name;
     out.type = graph.values[id].type;
@@ -448,6 +525,12 @@ void Session::BindInputsAndOutputs(const Residency& where) {
 }
 
 Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
+  if (owns_state_) return RunStateful(inputs);
+  return RunUnstated(inputs);
+}
+
+Expected<std::map<std::string, Tensor>> Session::RunUnstated(
+    const std::map<std::string, Tensor>& inputs) {
   if (dynamic_ != nullptr) return RunDynamic(inputs);
   using Clock = std::chrono::steady_clock;
   const bool profiling = profiling_;

@@ -30,15 +30,16 @@ const Graph* Session::symbolic_graph() const {
   return dynamic_ != nullptr ? &dynamic_->graph : nullptr;
 }
 
-Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
-                                                          const PluginHost* host,
-                                                          const PlanOptions& options) {
+Expected<std::unique_ptr<Session>> Session::CreateDynamic(
+    const Graph& graph, const PluginHost* host, const PlanOptions& options,
+    const std::shared_ptr<StateStore>& state) {
   auto session = std::unique_ptr<Session>(new Session());
   Session& s = *session;
   s.dynamic_ = std::make_unique<Specializations>();
   Specializations& d = *s.dynamic_;
   d.graph = graph;
   d.host = host;
+  d.state = state;
   d.options = options;
   d.options.max_specializations = std::max<size_t>(1, options.max_specializations);
   // on_prepare serves this call only: a caller's progress display may not outlive it,
@@ -62,7 +63,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(const Graph& graph,
     }
     SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(graph, *examples));
     SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> first,
-                        Build(specialised, host, options, &d.shelf));
+                        Build(specialised, host, options, &d.shelf, d.state));
     s.stats_.specializations = 1;
     s.stats_.buffer_allocations += first->stats_.buffer_allocations;
     s.stats_.buffer_views += first->stats_.buffer_views;
@@ -93,7 +94,8 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   if (inputs != nullptr) binding.insert(inputs->begin(), inputs->end());
   for (size_t k = 0; k < stage.data.size(); ++k) binding[stage.data[k].first] = d.data_sizes[k];
   SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(stage.graph, binding));
-  Expected<std::unique_ptr<Session>> built = Build(specialised, d.host, d.options, &d.shelf);
+  Expected<std::unique_ptr<Session>> built =
+      Build(specialised, d.host, d.options, &d.shelf, d.state);
   if (!built.ok()) {
     if (binding.empty()) return built.status();
     return built.status().WithContext("with " + BindingToString(binding));
@@ -140,6 +142,11 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
   // a specialisation is looked up (or built) before any static session sees the inputs.
   d.input_shapes.resize(input_names_.size());
   for (size_t k = 0; k < input_names_.size(); ++k) {
+    if (d.state != nullptr && d.state->IsStateInput(input_names_[k])) {
+      // Decoding state has a fixed size, and its buffers are bound, not passed.
+      d.input_shapes[k] = input_types_[k].shape;
+      continue;
+    }
     auto it = inputs.find(input_names_[k]);
     if (it == inputs.end()) {
       return InvalidArgument("missing input \"" + input_names_[k] + "\" (" +

@@ -7,6 +7,7 @@
 
 #include "format/inline_data.h"
 #include "format/json_util.h"
+#include "format/state_structure.h"
 #include "format/symbolic_structure.h"
 #include "switchyard/model_io.h"
 
@@ -77,7 +78,7 @@ class GraphReader {
     SY_RETURN_IF_ERROR(ReadHeader(*obj));
     SY_RETURN_IF_ERROR(CheckKeys(*obj,
                                  {"format", "version", "producer", "symbols", "values", "inputs",
-                                  "outputs", "constants", "nodes"},
+                                  "outputs", "constants", "nodes", "state"},
                                  "top level"));
     SY_ASSIGN_OR_RETURN(graph_.producer, GetString(*obj, "producer", "top level", false));
     SY_RETURN_IF_ERROR(ReadSymbols(*obj));
@@ -86,6 +87,7 @@ class GraphReader {
     SY_RETURN_IF_ERROR(ReadConstants(*obj));
     SY_RETURN_IF_ERROR(ReadNodes(*obj));
     SY_RETURN_IF_ERROR(ReadOutputs(*obj));
+    SY_RETURN_IF_ERROR(ReadState(*obj));
     for (size_t id = 0; id < graph_.values.size(); ++id) {
       if (!defined_[id]) {
         return InvalidModel(graph_.DescribeValue(static_cast<ValueId>(id)) +
@@ -94,6 +96,7 @@ class GraphReader {
       }
     }
     SY_RETURN_IF_ERROR(CheckSymbolicStructure(graph_));
+    SY_RETURN_IF_ERROR(CheckStateStructure(graph_));
     return std::move(graph_);
   }
 
@@ -503,6 +506,66 @@ class GraphReader {
       is_output[id] = true;
       graph_.outputs.push_back(id);
     }
+    return Status::Ok();
+  }
+
+  // An object member `key` of `obj`, or null when absent and not `required`.
+  static Expected<const bj::object*> GetObject(const bj::object& obj, std::string_view key,
+                                               const std::string& where, bool required) {
+    const bj::value* v = obj.if_contains(key);
+    if (v == nullptr) {
+      if (required) return InvalidModel(where + ": missing \"" + std::string(key) + "\"");
+      return static_cast<const bj::object*>(nullptr);
+    }
+    if (const bj::object* o = v->if_object()) return o;
+    return InvalidModel(where + ": " + std::string(key) + " is " + std::string(json::KindName(*v)) +
+                        ", expected an object");
+  }
+
+  Expected<int64_t> GetAxis(const bj::object& obj, const std::string& where) const {
+    const bj::value* v = obj.if_contains("axis");
+    if (v == nullptr) return InvalidModel(where + ": missing \"axis\"");
+    const std::optional<int64_t> axis = json::AsInt64(*v);
+    if (!axis) return InvalidModel(where + ": axis is " + json::Describe(*v) + ", expected an int");
+    return *axis;
+  }
+
+  // "state": {"values": [{"input": 3, "output": 9, "axis": 2}, ...], "position": 1,
+  //           "advance": {"input": 0, "axis": 1}} (docs/decoding.md); checked against the
+  // graph's inputs and outputs by CheckStateStructure.
+  Status ReadState(const bj::object& obj) {
+    SY_ASSIGN_OR_RETURN(const bj::object* state, GetObject(obj, "state", "top level", false));
+    if (state == nullptr) return Status::Ok();
+    SY_RETURN_IF_ERROR(CheckKeys(*state, {"values", "position", "advance"}, "state"));
+    SY_ASSIGN_OR_RETURN(const bj::array* values, GetArray(*state, "values", "state", true));
+    if (values->empty()) return InvalidModel("state: values is empty (expected one or more)");
+    for (size_t i = 0; i < values->size(); ++i) {
+      const std::string where = "state.values[" + std::to_string(i) + "]";
+      const bj::object* v = (*values)[i].if_object();
+      if (v == nullptr) {
+        return InvalidModel(where + " is " + std::string(json::KindName((*values)[i])) +
+                            ", expected an object");
+      }
+      SY_RETURN_IF_ERROR(CheckKeys(*v, {"input", "output", "axis"}, where));
+      StateValue value;
+      for (const char* key : {"input", "output"}) {
+        const bj::value* id = v->if_contains(key);
+        if (id == nullptr) return InvalidModel(where + ": missing \"" + std::string(key) + "\"");
+        SY_ASSIGN_OR_RETURN(ValueId read, ReadId(*id, where + "." + key));
+        (std::string_view(key) == "input" ? value.input : value.output) = read;
+      }
+      SY_ASSIGN_OR_RETURN(value.axis, GetAxis(*v, where));
+      graph_.state.values.push_back(value);
+    }
+    if (const bj::value* position = state->if_contains("position")) {
+      SY_ASSIGN_OR_RETURN(graph_.state.position, ReadId(*position, "state.position"));
+    }
+    SY_ASSIGN_OR_RETURN(const bj::object* advance, GetObject(*state, "advance", "state", true));
+    SY_RETURN_IF_ERROR(CheckKeys(*advance, {"input", "axis"}, "state.advance"));
+    const bj::value* input = advance->if_contains("input");
+    if (input == nullptr) return InvalidModel("state.advance: missing \"input\"");
+    SY_ASSIGN_OR_RETURN(graph_.state.advance_input, ReadId(*input, "state.advance.input"));
+    SY_ASSIGN_OR_RETURN(graph_.state.advance_axis, GetAxis(*advance, "state.advance"));
     return Status::Ok();
   }
 

@@ -160,7 +160,21 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
   out += "  \"inputs\": " + bj::serialize(IdsToJson(graph.inputs)) + ",\n";
   out += "  \"outputs\": " + bj::serialize(IdsToJson(graph.outputs)) + ",\n";
   AppendArray(out, "constants", constants, false);
-  AppendArray(out, "nodes", nodes, true);
+  if (!graph.state.empty()) {
+    AppendArray(out, "nodes", nodes, false);
+    const DecodingState& st = graph.state;
+    bj::array values;
+    for (const StateValue& v : st.values) {
+      values.emplace_back(bj::object{{"input", v.input}, {"output", v.output}, {"axis", v.axis}});
+    }
+    bj::object state{
+        {"values", std::move(values)},
+        {"advance", bj::object{{"input", st.advance_input}, {"axis", st.advance_axis}}}};
+    if (st.position >= 0) state["position"] = st.position;
+    out += "  \"state\": " + bj::serialize(state) + "\n";
+  } else {
+    AppendArray(out, "nodes", nodes, true);
+  }
   out += "}\n";
   return out;
 }

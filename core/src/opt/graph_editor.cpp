@@ -152,6 +152,15 @@ bool GraphEditor::Commit() {
   }
   renumber(graph_.inputs);
   renumber(graph_.outputs);
+  // Decoding state names graph inputs and outputs, which are all kept.
+  for (StateValue& v : graph_.state.values) {
+    v.input = remap[v.input];
+    v.output = remap[v.output];
+  }
+  if (graph_.state.position >= 0) graph_.state.position = remap[graph_.state.position];
+  if (graph_.state.advance_input >= 0) {
+    graph_.state.advance_input = remap[graph_.state.advance_input];
+  }
   std::vector<sy::Constant> constants;
   for (sy::Constant& c : graph_.constants) {
     if (!used[c.value]) continue;

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "sched/state_planner.h"
+
 namespace sy::sched {
 namespace {
 
@@ -73,6 +75,15 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   for (const Constant& c : graph.constants) is_constant[c.value] = true;
   std::vector<bool> is_input(graph.values.size(), false);
   for (ValueId id : graph.inputs) is_input[id] = true;
+  // Decoding state lives outside the arena, in buffers the session keeps between runs
+  // (PlanStates): its inputs, and the outputs written in place, take no slot.
+  SY_RETURN_IF_ERROR(PlanStates(graph, plan));
+  std::vector<bool> external(graph.values.size(), false);
+  for (const PlanState& st : plan.states) {
+    const StateValue& v = graph.state.values[st.index];
+    external[v.input] = true;
+    if (st.in_place) external[v.output] = true;
+  }
 
   // Reshapes in place: on a device that declares SY_DEVICE_FLAG_RESHAPE_IN_PLACE a
   // reshape's output is its input's bytes, so every use of the output keeps the input's
@@ -102,6 +113,7 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
 
   // Creates the slot of (v, d) starting at `time`, or extends an existing one to it.
   auto touch = [&](ValueId v, int32_t d, int64_t time) {
+    if (external[v]) return;
     if (auto it = shared_from.find(key(v, d)); it != shared_from.end()) d = it->second;
     if (auto it = alias_source.find(key(v, d)); it != alias_source.end()) v = it->second;
     auto [it, inserted] = slot_of.emplace(key(v, d), plan.slots.size());
@@ -154,9 +166,13 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     plan.memory[a.device].reshape_in_place_bytes += AlignUp(bytes_of(a.value));
   }
   std::vector<bool> counted(graph.values.size(), false);  // an output listed twice is one copy
+  for (const StateValue& v : graph.state.values) counted[v.output] = true;  // never copied out
   for (ValueId id : graph.outputs) {
     if (producer[id] >= 0 && !counted[id]) plan.memory[producer[id]].output_bytes += bytes_of(id);
     counted[id] = true;
+  }
+  for (const PlanState& st : plan.states) {
+    plan.memory[st.device].state_bytes += AlignUp(bytes_of(graph.state.values[st.index].input));
   }
   for (size_t d = 0; d < num_devices; ++d) {
     DeviceMemory& m = plan.memory[d];
@@ -169,12 +185,13 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     // with the arena at the end of a run.
     const bool host = plan.devices[d]->host_memory();
     const uint64_t outputs = host ? m.output_bytes : 0;
-    m.peak_bytes = m.arena_bytes + m.weight_bytes + outputs;
+    m.peak_bytes = m.arena_bytes + m.weight_bytes + m.state_bytes + outputs;
     if (m.limit_bytes != 0 && m.peak_bytes > m.limit_bytes) {
       return ResourceExhausted(
           "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
           ") cannot hold the plan: it needs " + FormatBytes(m.peak_bytes) + " (arena peak " +
           FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) +
+          (m.state_bytes != 0 ? " + decoding state " + FormatBytes(m.state_bytes) : "") +
           (outputs != 0 ? " + outputs " + FormatBytes(outputs) + " copied to the caller" : "") +
           ") but " + (m.user_limit ? "the memory limit set for it is " : "it declares only ") +
           FormatBytes(m.limit_bytes));

@@ -98,14 +98,29 @@ std::string Plan::Explain(const Graph& graph) const {
            (c.shared ? " (shared: host memory read in place, no bytes move)" : "") +
            ", before partition " + std::to_string(c.before_partition) + "\n";
   }
+  if (!states.empty()) out += "decoding state (kept between runs, docs/decoding.md):\n";
+  for (const PlanState& st : states) {
+    const StateValue& v = graph.state.values[st.index];
+    out += "  " + graph.DescribeValue(v.input) + " " + graph.values[v.input].type.ToString() +
+           " on " + devices[st.device]->Spec() + ", capacity " +
+           std::to_string(graph.values[v.input].type.shape[v.axis]) + " along axis " +
+           std::to_string(v.axis) +
+           (st.in_place ? ": written in place by cache_write"
+                        : ": " + graph.DescribeValue(v.output) +
+                              " copied into it after each run (not written in place by a "
+                              "cache_write on a device that declares "
+                              "SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE)") +
+           "\n";
+  }
   out += "memory:\n";
   for (size_t d = 0; d < devices.size(); ++d) {
     const DeviceMemory& m = memory[d];
-    if (m.arena_bytes == 0 && m.weight_bytes == 0) continue;
-    const uint64_t outputs = m.peak_bytes - m.arena_bytes - m.weight_bytes;
+    if (m.arena_bytes == 0 && m.weight_bytes == 0 && m.state_bytes == 0) continue;
+    const uint64_t outputs = m.peak_bytes - m.arena_bytes - m.weight_bytes - m.state_bytes;
     out += "  " + device_name(static_cast<int32_t>(d)) + ": peak " + FormatBytes(m.peak_bytes) +
            " = arena " + FormatBytes(m.arena_bytes) + " (" + FormatBytes(m.unshared_bytes) +
            " without reuse) + weights " + FormatBytes(m.weight_bytes);
+    if (m.state_bytes != 0) out += " + decoding state " + FormatBytes(m.state_bytes);
     if (outputs != 0) out += " + outputs " + FormatBytes(outputs) + " copied to the caller";
     if (m.limit_bytes) {
       out += ", limit " + FormatBytes(m.limit_bytes) + (m.user_limit ? " (set)" : " (declared)");

@@ -84,9 +84,11 @@ class CpuContext : public sy_context {
     // reshape in place (its kernel leaves an output bound to its input's bytes alone), and
     // both run a partition at other sizes where no kernel of it was prepared for its sizes
     // (CpuExecutable::ExecuteResized: always on cpu-ref; on cpu, partitions without a
-    // library primitive or packed weights).
+    // library primitive or packed weights). cache_write bound to its cache's own buffer
+    // writes only the update (decoding state in place).
     info.flags = SY_DEVICE_FLAG_HOST_MEMORY | SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64 |
                  SY_DEVICE_FLAG_RESHAPE_IN_PLACE | SY_DEVICE_FLAG_RESIZABLE |
+                 SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE |
                  (device == 1 ? SY_DEVICE_FLAG_REFERENCE : SY_DEVICE_FLAG_FALLBACK);
     info.memory_bytes = PhysicalMemoryBytes();
     info.details = device == 0 ? details_fast_.c_str() : details_ref_.c_str();

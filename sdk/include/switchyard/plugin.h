@@ -114,6 +114,12 @@ typedef enum sy_device_kind {
  * non-NULL execute_resized. A plugin that does not declare it is prepared once per set of
  * sizes and never sees a size change. */
 #define SY_DEVICE_FLAG_RESIZABLE 0x40u
+/* Appended after the first release. The device's `cache_write` kernel accepts its output
+ * bound to the very buffer handle its `cache` input is bound to, and then writes only the
+ * update's entries: a session keeps a decoder's key and value cache in one buffer across
+ * runs and appends to it in place (docs/decoding.md). Without it the host gives the output
+ * a buffer of its own and copies it back after each run. */
+#define SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE 0x80u
 
 typedef enum sy_attr_kind {
   SY_ATTR_INT = 0,

@@ -163,7 +163,7 @@ TEST(GraphJsonReader, UnknownTopLevelKey) {
   doc.extra = R"("node": [])";
   SY_EXPECT_ERROR(doc.Parse(),
                   "top level: unknown key \"node\" (expected format, version, "
-                  "producer, symbols, values, inputs, outputs, constants, nodes)");
+                  "producer, symbols, values, inputs, outputs, constants, nodes, state)");
 }
 
 TEST(GraphJsonReader, MissingRequiredArrays) {

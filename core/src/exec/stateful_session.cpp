@@ -1,0 +1,88 @@
+// Sessions that keep decoding state between runs (docs/decoding.md): the checks and
+// bookkeeping around each run; the state's buffers themselves are bound by the plan
+// (Session::PlaceValues) and live in the StateStore.
+#include <algorithm>
+
+#include "exec/state_store.h"
+#include "switchyard/session.h"
+
+namespace sy {
+
+int64_t Session::state_length() const { return state_ != nullptr ? state_->length : 0; }
+
+int64_t Session::state_capacity() const { return state_ != nullptr ? state_->capacity() : 0; }
+
+int64_t Session::StatePositions(const std::map<std::string, Tensor>& inputs) const {
+  if (state_ == nullptr) return 0;
+  auto it = inputs.find(state_->advance_name);
+  if (it == inputs.end() || it->second.type().rank() <= state_->advance_axis) return 0;
+  return it->second.shape()[state_->advance_axis];
+}
+
+Status Session::Reset() {
+  if (state_ == nullptr) {
+    return InvalidArgument(
+        "Reset: this session's model keeps no decoding state (docs/decoding.md)");
+  }
+  return state_->Clear();
+}
+
+Expected<std::map<std::string, Tensor>> Session::RunStateful(
+    const std::map<std::string, Tensor>& inputs) {
+  StateStore& state = *state_;
+  for (const auto& [name, tensor] : inputs) {
+    if (state.IsStateInput(name)) {
+      return InvalidArgument("input \"" + name +
+                             "\" is decoding state: the session keeps it between runs on the "
+                             "device (Reset() starts a new sequence); do not pass it");
+    }
+    if (!state.position_name.empty() && name == state.position_name) {
+      return InvalidArgument("input \"" + name +
+                             "\" is the state's position: the session fills it with the "
+                             "positions the state holds (" +
+                             std::to_string(state.length) + ")");
+    }
+  }
+  auto advance = inputs.find(state.advance_name);
+  if (advance == inputs.end()) {
+    return InvalidArgument("missing input \"" + state.advance_name + "\" (its size along axis " +
+                           std::to_string(state.advance_axis) +
+                           " is the number of positions a run adds to the state)");
+  }
+  const Tensor& a = advance->second;
+  if (a.type().rank() <= state.advance_axis) {
+    return InvalidArgument("input \"" + state.advance_name + "\" is " + a.type().ToString() +
+                           " but the state advances by its axis " +
+                           std::to_string(state.advance_axis));
+  }
+  const int64_t adds = a.shape()[state.advance_axis];
+  for (const StateStore::Entry& e : state.entries()) {
+    const int64_t capacity = e.type.shape[e.axis];
+    if (adds > capacity - state.length) {
+      return InvalidArgument("this run adds " + std::to_string(adds) + " positions to the " +
+                             std::to_string(state.length) +
+                             " the state holds, past its capacity of " + std::to_string(capacity) +
+                             " (state '" + e.name + "' " + e.type.ToString() + ", axis " +
+                             std::to_string(e.axis) + "); Reset() starts a new sequence");
+    }
+  }
+  std::map<std::string, Tensor> with_position;
+  const std::map<std::string, Tensor>* run_inputs = &inputs;
+  if (!state.position_name.empty()) {
+    with_position = inputs;
+    SY_ASSIGN_OR_RETURN(Tensor position,
+                        Tensor::Allocate(state.position_type.dtype, state.position_type.shape));
+    if (state.position_type.dtype == DType::kI32) {
+      position.mutable_values<int32_t>()[0] = static_cast<int32_t>(state.length);
+    } else {
+      position.mutable_values<int64_t>()[0] = state.length;
+    }
+    with_position[state.position_name] = std::move(position);
+    run_inputs = &with_position;
+  }
+  Expected<std::map<std::string, Tensor>> outputs = RunUnstated(*run_inputs);
+  if (outputs.ok()) state.length += adds;
+  return outputs;
+}
+
+}  // namespace sy

@@ -1,0 +1,221 @@
+// Sessions with decoding state (docs/decoding.md). The model appends each run's rows x
+// [1, n, 2] to a state k [1, 4, 2] (capacity 4) with cache_write at the position the
+// session fills, and returns the sum of k over its rows: since unwritten rows are zero,
+// every output is the running sum of all rows passed since the last Reset, which the
+// tests compute by hand.
+#include <gtest/gtest.h>
+
+#include "switchyard/model_io.h"
+#include "switchyard/plugin_host.h"
+#include "switchyard/session.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+// `seq` is "1" (a static graph) or "\"seq\"" (a run-time size).
+std::string AppendingGraph(const std::string& seq) {
+  const std::string symbols = seq == "1" ? "" : R"("symbols": [{"name": "seq", "example": 2}],)";
+  return R"({"format": "rml-graph", "version": 1, )" + symbols + R"(
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": [1, )" +
+         seq + R"(, 2]},
+      {"name": "pos", "dtype": "i64", "shape": []},
+      {"name": "k", "dtype": "f32", "shape": [1, 4, 2]},
+      {"name": "k_next", "dtype": "f32", "shape": [1, 4, 2]},
+      {"name": "sum", "dtype": "f32", "shape": [1, 2]}
+    ],
+    "inputs": [0, 1, 2], "outputs": [4, 3],
+    "nodes": [
+      {"op": "cache_write", "inputs": [2, 0, 1], "outputs": [3], "attrs": {"axis": 1}},
+      {"op": "reduce_sum", "inputs": [3], "outputs": [4], "attrs": {"axes": [1], "keepdims": 0}}
+    ],
+    "state": {"values": [{"input": 2, "output": 3, "axis": 1}], "position": 1,
+              "advance": {"input": 0, "axis": 1}}})";
+}
+
+class StatefulSessionTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    DiscoveryOptions options;
+    options.scan_default_paths = false;
+    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    host_ = std::move(*host).release();
+  }
+  static void TearDownTestSuite() {
+    delete host_;
+    host_ = nullptr;
+  }
+
+  static std::unique_ptr<Session> Create(const std::string& json, const char* device = "cpu") {
+    Expected<Graph> graph = ParseGraphJson(json, nullptr);
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    if (!graph.ok()) return nullptr;
+    Status valid = ValidateGraphTypes(*graph);
+    EXPECT_TRUE(valid.ok()) << valid.ToString();
+    PlanOptions options;
+    options.devices = {*host_->FindDevice(device)};
+    Expected<std::unique_ptr<Session>> s = Session::Create(*graph, *host_, options);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  // x [1, rows.size() / 2, 2] holding `rows`.
+  static std::map<std::string, Tensor> X(const std::vector<float>& rows) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {1, static_cast<int64_t>(rows.size() / 2), 2});
+    std::copy(rows.begin(), rows.end(), x.mutable_values<float>().begin());
+    return {{"x", x}};
+  }
+
+  static void ExpectSum(Session& s, const std::vector<float>& rows, float a, float b) {
+    Expected<std::map<std::string, Tensor>> out = s.Run(X(rows));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->count("k_next"), 0u) << "the state is not a result";
+    const Tensor& sum = out->at("sum");
+    EXPECT_EQ(sum.values<float>()[0], a);
+    EXPECT_EQ(sum.values<float>()[1], b);
+  }
+
+  static PluginHost* host_;
+};
+PluginHost* StatefulSessionTest::host_ = nullptr;
+
+TEST_F(StatefulSessionTest, AppendsAcrossRunsInPlaceOnTheDevice) {
+  std::unique_ptr<Session> s = Create(AppendingGraph("1"));
+  ASSERT_TRUE(s && s->has_state());
+  EXPECT_EQ(s->input_names(),
+            std::vector<std::string>{"x"});  // state and position are the session's
+  EXPECT_EQ(s->state_capacity(), 4);
+  ASSERT_EQ(s->plan().states.size(), 1u);
+  EXPECT_TRUE(s->plan().states[0].in_place);         // cpu writes cache_write in place
+  EXPECT_EQ(s->plan().memory[0].state_bytes, 256u);  // 32 bytes, aligned
+  const uint64_t allocations = s->stats().buffer_allocations;
+  ExpectSum(*s, {1, 2}, 1, 2);
+  ExpectSum(*s, {10, 20}, 11, 22);
+  ExpectSum(*s, {100, 200}, 111, 222);
+  EXPECT_EQ(s->state_length(), 3);
+  EXPECT_EQ(s->stats().buffer_allocations, allocations);  // a run allocates nothing
+}
+
+TEST_F(StatefulSessionTest, RunningPastTheCapacityIsAnErrorThatChangesNothing) {
+  std::unique_ptr<Session> s = Create(AppendingGraph("1"), "cpu-ref");
+  ASSERT_TRUE(s);
+  for (int i = 1; i <= 4; ++i) ExpectSum(*s, {1, 1}, static_cast<float>(i), static_cast<float>(i));
+  SY_EXPECT_ERROR(s->Run(X({1, 1})),
+                  "this run adds 1 positions to the 4 the state holds, past its capacity of 4 "
+                  "(state 'k' f32 [1, 4, 2], axis 1); Reset() starts a new sequence");
+  EXPECT_EQ(s->state_length(), 4);
+  SY_ASSERT_OK(s->Reset());
+  EXPECT_EQ(s->state_length(), 0);
+  ExpectSum(*s, {5, 6}, 5, 6);  // a new sequence: the old rows are gone
+}
+
+TEST_F(StatefulSessionTest, StateAndPositionAreNotTheCallersToPass) {
+  std::unique_ptr<Session> s = Create(AppendingGraph("1"));
+  ASSERT_TRUE(s);
+  std::map<std::string, Tensor> inputs = X({1, 2});
+  inputs["k"] = *Tensor::Allocate(DType::kF32, {1, 4, 2});
+  SY_EXPECT_ERROR(s->Run(inputs), "input \"k\" is decoding state: the session keeps it");
+  inputs = X({1, 2});
+  inputs["pos"] = *Tensor::Allocate(DType::kI64, {});
+  SY_EXPECT_ERROR(s->Run(inputs), "input \"pos\" is the state's position");
+  SY_EXPECT_ERROR(s->Run({}), "missing input \"x\" (its size along axis 1 is the number of");
+  EXPECT_EQ(s->state_length(), 0);
+  ExpectSum(*s, {3, 4}, 3, 4);
+}
+
+TEST_F(StatefulSessionTest, SessionsKeepTheirOwnState) {
+  std::unique_ptr<Session> a = Create(AppendingGraph("1"));
+  std::unique_ptr<Session> b = Create(AppendingGraph("1"));
+  ASSERT_TRUE(a && b);
+  ExpectSum(*a, {1, 1}, 1, 1);
+  ExpectSum(*a, {1, 1}, 2, 2);
+  ExpectSum(*b, {7, 8}, 7, 8);
+  EXPECT_EQ(a->state_length(), 2);
+  EXPECT_EQ(b->state_length(), 1);
+}
+
+// A prompt of three rows, then one row a run: two specialisations (seq 3 and seq 1) of one
+// dynamic session bind the same state.
+TEST_F(StatefulSessionTest, SpecializationsShareOneState) {
+  std::unique_ptr<Session> s = Create(AppendingGraph("\"seq\""));
+  ASSERT_TRUE(s && s->dynamic());
+  ExpectSum(*s, {1, 2, 3, 4, 5, 6}, 9, 12);
+  ExpectSum(*s, {10, 10}, 19, 22);
+  EXPECT_EQ(s->state_length(), 4);
+  SY_EXPECT_ERROR(s->Run(X({1, 1})), "past its capacity of 4");
+  SY_ASSERT_OK(s->Reset());
+  ExpectSum(*s, {1, 1, 2, 2}, 3, 3);
+}
+
+// State whose next contents no cache_write produces (k_next = k + x, broadcast): the
+// session copies the output back after each run.
+TEST_F(StatefulSessionTest, StateNotWrittenInPlaceIsCopiedBack) {
+  const std::string json = R"({"format": "rml-graph", "version": 1,
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": [1, 1, 2]},
+      {"name": "k", "dtype": "f32", "shape": [1, 4, 2]},
+      {"name": "k_next", "dtype": "f32", "shape": [1, 4, 2]},
+      {"name": "sum", "dtype": "f32", "shape": [1, 2]}
+    ],
+    "inputs": [0, 1], "outputs": [3, 2],
+    "nodes": [
+      {"op": "add", "inputs": [1, 0], "outputs": [2]},
+      {"op": "reduce_sum", "inputs": [2], "outputs": [3], "attrs": {"axes": [1], "keepdims": 0}}
+    ],
+    "state": {"values": [{"input": 1, "output": 2, "axis": 1}], "advance": {"input": 0, "axis": 1}}})";
+  std::unique_ptr<Session> s = Create(json);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->plan().states.size(), 1u);
+  EXPECT_FALSE(s->plan().states[0].in_place);
+  ExpectSum(*s, {1, 2}, 4, 8);   // k = 4 rows of [1, 2]
+  ExpectSum(*s, {1, 1}, 8, 12);  // k = 4 rows of [2, 3]
+}
+
+TEST(StatefulSessionFormat, StateIsCheckedAgainstTheGraph) {
+  const std::string good = AppendingGraph("1");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string json = good;
+    const size_t at = json.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return json.replace(at, from.size(), to);
+  };
+  SY_EXPECT_ERROR(
+      ParseGraphJson(with(R"("input": 2, "output": 3)", R"("input": 3, "output": 3)"), nullptr),
+      "state.values[0]: input 3 is not a graph input");
+  SY_EXPECT_ERROR(
+      ParseGraphJson(with(R"("input": 2, "output": 3)", R"("input": 2, "output": 2)"), nullptr),
+      "state.values[0]: output 2 is not a graph output");
+  SY_EXPECT_ERROR(
+      ParseGraphJson(with(R"("output": 3, "axis": 1)", R"("output": 3, "axis": 3)"), nullptr),
+      "state.values[0]: axis 3 is not an axis of f32 [1, 4, 2]");
+  SY_EXPECT_ERROR(ParseGraphJson(with(R"("position": 1)", R"("position": 0)"), nullptr),
+                  "state.position: value 0 \"x\" is f32 [1, 1, 2] (expected i32 or i64 of "
+                  "shape [] or [1])");
+  SY_EXPECT_ERROR(ParseGraphJson(with(R"("advance": {"input": 0, "axis": 1})",
+                                      R"("advance": {"input": 2, "axis": 1})"),
+                                 nullptr),
+                  "state.advance: value 2 is not a graph input other than the state and "
+                  "position inputs");
+  SY_EXPECT_ERROR(ParseGraphJson(with(R"("axis": 1}}})", R"("axis": 1}, "extra": 1}})"), nullptr),
+                  "state");
+  // Written and read back: the same state.
+  Expected<Graph> g = ParseGraphJson(good, nullptr);
+  SY_ASSERT_OK(g);
+  Expected<std::string> text = SerializeGraphJson(*g);
+  SY_ASSERT_OK(text);
+  Expected<Graph> again = ParseGraphJson(*text, nullptr);
+  SY_ASSERT_OK(again);
+  ASSERT_EQ(again->state.values.size(), 1u);
+  EXPECT_EQ(again->state.values[0].input, 2);
+  EXPECT_EQ(again->state.values[0].output, 3);
+  EXPECT_EQ(again->state.values[0].axis, 1);
+  EXPECT_EQ(again->state.position, 1);
+  EXPECT_EQ(again->state.advance_input, 0);
+  EXPECT_EQ(again->state.advance_axis, 1);
+}
+
+}  // namespace
+}  // namespace sy
