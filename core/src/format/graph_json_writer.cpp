@@ -163,12 +163,12 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
   if (!graph.state.empty()) {
     AppendArray(out, "nodes", nodes, false);
     const DecodingState& st = graph.state;
-    bj::array values;
+    bj::array state_values;
     for (const StateValue& v : st.values) {
-      values.emplace_back(bj::object{{"input", v.input}, {"output", v.output}, {"axis", v.axis}});
+      state_values.emplace_back(bj::object{{"input", v.input}, {"output", v.output}, {"axis", v.axis}});
     }
     bj::object state{
-        {"values", std::move(values)},
+        {"values", std::move(state_values)},
         {"advance", bj::object{{"input", st.advance_input}, {"axis", st.advance_axis}}}};
     if (st.position >= 0) state["position"] = st.position;
     out += "  \"state\": " + bj::serialize(state) + "\n";
