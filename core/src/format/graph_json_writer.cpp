@@ -165,7 +165,8 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
     const DecodingState& st = graph.state;
     bj::array state_values;
     for (const StateValue& v : st.values) {
-      state_values.emplace_back(bj::object{{"input", v.input}, {"output", v.output}, {"axis", v.axis}});
+      state_values.emplace_back(
+          bj::object{{"input", v.input}, {"output", v.output}, {"axis", v.axis}});
     }
     bj::object state{
         {"values", std::move(state_values)},
