@@ -454,6 +454,24 @@ expect "run refuses the state as an input" 1 '--input k: the model has no input 
   -- "$SY" run "$TMP/state.json" --input x=random --input k=random
 expect "bench starts a new sequence when the state is full" 0 "over 20 runs" \
   -- "$SY" bench "$TMP/state.json" --input x=random
+# generate (docs/decoding.md): the toy decoder of tools/make_toy_decoder.py, whose NumPy
+# reference wrote the expected continuations of the prompt 1,2,3.
+DEC="$SRC/tests/data/decoder/model.json"
+for dev in cpu cpu-ref; do
+  expect "generate greedy on $dev matches NumPy" 0 "\"tokens\":\\[$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\\]" \
+    -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --device "$dev" --json
+done
+expect "generate top-k sampling matches NumPy" 0 "^$(cat "$SRC/tests/data/decoder/top_k4_t0.8_seed7_1_2_3.txt")\$" \
+  -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --sample top-k --top-k 4 --temperature 0.8 --seed 7
+expect "generate: a token outside the vocabulary" 1 "prompt token 16 is outside the vocabulary \\(0 to 15\\)" \
+  -- "$SY" generate "$DEC" --prompt 1,16
+expect "generate: past the capacity" 1 "the prompt's 30 tokens and 8 new ones need 37 positions, but the model's state holds 32" \
+  -- "$SY" generate "$DEC" --prompt "$(seq -s, 0 29 | sed 's/[0-9]*/1/g')" --max-new-tokens 8
+expect "generate: a model without state" 1 "keeps no decoding state" \
+  -- "$SY" generate "$SRC/examples/mlp" --prompt 1
+expect "generate: a bad sampler option" 2 "attribute temperature" \
+  -- "$SY" generate "$DEC" --prompt 1 --sample temperature --temperature 0
+expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generate "$DEC" --prompt 1,x
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 

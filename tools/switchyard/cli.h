@@ -43,6 +43,7 @@ int RunPlan(const std::vector<std::string>& args);
 int RunConformance(const std::vector<std::string>& args);
 int RunRun(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
+int RunGenerate(const std::vector<std::string>& args);
 int RunCompare(const std::vector<std::string>& args);
 int RunImport(const std::vector<std::string>& args);
 

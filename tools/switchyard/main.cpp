@@ -18,6 +18,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
      sy::cli::RunConformance},
     {"import", "convert an ONNX model to rml-graph v1 with static shapes", sy::cli::RunImport},
     {"bench", "time runs of a model: median, min and max latency", sy::cli::RunBench},
+    {"generate", "decode tokens with a model that keeps its key/value caches",
+     sy::cli::RunGenerate},
     {"compare", "find the first node whose result on a device differs from the reference",
      sy::cli::RunCompare},
 };

@@ -174,6 +174,52 @@ TEST_F(StatefulSessionTest, StateNotWrittenInPlaceIsCopiedBack) {
   ExpectSum(*s, {1, 1}, 8, 12);  // k = 4 rows of [2, 3]
 }
 
+// The toy decoder of tools/make_toy_decoder.py: greedy decoding through the session's
+// state reproduces the NumPy reference (which recomputes the whole sequence each step,
+// no cache); after Reset the same prompt gives the same tokens; and the prompt run one
+// token at a time leaves the same state as the prompt in one run.
+TEST_F(StatefulSessionTest, ToyDecoderMatchesNumpyAndResetStartsOver) {
+  Expected<Graph> graph = LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+  SY_ASSERT_OK(graph);
+  PlanOptions options;
+  options.devices = {*host_->FindDevice("cpu")};
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+  SY_ASSERT_OK(made);
+  Session& s = **made;
+  const auto ids = [](std::vector<int64_t> v) {
+    Tensor t = *Tensor::Allocate(DType::kI64, {1, static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), t.mutable_values<int64_t>().begin());
+    return std::map<std::string, Tensor>{{"input_ids", t}};
+  };
+  // The argmax of the last row of the logits (the first on ties).
+  const auto next = [&](std::vector<int64_t> v) -> int64_t {
+    Expected<std::map<std::string, Tensor>> out = s.Run(ids(std::move(v)));
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    if (!out.ok()) return -1;
+    std::span<const float> row = out->at("logits").values<float>().last(16);
+    return std::max_element(row.begin(), row.end()) - row.begin();
+  };
+  const auto decode = [&](std::vector<int64_t> prompt, bool one_at_a_time) {
+    std::vector<int64_t> tokens;
+    if (one_at_a_time) {
+      for (size_t i = 0; i + 1 < prompt.size(); ++i) next({prompt[i]});
+      tokens.push_back(next({prompt.back()}));
+    } else {
+      tokens.push_back(next(prompt));
+    }
+    while (tokens.size() < 12) tokens.push_back(next({tokens.back()}));
+    return tokens;
+  };
+  const std::vector<int64_t> expected = {14, 1,  7,  2,  10, 10,
+                                         10, 10, 10, 10, 10, 10};  // greedy_1_2_3.txt
+  EXPECT_EQ(decode({1, 2, 3}, false), expected);
+  EXPECT_EQ(s.state_length(), 14);
+  SY_ASSERT_OK(s.Reset());
+  EXPECT_EQ(decode({1, 2, 3}, false), expected);
+  SY_ASSERT_OK(s.Reset());
+  EXPECT_EQ(decode({1, 2, 3}, true), expected);
+}
+
 TEST(StatefulSessionFormat, StateIsCheckedAgainstTheGraph) {
   const std::string good = AppendingGraph("1");
   auto with = [&](const std::string& from, const std::string& to) {
