@@ -461,6 +461,11 @@ for dev in cpu cpu-ref; do
   expect "generate greedy on $dev matches NumPy" 0 "\"tokens\":\\[$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\\]" \
     -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --device "$dev" --json
 done
+if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
+  expect "generate greedy on opencl (state on the device) matches NumPy" 0 \
+    "\"tokens\":\\[$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\\],\"prompt_tokens\":3,\"device\":\"opencl:0\"" \
+    -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --device opencl --json
+fi
 expect "generate top-k sampling matches NumPy" 0 "^$(cat "$SRC/tests/data/decoder/top_k4_t0.8_seed7_1_2_3.txt")\$" \
   -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --sample top-k --top-k 4 --temperature 0.8 --seed 7
 expect "generate: a token outside the vocabulary" 1 "prompt token 16 is outside the vocabulary \\(0 to 15\\)" \

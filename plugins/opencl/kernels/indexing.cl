@@ -1,5 +1,5 @@
 // The indexing family (src/ops_indexing.cpp): gather, gather_elements, scatter_elements,
-// gather_nd and scatter_nd, with indices of type IT (int or long; the host defines it).
+// gather_nd, scatter_nd and cache_write, with indices of type IT (int or long; the host defines it).
 // Elements move bit for bit as RT (an unsigned type of the element's size); only the
 // scatters' reductions compute values (ACC, see the host).
 
@@ -245,5 +245,38 @@ __kernel void sy_scatter_nd(__global const uchar* xb, ulong xo, __global const u
   }
   STOREV(ya, i, acc);
 #endif
+}
+
+// cache_write: y = cache with update written at [off, off + n) along the axis; cache and y
+// viewed as [outer, C, inner], update as [outer, n, inner], off the one IT at ob. Every item
+// reads the offset; one outside [0, C - n] sets err[slot] (item 0) and nothing is written.
+// copy != 0: one item per element of y, each writing its element once (from update in the
+// written rows, else from cache), so the two never race. copy == 0 (y is cache's own
+// bytes): one item per element of update.
+__kernel void sy_cache_write(__global const uchar* cb, ulong co, __global const uchar* ub,
+                             ulong uo, __global const uchar* ob, ulong oo, __global uchar* yb,
+                             ulong yo, ulong outer, ulong C, ulong n, ulong inner, int copy,
+                             __global int* err, uint slot) {
+  const size_t i = get_global_id(0);
+  const long off = (long)SY_CPTR(IT, ob, oo)[0];
+  if (off < 0 || off > (long)(C - n)) {
+    if (i == 0) err[slot] = 1;
+    return;
+  }
+  __global RT* y = SY_PTR(RT, yb, yo);
+  __global const RT* u = SY_CPTR(RT, ub, uo);
+  if (copy) {
+    if (i >= outer * C * inner) return;
+    const ulong c = (i / inner) % C;
+    if (c >= (ulong)off && c < (ulong)off + n) {
+      y[i] = u[((i / (inner * C)) * n + (c - (ulong)off)) * inner + i % inner];
+    } else {
+      y[i] = SY_CPTR(RT, cb, co)[i];
+    }
+    return;
+  }
+  if (i >= outer * n * inner) return;
+  const ulong on = i / inner;
+  y[((on / n) * C + (ulong)off + on % n) * inner + i % inner] = u[i];
 }
 #endif

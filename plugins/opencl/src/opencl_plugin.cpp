@@ -31,7 +31,9 @@ struct OpenClBackend {
     info.name = d.name.c_str();
     info.vendor = d.vendor.c_str();
     info.kind = d.kind;
-    info.flags = (d.fp16 ? SY_DEVICE_FLAG_F16 : 0u) | (d.fp64 ? SY_DEVICE_FLAG_F64 : 0u);
+    // cache_write bound to its cache's own buffer writes only the update (ops_indexing.cpp).
+    info.flags = (d.fp16 ? SY_DEVICE_FLAG_F16 : 0u) | (d.fp64 ? SY_DEVICE_FLAG_F64 : 0u) |
+                 SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE;
     info.memory_bytes = d.memory_bytes;
   }
   static bool Supports(const Device& d, const NodeInfo& node, std::string& reason) {

@@ -1,5 +1,5 @@
 // The indexing family: gather (kernels/indexing.cl sy_gather), gather_elements,
-// scatter_elements (with its reductions), gather_nd and scatter_nd (likewise;
+// scatter_elements (with its reductions), gather_nd, scatter_nd and cache_write (likewise;
 // kernels/indexing.cl). Semantics: plugins/cpu/src/ref/indexing_ref.cpp. Data moves
 // bit-exact on any dtype (as unsigned integers of its size); the scatters' float
 // reductions accumulate in double, as the reference does, and so need cl_khr_fp64.
@@ -406,6 +406,58 @@ bool SupportsScatter(const NodeInfo& node, const DeviceCaps& device, std::string
   return true;
 }
 
+// ---- cache_write ---------------------------------------------------------------------------
+
+// update written into cache at the run-time offset (kernels/indexing.cl sy_cache_write).
+// When the host binds y to cache's own bytes (decoding state in place; the device declares
+// SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE) only the update's elements move.
+class CacheWriteOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& cache = node.inputs[0].shape;
+    const size_t axis = NormAxis(node.attrs.GetInt("axis"), cache.size());
+    outer_ = Product(cache, 0, axis);
+    capacity_ = cache[axis];
+    n_ = node.inputs[1].shape[axis];
+    inner_ = Product(cache, axis + 1, cache.size());
+    slot_ = ctx.ErrorSlot(node.Describe() + ": the offset writing " + std::to_string(n_) +
+                          " entries along axis " + std::to_string(axis) + " is outside 0 to " +
+                          std::to_string(capacity_ - n_) + " (the cache holds " +
+                          std::to_string(capacity_) + ")");
+    kernel_ = ctx.Kernel("indexing",
+                         RawDefine(node.inputs[0].dtype) + IndexTypeDefine(node.inputs[2].dtype),
+                         false, "sy_cache_write");
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const ClTensor& cache = ctx.inputs[0];
+    const ClTensor& y = ctx.outputs[0];
+    const bool copy = cache.mem != y.mem || cache.offset != y.offset;
+    const uint64_t items =
+        static_cast<uint64_t>(copy ? outer_ * capacity_ * inner_ : outer_ * n_ * inner_);
+    KernelArgs(kernel_.get())
+        .Tensor(cache)
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.inputs[2])
+        .Tensor(y)
+        .Add(static_cast<cl_ulong>(outer_))
+        .Add(static_cast<cl_ulong>(capacity_))
+        .Add(static_cast<cl_ulong>(n_))
+        .Add(static_cast<cl_ulong>(inner_))
+        .Add(static_cast<cl_int>(copy ? 1 : 0))
+        .Add(ctx.error_flags)
+        .Add(static_cast<cl_uint>(slot_));
+    Launch1D(ctx.queue, kernel_.get(), std::max<uint64_t>(items, 1));  // item 0 checks the offset
+  }
+
+ private:
+  int64_t outer_ = 1, capacity_ = 0, n_ = 0, inner_ = 1;
+  uint32_t slot_ = 0;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateCacheWrite(const NodeInfo&) { return std::make_unique<CacheWriteOp>(); }
+
 }  // namespace
 void RegisterIndexingOps(ClOpRegistry& registry) {
   registry.Add("gather", SupportsAny, CreateGather);
@@ -413,6 +465,7 @@ void RegisterIndexingOps(ClOpRegistry& registry) {
   registry.Add("scatter_elements", SupportsScatter, CreateScatterElements);
   registry.Add("gather_nd", SupportsAny, CreateGatherND);
   registry.Add("scatter_nd", SupportsScatter, CreateScatterND);
+  registry.Add("cache_write", SupportsAny, CreateCacheWrite);
 }
 
 }  // namespace sy::opencl
