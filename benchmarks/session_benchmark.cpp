@@ -24,6 +24,9 @@
 //                      (target: at most 1 us)
 //   BM_Specialize/N    a run that specialises: the chain with a run-time batch, two shapes
 //                      taking turns in a cache of one, so that every run builds one
+//   BM_DecodeStep/L    one token's run of the toy decoder (tests/data/decoder/, decoding
+//                      state of capacity 32; docs/decoding.md) with L positions already in
+//                      its state: how a token's cost grows as the past does
 // Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
 // The summary line printed last states the ratios.
 #include <cblas.h>
@@ -175,6 +178,38 @@ void BM_Specialize(benchmark::State& state) {
       static_cast<double>(after.executables_resized - before.executables_resized);
 }
 BENCHMARK(BM_Specialize)->Arg(10)->Arg(100);
+
+void BM_DecodeStep(benchmark::State& state) {
+  auto graph = sy::LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+  if (!graph.ok()) {
+    state.SkipWithError(graph.status().message().c_str());
+    return;
+  }
+  sy::PlanOptions options;
+  options.devices = {&Cpu()};
+  auto session = sy::Session::Create(*graph, Host(), options);
+  if (!session.ok()) {
+    state.SkipWithError(session.status().message().c_str());
+    return;
+  }
+  const int64_t held = state.range(0);
+  auto ids = [](int64_t n) {
+    std::map<std::string, sy::Tensor> in{
+        {"input_ids", *sy::Tensor::Allocate(sy::DType::kI64, {1, n})}};
+    for (int64_t i = 0; i < n; ++i) in["input_ids"].mutable_values<int64_t>()[i] = i % 16;
+    return in;
+  };
+  const auto prompt = ids(held), token = ids(1);
+  for (auto _ : state) {
+    state.PauseTiming();  // back to `held` positions: a new sequence and its prompt
+    (void)(*session)->Reset();
+    if (held > 0) (void)(*session)->Run(prompt);
+    state.ResumeTiming();
+    auto out = (*session)->Run(token);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_DecodeStep)->Arg(0)->Arg(8)->Arg(16)->Arg(31);
 
 // The same chain with profiling on (docs/profiling.md): each node timed by the cpu
 // plugin and recorded by the session. The profile is cleared every 100 runs (outside
