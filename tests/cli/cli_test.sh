@@ -468,6 +468,9 @@ if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
 fi
 expect "generate top-k sampling matches NumPy" 0 "^$(cat "$SRC/tests/data/decoder/top_k4_t0.8_seed7_1_2_3.txt")\$" \
   -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --sample top-k --top-k 4 --temperature 0.8 --seed 7
+expect "compare a stateful model with run-time sizes (state as ordinary inputs)" 0 \
+  "all 17 nodes within their ops' conformance tolerances" \
+  -- "$SY" compare "$DEC" --device cpu --input-shape input_ids=1,3
 expect "generate: a token outside the vocabulary" 1 "prompt token 16 is outside the vocabulary \\(0 to 15\\)" \
   -- "$SY" generate "$DEC" --prompt 1,16
 expect "generate: past the capacity" 1 "the prompt's 30 tokens and 8 new ones need 37 positions, but the model's state holds 32" \

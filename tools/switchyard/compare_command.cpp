@@ -142,6 +142,19 @@ int RunCompare(const std::vector<std::string>& args) {
   PreparedModel prepared;
   Expected<Graph> loaded = LoadModel(model);
   if (!loaded.ok()) return fail(loaded.status());
+  // Run-time sizes: compared at --input-shape (the symbols' examples for inputs not named).
+  if (loaded->IsSymbolic()) {
+    Expected<Graph> specialised = SpecializeForArgs(*loaded, vm);
+    if (!specialised.ok()) return fail(specialised.status());
+    loaded = std::move(specialised);
+  }
+  // Decoding state (docs/decoding.md) is compared as ordinary inputs: each node's result
+  // is checked for whatever the cache holds (random data unless given).
+  if (!loaded->state.empty()) {
+    std::cerr << "switchyard compare: note: decoding state and its position are compared as "
+                 "ordinary inputs\n";
+    loaded->state = DecodingState{};
+  }
   Expected<std::unique_ptr<PluginHost>> host = LoadPlugins(vm);
   if (!host.ok()) return fail(host.status());
   prepared.host = std::move(*host);
