@@ -8,6 +8,7 @@
 #include "exec/shared_executables.h"
 #include "exec/specializations.h"
 #include "exec/state_store.h"
+#include "format/state_structure.h"
 #include "plugin/node_descriptors.h"
 #include "sched/plan_builder.h"
 
@@ -153,6 +154,8 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
   options.devices = {&device};
   options.use_hints_and_fallback = false;
   options.merge_islands = false;
+  // A graph built in code has not been through the reader's check of its state.
+  SY_RETURN_IF_ERROR(CheckStateStructure(graph));
   auto state = graph.state.empty() ? nullptr : std::make_shared<StateStore>(graph);
   Expected<std::unique_ptr<Session>> made = graph.IsSymbolic()
                                                 ? CreateDynamic(graph, nullptr, options, state)
@@ -163,6 +166,7 @@ Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const Dev
 
 Expected<std::unique_ptr<Session>> Session::Create(const Graph& graph, const PluginHost& host,
                                                    const PlanOptions& options) {
+  SY_RETURN_IF_ERROR(CheckStateStructure(graph));  // as above
   auto state = graph.state.empty() ? nullptr : std::make_shared<StateStore>(graph);
   Expected<std::unique_ptr<Session>> made = graph.IsSymbolic()
                                                 ? CreateDynamic(graph, &host, options, state)

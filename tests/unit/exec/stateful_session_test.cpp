@@ -220,6 +220,17 @@ TEST_F(StatefulSessionTest, ToyDecoderMatchesNumpyAndResetStartsOver) {
   EXPECT_EQ(decode({1, 2, 3}, true), expected);
 }
 
+// A graph built in code is checked by Session::Create as the reader checks a file.
+TEST_F(StatefulSessionTest, CreateChecksStateOfAGraphBuiltInCode) {
+  Expected<Graph> graph = ParseGraphJson(AppendingGraph("1"), nullptr);
+  SY_ASSERT_OK(graph);
+  graph->state.values[0].axis = 7;
+  PlanOptions options;
+  options.devices = {*host_->FindDevice("cpu")};
+  SY_EXPECT_ERROR(Session::Create(*graph, *host_, options),
+                  "state.values[0]: axis 7 is not an axis of f32 [1, 4, 2]");
+}
+
 TEST(StatefulSessionFormat, StateIsCheckedAgainstTheGraph) {
   const std::string good = AppendingGraph("1");
   auto with = [&](const std::string& from, const std::string& to) {
