@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
+#include "switchyard/decoder_state.h"
 #include "model_setup.h"
 #include "progress_line.h"
 #include "switchyard/model_io.h"
@@ -24,7 +25,8 @@ namespace po = boost::program_options;
 int RunImport(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
-      "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n\n"
+      "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n"
+      "                         [--decoder-state CAPACITY]\n\n"
       "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
       "has weights, STEM.safetensors. Shape computations are folded; every other ONNX op\n"
       "maps onto catalogue ops (docs/onnx-import.md). Inputs with symbolic dims keep them:\n"
@@ -42,6 +44,9 @@ int RunImport(const std::vector<std::string>& args) {
       "NAME=D0,D1,... static shape for a graph input (repeatable)")(
       "input-value", po::value<std::vector<std::string>>()->composing(),
       "NAME=FILE.npy value for a graph input needed at import time (repeatable)")(
+      "decoder-state", po::value<int64_t>(),
+      "CAPACITY: a decoder-with-past export keeps its key/value caches as decoding state of "
+      "CAPACITY positions (docs/decoding.md), for switchyard generate")(
       "dim-example", po::value<std::vector<std::string>>()->composing(),
       "SYM=SIZE: trace the symbolic dim SYM at this size (default: small primes 3, 5, 7, "
       "...; give one the model accepts, e.g. an image size for a CNN) (repeatable)")(
@@ -116,6 +121,13 @@ int RunImport(const std::vector<std::string>& args) {
   if (!result.ok()) {
     PrintError("import", result.status().message());
     return kExitFailure;
+  }
+  if (vm.count("decoder-state")) {
+    if (Status converted = AddDecoderState(result->graph, vm["decoder-state"].as<int64_t>());
+        !converted.ok()) {
+      PrintError("import", converted.message());
+      return kExitFailure;
+    }
   }
   std::filesystem::path stem = vm["output"].as<std::string>();
   if (stem.extension() == ".json") stem.replace_extension();

@@ -1,0 +1,341 @@
+// AddDecoderState (switchyard/decoder_state.h): from decoder-with-past graphs to graphs
+// with decoding state. The dims are compared as canonical polynomials (ir/dim_poly.h), so
+// `seq+past` and `past+seq` are one key length.
+#include "switchyard/decoder_state.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "ir/dim_poly.h"
+#include "switchyard/model_io.h"
+
+namespace sy {
+namespace {
+
+struct Pair {
+  size_t concat = 0;  // node
+  ValueId past = -1, present = -1;
+  int64_t axis = 0;
+};
+
+// True when the canonical text `poly` names `symbol` as an atom.
+bool Names(const std::string& poly, const std::string& symbol) {
+  for (size_t at = poly.find(symbol); at != std::string::npos; at = poly.find(symbol, at + 1)) {
+    const auto ident = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    };
+    const bool before = at == 0 || !ident(poly[at - 1]);
+    const bool after = at + symbol.size() == poly.size() || !ident(poly[at + symbol.size()]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
+class Converter {
+ public:
+  Converter(Graph& g, int64_t capacity) : g_(g), capacity_(capacity) {}
+
+  Status Run() {
+    SY_RETURN_IF_ERROR(FindPairs());
+    // Dims as the graph records them before any rewrite: a dim(V, A) in an expression
+    // means V's axis A as exported (the key length is past + seq there, whatever it is
+    // after), so expressions are compared through these.
+    original_ = g_.values;
+    resolve_ = [this](int32_t v, int64_t a) -> std::optional<DimPoly> {
+      if (v < 0 || static_cast<size_t>(v) >= original_.size()) return std::nullopt;
+      const Value& value = original_[v];
+      if (a < 0 || a >= static_cast<int64_t>(value.type.shape.size())) return std::nullopt;
+      if (!value.is_symbolic()) return DimPoly(value.type.shape[a]);
+      return algebra_.FromExpr(value.symbolic_shape[a], resolve_);
+    };
+    past_ = algebra_.FromExpr(DimExpr::Symbol(past_symbol_));
+    key_length_ = PolyOf(g_.values[pairs_[0].present].symbolic_shape[pairs_[0].axis]);
+    // The position input.
+    Value position;
+    position.name = "cache_position";
+    position.type = {DType::kI64, {}};
+    position_ = AddValue(std::move(position));
+    g_.inputs.push_back(position_);
+    SY_RETURN_IF_ERROR(RewriteNodes());
+    SY_RETURN_IF_ERROR(SubstituteEverywhere());
+    // The symbols left: those still used.
+    std::set<std::string> used;
+    for (const Value& v : g_.values) {
+      for (const DimExpr& d : v.symbolic_shape) d.CollectSymbols(used);
+    }
+    for (const Node& n : g_.nodes) {
+      for (const auto& [name, e] : n.attr_exprs) {
+        for (const DimExpr& d : e.items) d.CollectSymbols(used);
+      }
+    }
+    std::erase_if(g_.symbols, [&](const DimSymbol& s) { return used.count(s.name) == 0; });
+    g_.state = DecodingState{};
+    for (const Pair& p : pairs_) g_.state.values.push_back({p.past, p.present, p.axis});
+    g_.state.position = position_;
+    g_.state.advance_input = advance_;
+    g_.state.advance_axis = 1;
+    return ValidateGraphTypes(g_);
+  }
+
+ private:
+  ValueId AddValue(Value v) {
+    g_.values.push_back(std::move(v));
+    return static_cast<ValueId>(g_.values.size() - 1);
+  }
+
+  Status FindPairs() {
+    for (ValueId id : g_.inputs) {
+      if (g_.values[id].name == "input_ids") advance_ = id;
+    }
+    if (advance_ < 0) {
+      return InvalidArgument(
+          "--decoder-state: the graph has no input \"input_ids\" (the "
+          "token ids each run adds)");
+    }
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      const Node& node = g_.nodes[n];
+      if (node.op != "concat" || node.inputs.size() != 2) continue;
+      const ValueId past = node.inputs[0], present = node.outputs[0];
+      const bool input = std::count(g_.inputs.begin(), g_.inputs.end(), past) != 0;
+      const bool output = std::count(g_.outputs.begin(), g_.outputs.end(), present) != 0;
+      if (!input || !output) continue;
+      const Value& p = g_.values[past];
+      const int64_t rank = p.type.rank();
+      int64_t axis = node.attrs.GetInt("axis", 0);
+      if (axis < 0) axis += rank;
+      if (!p.is_symbolic() || axis < 0 || axis >= rank ||
+          p.symbolic_shape[axis].kind() != DimExpr::Kind::kSymbol) {
+        continue;
+      }
+      const std::string& symbol = p.symbolic_shape[axis].symbol();
+      if (!past_symbol_.empty() && symbol != past_symbol_) {
+        return InvalidArgument(
+            "--decoder-state: the past inputs use two symbols for their "
+            "length, " +
+            past_symbol_ + " and " + symbol);
+      }
+      past_symbol_ = symbol;
+      if (rank > 0 && p.symbolic_shape[0].kind() == DimExpr::Kind::kSymbol && axis != 0) {
+        batch_symbol_ = p.symbolic_shape[0].symbol();
+      }
+      pairs_.push_back({n, past, present, axis});
+    }
+    if (pairs_.empty()) {
+      return InvalidArgument(
+          "--decoder-state: no past/present pair found (expected graph "
+          "inputs of a symbolic length, each extended by a Concat into a "
+          "graph output: the decoder-with-past form of exporters)");
+    }
+    return Status::Ok();
+  }
+
+  // `e` with the key length as the capacity, the batch as 1; what else reads the past
+  // length is left as it is (and refused unless its node is rewritten): past + seq - 1 is
+  // not capacity - 1.
+  DimExpr Substitute(const DimExpr& e) {
+    if (ReadsPast(e)) {
+      return Compare(PolyOf(e), key_length_) == DimOrder::kEqual ? DimExpr(capacity_) : e;
+    }
+    if (e.kind() == DimExpr::Kind::kSymbol) {
+      if (!batch_symbol_.empty() && e.symbol() == batch_symbol_) return DimExpr(1);
+      return e;
+    }
+    if (e.kind() == DimExpr::Kind::kConst || e.kind() == DimExpr::Kind::kUnknown ||
+        e.kind() == DimExpr::Kind::kDimOf) {
+      return e;
+    }
+    return DimExpr::Binary(e.kind(), Substitute(e.lhs()), Substitute(e.rhs()));
+  }
+
+  // `limit - start` as an expression that does not read the past length, or nullopt.
+  std::optional<DimExpr> Extent(const DimExpr& start, const DimExpr& limit) {
+    const DimPoly extent = algebra_.Minus(PolyOf(limit), PolyOf(start));
+    if (extent.HasOpaque() || Names(extent.ToString(), past_symbol_)) return std::nullopt;
+    Expected<DimExpr> parsed = DimExpr::Parse(extent.ToString());
+    if (!parsed.ok()) return std::nullopt;
+    return *parsed;
+  }
+
+  bool IsPast(const DimExpr& e) { return Compare(PolyOf(e), past_) == DimOrder::kEqual; }
+
+  // range(0, extent) + cache_position: positions past .. past + extent - 1 (i64).
+  std::vector<Node> Positions(const DimExpr& extent, ValueId out, const std::string& label) {
+    Value steps;
+    steps.name = label + "/steps";
+    steps.type = {DType::kI64, {-1}};
+    steps.symbolic_shape = {extent};
+    if (extent.is_const()) {
+      steps.type.shape = {extent.value()};
+      steps.symbolic_shape.clear();
+    }
+    const ValueId steps_id = AddValue(std::move(steps));
+    Node range;
+    range.op = "range";
+    range.name = label + "/steps";
+    range.outputs = {steps_id};
+    range.attrs.Set("start", 0.0);
+    range.attrs.Set("delta", 1.0);
+    range.attrs.Set("dtype", std::string("i64"));
+    range.attr_exprs["limit"] = AttrExpr{false, {extent}};
+    Node add;
+    add.op = "add";
+    add.name = label + "/positions";
+    add.inputs = {steps_id, position_};
+    add.outputs = {out};
+    return {std::move(range), std::move(add)};
+  }
+
+  Status RewriteNodes() {
+    std::vector<Node> nodes;
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      const std::string described = g_.DescribeNode(n);  // before the node moves out
+      Node node = std::move(g_.nodes[n]);
+      const std::string label = node.name.empty() ? "node" + std::to_string(n) : node.name;
+      auto pair =
+          std::find_if(pairs_.begin(), pairs_.end(), [&](const Pair& p) { return p.concat == n; });
+      if (pair != pairs_.end()) {
+        Node write;
+        write.op = "cache_write";
+        write.name = node.name;
+        write.inputs = {pair->past, node.inputs[1], position_};
+        write.outputs = {pair->present};
+        write.attrs.Set("axis", pair->axis);
+        nodes.push_back(std::move(write));
+        continue;
+      }
+      const auto reads_past = [&] {
+        for (const auto& [name, e] : node.attr_exprs) {
+          for (const DimExpr& d : e.items) {
+            if (ReadsPast(d) && Compare(PolyOf(d), key_length_) != DimOrder::kEqual) return true;
+          }
+        }
+        return false;
+      };
+      if (!reads_past()) {
+        nodes.push_back(std::move(node));
+        continue;
+      }
+      // A range from past: position ids.
+      if (node.op == "range" && node.attr_exprs.count("start") && node.attr_exprs.count("limit") &&
+          node.attrs.GetFloat("delta", 0) == 1.0 && node.attrs.GetString("dtype", "") == "i64" &&
+          IsPast(node.attr_exprs["start"].items[0])) {
+        if (std::optional<DimExpr> extent =
+                Extent(node.attr_exprs["start"].items[0], node.attr_exprs["limit"].items[0])) {
+          for (Node& made : Positions(*extent, node.outputs[0], label)) {
+            nodes.push_back(std::move(made));
+          }
+          continue;
+        }
+      }
+      // A slice of rows [past, past + n) along one axis: a gather of those rows.
+      if (node.op == "slice" && node.attr_exprs.count("starts") && node.attr_exprs.count("ends")) {
+        const std::vector<DimExpr>& starts = node.attr_exprs["starts"].items;
+        const std::vector<DimExpr>& ends = node.attr_exprs["ends"].items;
+        const AttrValue* axes = node.attrs.Find("axes");
+        const auto* axis_list = axes ? std::get_if<std::vector<int64_t>>(axes) : nullptr;
+        if (starts.size() == 1 && ends.size() == 1 && axis_list && axis_list->size() == 1 &&
+            IsPast(starts[0])) {
+          if (std::optional<DimExpr> extent = Extent(starts[0], ends[0])) {
+            Value rows;
+            rows.name = label + "/rows";
+            rows.type = {DType::kI64, {-1}};
+            rows.symbolic_shape = {*extent};
+            const ValueId rows_id = AddValue(std::move(rows));
+            for (Node& made : Positions(*extent, rows_id, label)) nodes.push_back(std::move(made));
+            Node gather;
+            gather.op = "gather";
+            gather.name = node.name;
+            gather.inputs = {node.inputs[0], rows_id};
+            gather.outputs = node.outputs;
+            gather.attrs.Set("axis", (*axis_list)[0]);
+            nodes.push_back(std::move(gather));
+            continue;
+          }
+        }
+      }
+      return InvalidArgument("--decoder-state: " + described + " reads " + past_symbol_ +
+                             " in a way that is not converted (converted: a range from it, a "
+                             "slice of rows from it, and past + seq as the key length)");
+    }
+    g_.nodes = std::move(nodes);
+    return Status::Ok();
+  }
+
+  Status SubstituteEverywhere() {
+    // The past inputs: the capacity on their past axis, the batch as 1.
+    for (const Pair& p : pairs_) {
+      Value& past = g_.values[p.past];
+      for (size_t d = 0; d < past.symbolic_shape.size(); ++d) {
+        const DimExpr dim = static_cast<int64_t>(d) == p.axis ? DimExpr(capacity_)
+                                                              : Substitute(past.symbolic_shape[d]);
+        if (!dim.is_const()) {
+          return InvalidArgument("--decoder-state: " + past.name + " is " + ValueTypeString(past) +
+                                 " (a state value needs fixed sizes but on the past axis)");
+        }
+        past.type.shape[d] = dim.value();
+      }
+      past.symbolic_shape.clear();
+    }
+    for (Value& v : g_.values) {
+      if (!v.is_symbolic()) continue;
+      bool all_const = true;
+      for (size_t d = 0; d < v.symbolic_shape.size(); ++d) {
+        const bool reads = ReadsPast(v.symbolic_shape[d]);
+        v.symbolic_shape[d] = Substitute(v.symbolic_shape[d]);
+        if (reads && !v.symbolic_shape[d].is_const()) {
+          return InvalidArgument("--decoder-state: " + v.name + " has the dim " +
+                                 v.symbolic_shape[d].ToString() + ", which is not converted");
+        }
+        const bool c = v.symbolic_shape[d].is_const();
+        v.type.shape[d] = c ? v.symbolic_shape[d].value() : -1;
+        all_const = all_const && c;
+      }
+      if (all_const) v.symbolic_shape.clear();
+    }
+    for (Node& n : g_.nodes) {
+      for (auto& [name, e] : n.attr_exprs) {
+        for (DimExpr& d : e.items) {
+          const bool reads = ReadsPast(d);
+          d = Substitute(d);
+          if (reads && !d.is_const()) {
+            return InvalidArgument("--decoder-state: an attribute " + name + " = " + d.ToString() +
+                                   " still reads " + past_symbol_);
+          }
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  DimPoly PolyOf(const DimExpr& e) { return algebra_.FromExpr(e, resolve_); }
+  // The expression depends on the past length, directly or through a dim it reads.
+  bool ReadsPast(const DimExpr& e) { return Names(PolyOf(e).ToString(), past_symbol_); }
+
+  Graph& g_;
+  int64_t capacity_;
+  DimAlgebra algebra_;
+  std::vector<Value> original_;
+  DimAlgebra::DimOfResolver resolve_;
+  DimPoly past_;
+  std::vector<Pair> pairs_;
+  std::string past_symbol_, batch_symbol_;
+  DimPoly key_length_;
+  ValueId position_ = -1, advance_ = -1;
+};
+
+}  // namespace
+
+Status AddDecoderState(Graph& graph, int64_t capacity) {
+  if (capacity < 1 || capacity > (int64_t{1} << 30)) {
+    return InvalidArgument("--decoder-state " + std::to_string(capacity) +
+                           ": expected a capacity of 1 to 2^30 positions");
+  }
+  if (!graph.state.empty()) return InvalidArgument("the graph already has decoding state");
+  return Converter(graph, capacity).Run();
+}
+
+}  // namespace sy
