@@ -53,8 +53,31 @@ class Converter {
       return algebra_.FromExpr(value.symbolic_shape[a], resolve_);
     };
     past_ = algebra_.FromExpr(DimExpr::Symbol(past_symbol_));
-    key_length_ = PolyOf(g_.values[pairs_[0].present].symbolic_shape[pairs_[0].axis]);
+    // Every present's length along its past axis is the key length, one for all.
+    for (const Pair& p : pairs_) {
+      const Value& present = g_.values[p.present];
+      if (!present.is_symbolic() || static_cast<size_t>(p.axis) >= present.symbolic_shape.size()) {
+        return InvalidArgument("--decoder-state: " + present.name + " is " +
+                               ValueTypeString(present) + " (expected past + seq along axis " +
+                               std::to_string(p.axis) + ")");
+      }
+      const DimPoly length = PolyOf(present.symbolic_shape[p.axis]);
+      if (&p == &pairs_.front()) key_length_ = length;
+      if (Compare(length, key_length_) != DimOrder::kEqual) {
+        return InvalidArgument("--decoder-state: " + present.name + " has length " +
+                               length.ToString() + " along its past axis but " +
+                               g_.values[pairs_.front().present].name + " has " +
+                               key_length_.ToString());
+      }
+    }
     // The position input.
+    for (const Value& v : g_.values) {
+      if (v.name == "cache_position") {
+        return InvalidArgument(
+            "--decoder-state: the graph already has a value named "
+            "cache_position (the name of the position input it adds)");
+      }
+    }
     Value position;
     position.name = "cache_position";
     position.type = {DType::kI64, {}};
