@@ -438,7 +438,54 @@ cudaError_t WithScatterValue(DType dtype, int reduction, F&& f) {
   return cudaErrorInvalidValue;
 }
 
+template <class R, class IT>
+__global__ void CacheWriteKernel(const R* __restrict__ cache, const R* __restrict__ update,
+                                 const IT* __restrict__ offset, R* y, int64_t outer, int64_t C,
+                                 int64_t n, int64_t inner, bool copy, int* err, uint32_t slot) {
+  const int64_t off = static_cast<int64_t>(offset[0]);
+  const bool valid = off >= 0 && off <= C - n;
+  if (!valid) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) err[slot] = 1;
+    return;
+  }
+  if (copy) {
+    SY_GRID_LOOP(i, outer * C * inner) {
+      const int64_t c = (i / inner) % C;
+      y[i] = (c >= off && c < off + n)
+                 ? update[((i / (inner * C)) * n + (c - off)) * inner + i % inner]
+                 : cache[i];
+    }
+    return;
+  }
+  SY_GRID_LOOP(i, outer * n * inner) {
+    const int64_t on = i / inner;
+    y[((on / n) * C + off + on % n) * inner + i % inner] = update[i];
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchCacheWrite(int elem_bytes, bool idx64, const void* cache, const void* update,
+                             const void* offset, void* y, int64_t outer, int64_t C, int64_t n,
+                             int64_t inner, bool copy, int* err, uint32_t slot,
+                             cudaStream_t stream) {
+  const int64_t items = copy ? outer * C * inner : outer * n * inner;
+  const unsigned grid = GridFor(items > 0 ? items : 1);  // one block checks the offset
+  SY_DISPATCH_RAW(
+      elem_bytes,
+      if (idx64) {
+        CacheWriteKernel<T, int64_t><<<grid, kThreads, 0, stream>>>(
+            static_cast<const T*>(cache), static_cast<const T*>(update),
+            static_cast<const int64_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy,
+            err, slot);
+      } else {
+        CacheWriteKernel<T, int32_t><<<grid, kThreads, 0, stream>>>(
+            static_cast<const T*>(cache), static_cast<const T*>(update),
+            static_cast<const int32_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy,
+            err, slot);
+      });
+  return SY_LAUNCH_RESULT();
+}
 
 cudaError_t LaunchGather(int elem_bytes, bool idx64, const void* x, const void* idx, void* y,
                          int64_t n, int64_t J, int64_t inner, int64_t D, int* err, uint32_t slot,

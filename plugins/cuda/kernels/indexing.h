@@ -1,5 +1,5 @@
 // Kernels of the indexing family (src/ops_indexing.cpp): gather, gather_elements,
-// scatter_elements, gather_nd, scatter_nd. Semantics: plugins/cpu/src/ref/indexing_ref.cpp.
+// scatter_elements, gather_nd, scatter_nd, cache_write. Semantics: plugins/cpu/src/ref/indexing_ref.cpp.
 // Gathers and the scatters' "none" move elements bit for bit (`elem_bytes` 1, 2, 4 or 8);
 // an index outside [-size, size) sets err[slot] (the execute then fails with SY_ERROR_DATA)
 // and is never used to read or write. Indices are i32 (`idx64` false) or i64.
@@ -61,5 +61,15 @@ cudaError_t LaunchScatterND(DType dtype, int reduction, bool idx64, const void* 
                             const void* updates, void* y, int64_t count, int64_t inner, int64_t P,
                             int64_t T, int k, const int64_t* meta, int64_t* positions, int* ranges,
                             int* err, uint32_t slot, cudaStream_t stream);
+
+// cache_write: y = cache with update written at [off, off + n) along the axis, cache and y
+// seen as [outer, C, inner], update as [outer, n, inner], off the one integer at `offset`
+// (device memory). An offset outside [0, C - n] sets err[slot] and nothing is written.
+// copy: y is not cache's own bytes, so every element of y is written once (from update
+// in the written rows, else from cache); otherwise only the update's elements move.
+cudaError_t LaunchCacheWrite(int elem_bytes, bool idx64, const void* cache, const void* update,
+                             const void* offset, void* y, int64_t outer, int64_t C, int64_t n,
+                             int64_t inner, bool copy, int* err, uint32_t slot,
+                             cudaStream_t stream);
 
 }  // namespace sy::cuda::kern

@@ -33,7 +33,8 @@ struct CudaBackend {
     info.vendor = "NVIDIA";
     info.kind = d.integrated ? SY_DEVICE_INTEGRATED_GPU : SY_DEVICE_DISCRETE_GPU;
     // f16 and bf16 compute in f32 on every device; f64 is native.
-    info.flags = SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64;
+    // cache_write bound to its cache's own buffer writes only the update (ops_indexing.cpp).
+    info.flags = SY_DEVICE_FLAG_F16 | SY_DEVICE_FLAG_F64 | SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE;
     info.memory_bytes = d.memory_bytes;
   }
   static bool Supports(const Device& d, const NodeInfo& node, std::string& reason) {

@@ -1,5 +1,6 @@
 // Indexing: gather, gather_elements, scatter_elements (none add mul max min),
-// gather_nd (batch_dims), scatter_nd (none add mul max min): kernels/indexing.cu.
+// gather_nd (batch_dims), scatter_nd (none add mul max min), cache_write:
+// kernels/indexing.cu.
 // Semantics of plugins/cpu/src/ref/indexing_ref.cpp. An index outside
 // [-size, size) sets the node's error flag (execute fails with SY_ERROR_DATA naming it)
 // and is never used to address memory. The scatters are deterministic: scatter_elements
@@ -345,6 +346,49 @@ class ScatterNDOp : public CuOp {
 
 std::unique_ptr<CuOp> CreateScatterND(const NodeInfo&) { return std::make_unique<ScatterNDOp>(); }
 
+// ---- cache_write ---------------------------------------------------------------------------
+
+// update written into cache at the run-time offset (kernels/indexing.cu). When the host
+// binds y to cache's own bytes (decoding state in place; the device declares
+// SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE) only the update's elements move.
+class CacheWriteOp : public CuOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& cache = node.inputs[0].shape;
+    const auto axis = static_cast<size_t>(NormAxis(node.attrs.GetInt("axis"), cache.size()));
+    outer_ = Product(cache, 0, axis);
+    capacity_ = cache[axis];
+    n_ = node.inputs[1].shape[axis];
+    inner_ = Product(cache, axis + 1, cache.size());
+    elem_ = static_cast<int>(DTypeSize(node.inputs[0].dtype));
+    idx64_ = node.inputs[2].dtype == DType::kI64;
+    slot_ = ctx.ErrorSlot(node.Describe() + ": the offset writing " + std::to_string(n_) +
+                          " entries along axis " + std::to_string(axis) + " is outside 0 to " +
+                          std::to_string(capacity_ - n_) + " (the cache holds " +
+                          std::to_string(capacity_) + ")");
+  }
+  void Enqueue(const EnqueueContext& ctx) override {
+    const bool copy = ctx.inputs[0].data != ctx.outputs[0].data;
+    CheckLaunch(kern::LaunchCacheWrite(elem_, idx64_, ctx.inputs[0].data, ctx.inputs[1].data,
+                                       ctx.inputs[2].data, ctx.outputs[0].data, outer_, capacity_,
+                                       n_, inner_, copy, ctx.error_flags, slot_, ctx.stream),
+                "cache_write");
+  }
+
+ private:
+  int64_t outer_ = 1, capacity_ = 0, n_ = 0, inner_ = 1;
+  int elem_ = 4;
+  bool idx64_ = true;
+  uint32_t slot_ = 0;
+};
+
+std::unique_ptr<CuOp> CreateCacheWrite(const NodeInfo&) { return std::make_unique<CacheWriteOp>(); }
+
+bool SupportsCacheWrite(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  return IndexTypesOk(node, 2, reason);
+}
+
 }  // namespace
 
 void RegisterIndexingOps(CuOpRegistry& registry) {
@@ -352,6 +396,7 @@ void RegisterIndexingOps(CuOpRegistry& registry) {
   registry.Add("gather_elements", SupportsGatherElements, CreateGatherElements);
   registry.Add("scatter_elements", SupportsScatter, CreateScatterElements);
   registry.Add("gather_nd", SupportsGatherND, CreateGatherND);
+  registry.Add("cache_write", SupportsCacheWrite, CreateCacheWrite);
   registry.Add("scatter_nd", SupportsScatter, CreateScatterND);
 }
 
