@@ -462,6 +462,12 @@ for dev in cpu cpu-ref; do
     -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --device "$dev" --json
 done
 if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
+  # The cache's readers split across devices (a hint puts the transpose of the keys on the
+  # cpu): the state stays on opencl:0 and its next contents are copied to the cpu.
+  sed 's/"op": "transpose",/"op": "transpose", "backend": "cpu",/' "$DEC" >"$TMP/dec_split.json"
+  expect "generate with the cache read on two devices matches NumPy" 0 \
+    "^$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\$" \
+    -- "$SY" generate "$TMP/dec_split.json" --prompt 1,2,3 --max-new-tokens 12 --device opencl,cpu
   expect "generate greedy on opencl (state on the device) matches NumPy" 0 \
     "\"tokens\":\\[$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\\],\"prompt_tokens\":3,\"device\":\"opencl:0\"" \
     -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --device opencl --json

@@ -20,7 +20,8 @@ namespace sy {
 //   (the rows of a causal mask) a gather of those rows; a slice of columns [0, past + n)
 //   takes the whole capacity, whose columns past the query's position the mask hides;
 // - a symbolic batch becomes 1; input_ids (what each run adds) is the advance input.
-// Errors name the node that reads `past` in a way not converted, or what is missing.
+// Errors name the node that reads `past` in a way not converted, or what is missing; on
+// an error `graph` is left as it was.
 Status AddDecoderState(Graph& graph, int64_t capacity);
 
 }  // namespace sy

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "format/state_structure.h"
 #include "ir/dim_poly.h"
 #include "switchyard/model_io.h"
 
@@ -101,6 +102,7 @@ class Converter {
     g_.state.position = position_;
     g_.state.advance_input = advance_;
     g_.state.advance_axis = 1;
+    SY_RETURN_IF_ERROR(CheckStateStructure(g_));
     return ValidateGraphTypes(g_);
   }
 
@@ -118,6 +120,11 @@ class Converter {
       return InvalidArgument(
           "--decoder-state: the graph has no input \"input_ids\" (the "
           "token ids each run adds)");
+    }
+    if (g_.values[advance_].type.rank() < 2) {
+      return InvalidArgument("--decoder-state: input_ids is " +
+                             ValueTypeString(g_.values[advance_]) +
+                             " (expected [batch, seq]: each run adds seq positions)");
     }
     for (size_t n = 0; n < g_.nodes.size(); ++n) {
       const Node& node = g_.nodes[n];
@@ -358,7 +365,11 @@ Status AddDecoderState(Graph& graph, int64_t capacity) {
                            ": expected a capacity of 1 to 2^30 positions");
   }
   if (!graph.state.empty()) return InvalidArgument("the graph already has decoding state");
-  return Converter(graph, capacity).Run();
+  // Converted on a copy: a refusal leaves the caller's graph as it was.
+  Graph converted = graph;
+  SY_RETURN_IF_ERROR(Converter(converted, capacity).Run());
+  graph = std::move(converted);
+  return Status::Ok();
 }
 
 }  // namespace sy

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "sched/state_planner.h"
@@ -77,12 +78,14 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   for (ValueId id : graph.inputs) is_input[id] = true;
   // Decoding state lives outside the arena, in buffers the session keeps between runs
   // (PlanStates): its inputs, and the outputs written in place, take no slot.
+  // Only on the state's own device: a copy of the state's next contents to another device
+  // (a reader placed elsewhere) has a slot there as any copy does.
   SY_RETURN_IF_ERROR(PlanStates(graph, plan));
-  std::vector<bool> external(graph.values.size(), false);
+  std::set<int64_t> external;  // key(value, device)
   for (const PlanState& st : plan.states) {
     const StateValue& v = graph.state.values[st.index];
-    external[v.input] = true;
-    if (st.in_place) external[v.output] = true;
+    external.insert(key(v.input, st.device));
+    if (st.in_place) external.insert(key(v.output, st.device));
   }
 
   // Reshapes in place: on a device that declares SY_DEVICE_FLAG_RESHAPE_IN_PLACE a
@@ -113,8 +116,8 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
 
   // Creates the slot of (v, d) starting at `time`, or extends an existing one to it.
   auto touch = [&](ValueId v, int32_t d, int64_t time) {
-    if (external[v]) return;
     if (auto it = shared_from.find(key(v, d)); it != shared_from.end()) d = it->second;
+    if (external.count(key(v, d)) != 0) return;
     if (auto it = alias_source.find(key(v, d)); it != alias_source.end()) v = it->second;
     auto [it, inserted] = slot_of.emplace(key(v, d), plan.slots.size());
     if (inserted) {

@@ -118,6 +118,9 @@ TEST(DecoderState, RefusesWhatItCannotConvert) {
   SY_EXPECT_ERROR(AddDecoderState(*other, 8),
                   "node 4 (reshape) reads past in a way that is not "
                   "converted");
+  EXPECT_TRUE(other->state.empty());  // a refusal leaves the graph as it was
+  EXPECT_EQ(other->nodes.size(), 5u);
+  EXPECT_EQ(other->nodes[0].op, "concat");
   // No pair: the concat's output is not a graph output.
   Expected<Graph> none = ParseGraphJson(DecoderWithPast(), nullptr);
   SY_ASSERT_OK(none);
