@@ -617,10 +617,10 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(
     }
     const sy_plugin_api* api = step->plugin->api();
     const auto count = static_cast<uint32_t>(step->bound.size());
-    const std::string_view what = plan_.partitions.size() == 1 ? std::string_view("execute") : "";
     const auto context = [&] {
-      return what.empty() ? "execute of partition " + std::to_string(step->partition)
-                          : std::string(what);
+      return plan_.partitions.size() == 1
+                 ? std::string("execute")
+                 : "execute of partition " + std::to_string(step->partition);
     };
     if (step->sized != nullptr && step->owner->sized_for != step->sizes_id) {
       // An executable that ran another specialisation's sizes last: runs at this one's,

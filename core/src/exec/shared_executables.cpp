@@ -13,6 +13,10 @@ void Append(std::string& key, const void* data, size_t bytes) {
   key.append(static_cast<const char*>(data), bytes);
 }
 void AppendWord(std::string& key, uint64_t word) { Append(key, &word, sizeof word); }
+void AppendString(std::string& key, const char* text) {
+  key.append(text);
+  key.push_back('\0');
+}
 
 }  // namespace
 
@@ -27,8 +31,7 @@ std::string PartitionStructureKey(const Device& device, const sy_partition& p) {
   AppendWord(key, p.num_nodes);
   for (uint32_t n = 0; n < p.num_nodes; ++n) {
     const sy_node& node = p.nodes[n];
-    key.append(node.op);
-    key.push_back('\0');
+    AppendString(key, node.op);
     AppendWord(key, node.num_inputs);
     Append(key, node.input_values, node.num_inputs * sizeof(uint32_t));
     AppendWord(key, node.num_outputs);
@@ -36,20 +39,13 @@ std::string PartitionStructureKey(const Device& device, const sy_partition& p) {
     AppendWord(key, node.num_attrs);
     for (uint32_t a = 0; a < node.num_attrs; ++a) {
       const sy_attr& attr = node.attrs[a];
-      key.append(attr.name);
-      key.push_back('\0');
+      AppendString(key, attr.name);
       AppendWord(key, attr.kind);
       // Strings are never resolved against sizes: they are part of the structure.
-      if (attr.kind == SY_ATTR_STRING) {
-        key.append(attr.s);
-        key.push_back('\0');
-      }
+      if (attr.kind == SY_ATTR_STRING) AppendString(key, attr.s);
       if (attr.kind == SY_ATTR_STRINGS) {
         AppendWord(key, attr.count);
-        for (uint32_t k = 0; k < attr.count; ++k) {
-          key.append(attr.strings[k]);
-          key.push_back('\0');
-        }
+        for (uint32_t k = 0; k < attr.count; ++k) AppendString(key, attr.strings[k]);
       }
     }
   }

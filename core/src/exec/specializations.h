@@ -9,7 +9,6 @@
 
 #include "exec/shared_executables.h"
 #include "exec/stages.h"
-#include "exec/state_store.h"
 #include "switchyard/session.h"
 #include "switchyard/specialize.h"
 
@@ -25,8 +24,6 @@ struct Session::Specializations {
   // Executables of its specialisations that other specialisations may run at their sizes;
   // declared before `stages` so that it outlives their sessions, which point at it.
   ExecutableShelf shelf;
-  // The decoding state every specialisation binds (null without state).
-  std::shared_ptr<StateStore> state;
   std::vector<Stage> stages;
   // Scratch of one run: the graph inputs' shapes, each stage's input shapes and data sizes,
   // and the tensors of a staged run by value name.

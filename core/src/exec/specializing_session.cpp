@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "exec/specializations.h"
+#include "exec/state_store.h"
 
 namespace sy {
 namespace {
@@ -39,7 +40,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(
   Specializations& d = *s.dynamic_;
   d.graph = graph;
   d.host = host;
-  d.state = state;
+  s.state_ = state;  // every specialisation binds it (Finish makes this session its owner)
   d.options = options;
   d.options.max_specializations = std::max<size_t>(1, options.max_specializations);
   // on_prepare serves this call only: a caller's progress display may not outlive it,
@@ -63,7 +64,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(
     }
     SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(graph, *examples));
     SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> first,
-                        Build(specialised, host, options, &d.shelf, d.state));
+                        Build(specialised, host, options, &d.shelf, s.state_));
     s.stats_.specializations = 1;
     s.stats_.buffer_allocations += first->stats_.buffer_allocations;
     s.stats_.buffer_views += first->stats_.buffer_views;
@@ -95,7 +96,7 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   for (size_t k = 0; k < stage.data.size(); ++k) binding[stage.data[k].first] = d.data_sizes[k];
   SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(stage.graph, binding));
   Expected<std::unique_ptr<Session>> built =
-      Build(specialised, d.host, d.options, &d.shelf, d.state);
+      Build(specialised, d.host, d.options, &d.shelf, state_);
   if (!built.ok()) {
     if (binding.empty()) return built.status();
     return built.status().WithContext("with " + BindingToString(binding));
@@ -142,7 +143,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
   // a specialisation is looked up (or built) before any static session sees the inputs.
   d.input_shapes.resize(input_names_.size());
   for (size_t k = 0; k < input_names_.size(); ++k) {
-    if (d.state != nullptr && d.state->IsStateInput(input_names_[k])) {
+    if (state_ != nullptr && state_->IsStateInput(input_names_[k])) {
       // Decoding state has a fixed size, and its buffers are bound, not passed.
       d.input_shapes[k] = input_types_[k].shape;
       continue;

@@ -167,8 +167,9 @@ class Converter {
   // length is left as it is (and refused unless its node is rewritten): past + seq - 1 is
   // not capacity - 1.
   DimExpr Substitute(const DimExpr& e) {
-    if (ReadsPast(e)) {
-      return Compare(PolyOf(e), key_length_) == DimOrder::kEqual ? DimExpr(capacity_) : e;
+    const DimPoly poly = PolyOf(e);  // once: it resolves every dim() the expression reads
+    if (Names(poly.ToString(), past_symbol_)) {
+      return Compare(poly, key_length_) == DimOrder::kEqual ? DimExpr(capacity_) : e;
     }
     if (e.kind() == DimExpr::Kind::kSymbol) {
       if (!batch_symbol_.empty() && e.symbol() == batch_symbol_) return DimExpr(1);
@@ -240,7 +241,11 @@ class Converter {
       const auto reads_past = [&] {
         for (const auto& [name, e] : node.attr_exprs) {
           for (const DimExpr& d : e.items) {
-            if (ReadsPast(d) && Compare(PolyOf(d), key_length_) != DimOrder::kEqual) return true;
+            const DimPoly poly = PolyOf(d);
+            if (Names(poly.ToString(), past_symbol_) &&
+                Compare(poly, key_length_) != DimOrder::kEqual) {
+              return true;
+            }
           }
         }
         return false;
