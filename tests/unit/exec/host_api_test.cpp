@@ -2,6 +2,7 @@
 // loading plugins to reading an output.
 #include <gtest/gtest.h>
 
+#include "switchyard/decoder.h"
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -71,6 +72,49 @@ TEST(HostApiTest, TheDocumentedDecodingPathWorks) {
   SY_ASSERT_OK(DecodingApplication(after_two, after_reset));
   EXPECT_EQ(after_two, 8);
   EXPECT_EQ(after_reset, 0);
+}
+
+// docs/host-api.md, the Decoder snippet, on the same toy decoder: the tokens it returns.
+Status DecoderApplication(std::vector<int64_t>& first_two, std::vector<int64_t>& generated) {
+  sy::DiscoveryOptions discovery;
+  discovery.scan_default_paths = false;
+  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, sy::PluginHost::Create(discovery));
+  SY_ASSIGN_OR_RETURN(sy::Graph graph,
+                      sy::LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json"));
+  SY_ASSIGN_OR_RETURN(const sy::Device* cpu, host->FindDevice("cpu"));
+  sy::PlanOptions options;
+  options.devices = {cpu};
+  auto session = sy::Session::Create(graph, *host, options);
+  SY_RETURN_IF_ERROR(session.status());
+  const std::vector<int64_t> prompt = {1, 2, 3};
+  // The documented snippet:
+  sy::SamplerOptions sampling;  // greedy by default
+  sampling.method = "top_k";    // or temperature, top_p, min_p
+  sampling.top_k = 4;
+  sampling.temperature = 0.8;
+  sampling.seed = 7;  // a seed names one sequence of tokens
+  auto decoder = sy::Decoder::Create(**session, *cpu, sampling);
+  SY_RETURN_IF_ERROR(decoder.status());
+  auto token = (*decoder)->Prefill(prompt);  // runs the prompt: the first new token
+  SY_RETURN_IF_ERROR(token.status());
+  auto next = (*decoder)->Step(*token);  // appends it: the second
+  SY_RETURN_IF_ERROR(next.status());
+  SY_RETURN_IF_ERROR((*decoder)->Reset());         // a new sequence, the generator from its seed
+  auto tokens = (*decoder)->Generate(prompt, 12);  // Prefill, then Steps: 12 new tokens
+  SY_RETURN_IF_ERROR(tokens.status());
+  first_two = {*token, *next};
+  generated = *tokens;
+  return Status::Ok();
+}
+
+TEST(HostApiTest, TheDocumentedDecoderWorks) {
+  std::vector<int64_t> first_two, generated;
+  SY_ASSERT_OK(DecoderApplication(first_two, generated));
+  // tests/data/decoder/top_k4_t0.8_seed7_1_2_3.txt, from the NumPy reference.
+  const std::vector<int64_t> expected = {14, 1, 7, 4, 3, 14, 1, 7, 2, 10, 7, 7};
+  EXPECT_EQ(generated, expected);
+  EXPECT_EQ(first_two, (std::vector<int64_t>{14, 1}));
 }
 
 }  // namespace

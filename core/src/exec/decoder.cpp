@@ -1,0 +1,231 @@
+// The autoregressive loop (switchyard/decoder.h): the model's session, the inputs it is
+// filled with each run, and the one-node `sample` session that picks each token.
+#include "switchyard/decoder.h"
+
+#include <algorithm>
+
+#include "switchyard/model_io.h"
+
+namespace sy {
+namespace {
+
+// splitmix64: a small generator whose stream is the same on every platform. Numbers in
+// [0, 1) with 53 random bits; tools/make_toy_decoder.py re-implements it as a reference.
+double NextUniform(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// The sampler: one `sample` node over logits f32 [1, V] and uniform f64 [1]. The op's
+// schema checks the options (a temperature of 0, a top_p above 1, ...).
+Expected<Graph> SamplerGraph(int64_t vocab, const SamplerOptions& options) {
+  std::string method = options.method;
+  std::replace(method.begin(), method.end(), '-', '_');  // top-k -> top_k
+  Graph g;
+  g.values = {{"logits", {DType::kF32, {1, vocab}}, {}},
+              {"uniform", {DType::kF64, {1}}, {}},
+              {"token", {DType::kI64, {1}}, {}}};
+  g.inputs = {0, 1};
+  g.outputs = {2};
+  Node node;
+  node.op = "sample";
+  node.inputs = {0, 1};
+  node.outputs = {2};
+  node.attrs.Set("method", method);
+  // The options the method reads, and any other that differs from its default, which the
+  // schema refuses (a top_k given to top_p would do nothing).
+  if (method != "greedy") node.attrs.Set("temperature", options.temperature);
+  if (method == "top_k" || options.top_k != 0) node.attrs.Set("top_k", options.top_k);
+  if (method == "top_p" || options.top_p != 1.0) node.attrs.Set("top_p", options.top_p);
+  if (method == "min_p" || options.min_p != 0.0) node.attrs.Set("min_p", options.min_p);
+  g.nodes.push_back(std::move(node));
+  Status valid = ValidateGraphTypes(g);
+  if (!valid.ok()) return InvalidArgument("the sampler's options: " + valid.message());
+  return g;
+}
+
+// Input `name` of `type` for a run that adds `seq` positions after `held`: position ids
+// count on from `held`; an attention mask is 1 over the positions held and added, 0 past
+// them (its last dim is the capacity, or held + seq for a model that reads only what is
+// held).
+Expected<Tensor> FillInput(const std::string& name, const TensorType& type, int64_t held,
+                           int64_t seq) {
+  Shape shape = type.shape;
+  if (shape.size() != 2) {
+    return InvalidArgument("input \"" + name + "\" is " + type.ToString() +
+                           " (the decoder fills [1, n] inputs)");
+  }
+  shape[0] = 1;
+  const bool positions = name == "position_ids";
+  if (positions) shape[1] = seq;
+  if (!positions && shape[1] < 0) shape[1] = held + seq;
+  SY_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(type.dtype, shape));
+  for (int64_t i = 0; i < shape[1]; ++i) {
+    const int64_t v = positions ? held + i : (i < held + seq ? 1 : 0);
+    switch (type.dtype) {
+      case DType::kI64:
+        t.mutable_values<int64_t>()[i] = v;
+        break;
+      case DType::kI32:
+        t.mutable_values<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DType::kF32:
+        t.mutable_values<float>()[i] = static_cast<float>(v);
+        break;
+      default:
+        return InvalidArgument("input \"" + name + "\" is " + type.ToString() +
+                               " (the decoder fills i64, i32 or f32)");
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+Status CheckSamplerOptions(const SamplerOptions& options) {
+  return SamplerGraph(1, options).status();
+}
+
+struct Decoder::Buffers {
+  Tensor row;      // f32 [1, V]: the last logits row
+  Tensor uniform;  // f64 [1]
+};
+
+Decoder::Decoder(Session& session, SamplerOptions options, int64_t vocab,
+                 std::unique_ptr<Session> sampler)
+    : session_(session),
+      options_(std::move(options)),
+      vocab_(vocab),
+      sampler_(std::move(sampler)),
+      generator_(options_.seed) {}
+
+Decoder::~Decoder() = default;
+
+Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Device& sampler_device,
+                                                   const SamplerOptions& options) {
+  if (!session.has_state()) {
+    return InvalidArgument(
+        "the model keeps no decoding state (docs/decoding.md): decoding needs a model whose "
+        "key and value caches the session keeps between runs");
+  }
+  const std::vector<std::string>& names = session.input_names();
+  for (const std::string& name : names) {
+    if (name != "input_ids" && name != "attention_mask" && name != "position_ids") {
+      return InvalidArgument("the model takes input \"" + name +
+                             "\"; the decoder fills only input_ids, attention_mask and "
+                             "position_ids");
+    }
+  }
+  if (std::find(names.begin(), names.end(), "input_ids") == names.end()) {
+    return InvalidArgument("the model has no input \"input_ids\" (the token ids each run adds)");
+  }
+  const Graph& graph =
+      session.symbolic_graph() != nullptr ? *session.symbolic_graph() : session.graph();
+  int64_t vocab = -1;
+  for (ValueId id : graph.outputs) {
+    const Value& v = graph.values[id];
+    if (v.name == "logits" && !v.type.shape.empty()) vocab = v.type.shape.back();
+  }
+  if (vocab <= 0) {
+    return InvalidArgument(
+        "the model has no output \"logits\" whose last dim (the vocabulary) is fixed");
+  }
+  SY_ASSIGN_OR_RETURN(Graph sampler_graph, SamplerGraph(vocab, options));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> sampler,
+                      Session::Create(sampler_graph, sampler_device));
+  std::unique_ptr<Decoder> decoder(new Decoder(session, options, vocab, std::move(sampler)));
+  decoder->buffers_ = std::make_unique<Buffers>();
+  SY_ASSIGN_OR_RETURN(decoder->buffers_->row, Tensor::Allocate(DType::kF32, {1, vocab}));
+  SY_ASSIGN_OR_RETURN(decoder->buffers_->uniform, Tensor::Allocate(DType::kF64, {1}));
+  return decoder;
+}
+
+Expected<int64_t> Decoder::Run(std::span<const int64_t> ids, std::string_view what) {
+  if (ids.empty()) return InvalidArgument("no token ids to run (expected at least one)");
+  for (int64_t id : ids) {
+    if (id < 0 || id >= vocab_) {
+      return InvalidArgument(std::string(what) + " " + std::to_string(id) +
+                             " is outside the vocabulary (0 to " + std::to_string(vocab_ - 1) +
+                             ")");
+    }
+  }
+  const int64_t seq = static_cast<int64_t>(ids.size());
+  std::map<std::string, Tensor> inputs;
+  SY_ASSIGN_OR_RETURN(Tensor id_tensor, Tensor::Allocate(DType::kI64, {1, seq}));
+  std::copy(ids.begin(), ids.end(), id_tensor.mutable_values<int64_t>().begin());
+  inputs["input_ids"] = std::move(id_tensor);
+  const std::vector<std::string>& names = session_.input_names();
+  const std::vector<TensorType>& types = session_.input_types();
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (names[k] == "input_ids") continue;
+    SY_ASSIGN_OR_RETURN(inputs[names[k]],
+                        FillInput(names[k], types[k], session_.state_length(), seq));
+  }
+  SY_ASSIGN_OR_RETURN(auto outputs, session_.Run(inputs));
+  const Tensor& logits = outputs.at("logits");
+  if (logits.element_count() < vocab_) {
+    return Internal("the model's logits hold " + std::to_string(logits.element_count()) +
+                    " numbers, fewer than the vocabulary's " + std::to_string(vocab_));
+  }
+  const int64_t last = logits.element_count() - vocab_;
+  float* row = buffers_->row.mutable_values<float>().data();
+  for (int64_t i = 0; i < vocab_; ++i) {
+    row[i] = static_cast<float>(ElementAsDouble(logits, last + i));
+  }
+  // The generator advances only once the model's run succeeded, so a failed run (past the
+  // capacity, say) leaves the sequence of numbers where it was.
+  uint64_t next_state = generator_;
+  buffers_->uniform.mutable_values<double>()[0] = NextUniform(next_state);
+  SY_ASSIGN_OR_RETURN(auto picked,
+                      sampler_->Run({{"logits", buffers_->row}, {"uniform", buffers_->uniform}}));
+  generator_ = next_state;
+  return picked.at("token").values<int64_t>()[0];
+}
+
+Expected<int64_t> Decoder::Prefill(std::span<const int64_t> prompt) {
+  if (prompt.empty()) return InvalidArgument("the prompt is empty (expected token ids)");
+  return Run(prompt, "prompt token");
+}
+
+Expected<int64_t> Decoder::Step(int64_t token) {
+  return Run(std::span<const int64_t>(&token, 1), "token");
+}
+
+Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt,
+                                                 int64_t max_new_tokens) {
+  if (max_new_tokens < 1) {
+    return InvalidArgument("max_new_tokens is " + std::to_string(max_new_tokens) +
+                           " (expected at least 1)");
+  }
+  if (prompt.empty()) return InvalidArgument("the prompt is empty (expected token ids)");
+  const int64_t prompt_size = static_cast<int64_t>(prompt.size());
+  // The last token is picked, never run: the state holds the prompt and the others.
+  const int64_t free = capacity() - length();
+  if (max_new_tokens - 1 > free - prompt_size) {
+    std::string room = "the model's state holds " + std::to_string(capacity());
+    if (length() > 0) room += " and has " + std::to_string(free) + " of them free";
+    return InvalidArgument("the prompt's " + std::to_string(prompt_size) + " tokens and " +
+                           std::to_string(max_new_tokens) + " new ones need " +
+                           std::to_string(prompt_size + max_new_tokens - 1) + " positions, but " +
+                           room);
+  }
+  std::vector<int64_t> tokens;
+  tokens.reserve(static_cast<size_t>(max_new_tokens));
+  SY_ASSIGN_OR_RETURN(int64_t first, Prefill(prompt));
+  tokens.push_back(first);
+  while (static_cast<int64_t>(tokens.size()) < max_new_tokens) {
+    SY_ASSIGN_OR_RETURN(int64_t next, Step(tokens.back()));
+    tokens.push_back(next);
+  }
+  return tokens;
+}
+
+Status Decoder::Reset() {
+  generator_ = options_.seed;
+  return session_.Reset();
+}
+
+}  // namespace sy

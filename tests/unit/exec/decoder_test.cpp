@@ -1,0 +1,171 @@
+// Decoder (switchyard/decoder.h) on the toy decoder of tools/make_toy_decoder.py, whose
+// tokens come from an independent NumPy reference (no cache, a causal mask, float64)
+// stored next to the model: greedy_1_2_3.txt, and top_k4_t0.8_seed7_1_2_3.txt from the
+// reference's own re-implementation of the generator and the sampler.
+#include "switchyard/decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "switchyard/model_io.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+std::vector<int64_t> ReadTokens(const std::string& file) {
+  std::ifstream in(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/" + file);
+  std::vector<int64_t> tokens;
+  std::string item;
+  while (std::getline(in, item, ',')) tokens.push_back(std::stoll(item));
+  return tokens;
+}
+
+class DecoderTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    DiscoveryOptions options;
+    options.scan_default_paths = false;
+    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    ASSERT_TRUE(host.ok()) << host.status().ToString();
+    host_ = std::move(*host).release();
+  }
+  static void TearDownTestSuite() {
+    delete host_;
+    host_ = nullptr;
+  }
+
+  void SetUp() override {
+    Expected<Graph> graph =
+        LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+    PlanOptions options;
+    options.devices = {&cpu()};
+    Expected<std::unique_ptr<Session>> session = Session::Create(*graph, *host_, options);
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = std::move(*session);
+  }
+
+  static const Device& cpu() { return **host_->FindDevice("cpu"); }
+
+  std::unique_ptr<Decoder> Make(const SamplerOptions& options = {}) {
+    Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(*session_, cpu(), options);
+    EXPECT_TRUE(decoder.ok()) << decoder.status().ToString();
+    return decoder.ok() ? std::move(*decoder) : nullptr;
+  }
+
+  static PluginHost* host_;
+  std::unique_ptr<Session> session_;
+};
+PluginHost* DecoderTest::host_ = nullptr;
+
+const std::vector<int64_t> kPrompt = {1, 2, 3};
+
+TEST_F(DecoderTest, GreedyTokensEqualNumPys) {
+  std::unique_ptr<Decoder> decoder = Make();
+  ASSERT_NE(decoder, nullptr);
+  EXPECT_EQ(decoder->vocab(), 16);
+  EXPECT_EQ(decoder->capacity(), 32);
+  Expected<std::vector<int64_t>> tokens = decoder->Generate(kPrompt, 12);
+  ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+  EXPECT_EQ(*tokens, ReadTokens("greedy_1_2_3.txt"));
+  EXPECT_EQ(decoder->length(), 3 + 11);  // the last token is picked, not run
+}
+
+TEST_F(DecoderTest, PrefillThenStepsEqualGenerate) {
+  std::unique_ptr<Decoder> decoder = Make();
+  ASSERT_NE(decoder, nullptr);
+  const std::vector<int64_t> expected = ReadTokens("greedy_1_2_3.txt");
+  Expected<int64_t> token = decoder->Prefill(kPrompt);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  std::vector<int64_t> tokens = {*token};
+  while (tokens.size() < expected.size()) {
+    token = decoder->Step(tokens.back());
+    ASSERT_TRUE(token.ok()) << token.status().ToString();
+    tokens.push_back(*token);
+  }
+  EXPECT_EQ(tokens, expected);
+}
+
+TEST_F(DecoderTest, SeededTopKEqualsTheReferenceAndResetRepeatsIt) {
+  SamplerOptions options;
+  options.method = "top-k";
+  options.top_k = 4;
+  options.temperature = 0.8;
+  options.seed = 7;
+  std::unique_ptr<Decoder> decoder = Make(options);
+  ASSERT_NE(decoder, nullptr);
+  const std::vector<int64_t> expected = ReadTokens("top_k4_t0.8_seed7_1_2_3.txt");
+  Expected<std::vector<int64_t>> first = decoder->Generate(kPrompt, 12);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(*first, expected);
+  SY_ASSERT_OK(decoder->Reset());
+  EXPECT_EQ(decoder->length(), 0);
+  Expected<std::vector<int64_t>> again = decoder->Generate(kPrompt, 12);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, expected);
+}
+
+TEST_F(DecoderTest, ErrorsChangeNothing) {
+  std::unique_ptr<Decoder> decoder = Make();
+  ASSERT_NE(decoder, nullptr);
+  Expected<int64_t> bad = decoder->Prefill(std::vector<int64_t>{1, 16});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "prompt token 16 is outside the vocabulary (0 to 15)");
+  EXPECT_FALSE(decoder->Prefill(std::vector<int64_t>{}).ok());
+  EXPECT_EQ(decoder->length(), 0);
+  // 30 prompt tokens + 8 new need 37 positions of 32.
+  Expected<std::vector<int64_t>> too_long = decoder->Generate(std::vector<int64_t>(30, 1), 8);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(too_long.status().message(),
+            "the prompt's 30 tokens and 8 new ones need 37 positions, but the model's state "
+            "holds 32");
+  EXPECT_FALSE(decoder->Generate(kPrompt, 0).ok());
+  EXPECT_EQ(decoder->length(), 0);
+  // Fill the state, then a step past it fails and leaves the state as it was.
+  ASSERT_TRUE(decoder->Prefill(std::vector<int64_t>(32, 1)).ok());
+  Expected<int64_t> past = decoder->Step(1);
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(decoder->length(), 32);
+  Expected<std::vector<int64_t>> more = decoder->Generate(kPrompt, 1);
+  ASSERT_FALSE(more.ok());
+  EXPECT_NE(more.status().message().find("has 0 of them free"), std::string::npos)
+      << more.status().message();
+  // After Reset the decoder is as new.
+  SY_ASSERT_OK(decoder->Reset());
+  Expected<std::vector<int64_t>> tokens = decoder->Generate(kPrompt, 12);
+  ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+  EXPECT_EQ(*tokens, ReadTokens("greedy_1_2_3.txt"));
+}
+
+TEST_F(DecoderTest, SamplerOptionsAreChecked) {
+  SamplerOptions zero_temperature;
+  zero_temperature.method = "temperature";
+  zero_temperature.temperature = 0;
+  Status status = CheckSamplerOptions(zero_temperature);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("temperature"), std::string::npos) << status.message();
+  SamplerOptions unknown;
+  unknown.method = "beam";
+  EXPECT_FALSE(CheckSamplerOptions(unknown).ok());
+  SamplerOptions stray;  // top_k set while the method is greedy
+  stray.top_k = 5;
+  EXPECT_FALSE(Decoder::Create(*session_, cpu(), stray).ok());
+  SY_EXPECT_OK(CheckSamplerOptions(SamplerOptions{}));
+}
+
+TEST_F(DecoderTest, AModelWithoutStateIsRefused) {
+  Expected<Graph> mlp = LoadModel(std::string(SY_SOURCE_DIR) + "/examples/mlp");
+  ASSERT_TRUE(mlp.ok()) << mlp.status().ToString();
+  Expected<std::unique_ptr<Session>> session = Session::Create(*mlp, cpu());
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(**session, cpu());
+  ASSERT_FALSE(decoder.ok());
+  EXPECT_NE(decoder.status().message().find("keeps no decoding state"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sy
