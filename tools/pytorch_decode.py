@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pytorch_dynamic as pd  # noqa: E402  (finds a Python with torch, or exits 77)
 
 torch = pd.torch
+np = pd.np
 PROMPT = [1, 2, 3, 4]
 NEW_TOKENS = 32
 CAPACITY = 48
@@ -38,32 +39,115 @@ CAPACITY = 48
 SCALE = 8.0
 
 
-def torch_greedy(module, layers, heads, head_dim):
-    """The module's own loop: past caches as it returns them, argmax of the last row."""
+def torch_greedy(module, layers, heads, head_dim, masked=False):
+    """The module's own loop: past caches as it returns them, argmax of the last row;
+    `masked` modules also take an attention mask of ones over past + seq and the
+    positions past .. past + seq - 1."""
     past = [torch.zeros(1, heads, 0, head_dim) for _ in range(2 * layers)]
     ids = torch.tensor([PROMPT], dtype=torch.long)
     tokens = []
     with torch.no_grad():
         for _ in range(NEW_TOKENS):
-            out = module(ids, *past)
+            held, seq = past[0].size(2), ids.size(1)
+            extra = ((torch.ones(1, held + seq, dtype=torch.long),
+                      torch.arange(held, held + seq, dtype=torch.long).unsqueeze(0))
+                     if masked else ())
+            out = module(ids, *extra, *past)
             past = list(out[1:])
             tokens.append(int(torch.argmax(out[0][0, -1])))
             ids = torch.tensor([[tokens[-1]]], dtype=torch.long)
     return tokens
 
 
-def models():
-    yield "gpt_past", pd.gpt_past()
-    transformers = pd.import_transformers()
-    if transformers is None:
-        print("hf_gpt2_past: skipped (transformers is not installed)")
-        return
-    case = pd.hf_gpt2_past(transformers)
+# ----------------------------------------------------------------------------------
+# optimum's convention (what `optimum-cli export onnx --task text-generation-with-past`
+# writes): input_ids, attention_mask [batch, past + seq] with a dim name of its own,
+# position_ids [batch, seq], past_key_values.<i>.key / .value in, logits and
+# present.<i>.key / .value out.
+# ----------------------------------------------------------------------------------
+
+
+class GptMask(pd.GptPast):
+    """GptPast taking the attention mask and position ids as inputs: the causal mask
+    and-ed with attention_mask (a 0 hides that key position)."""
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        seq, past_length = input_ids.size(1), past[0].size(2)
+        h = self.wte(input_ids) + self.wpe(position_ids)
+        causal = self.bias[past_length:past_length + seq, :past_length + seq]
+        causal = causal & attention_mask[:, None, None, :].bool()
+        presents = []
+        for i, block in enumerate(self.blocks):
+            h, key, value = block(h, causal, past[2 * i], past[2 * i + 1])
+            presents += [key, value]
+        return (self.lm_head(self.ln_f(h)),) + tuple(presents)
+
+
+class HfGpt2Mask(torch.nn.Module):
+    """transformers.GPT2LMHeadModel called as optimum's export calls it."""
+
+    def __init__(self, transformers, layers):
+        super().__init__()
+        config = transformers.GPT2Config(vocab_size=100, n_positions=64, n_embd=32,
+                                         n_layer=layers, n_head=4)
+        config._attn_implementation = "eager"
+        self.model = transformers.GPT2LMHeadModel(config)
+        self.layers = layers
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        cache = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                         position_ids=position_ids, past_key_values=cache, use_cache=True,
+                         return_dict=True)
+        presents = out.past_key_values
+        if hasattr(presents, "to_legacy_cache"):  # a Cache object in newer transformers
+            presents = presents.to_legacy_cache()
+        return (out.logits,) + tuple(t for kv in presents for t in kv)
+
+
+def optimum_case(module, vocab, layers, heads, head_dim, rng):
+    """The export of a masked decoder under optimum's names and dim names, traced at
+    batch 2, seq 3, past 5 (the mask's last two positions of row 1 zero)."""
+    past_names = ["past_key_values.%d.%s" % (i, kv) for i in range(layers)
+                  for kv in ("key", "value")]
+    output_names = ["logits"] + [n.replace("past_key_values", "present") for n in past_names]
+    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+            "position_ids": {0: "batch_size", 1: "sequence_length"},
+            "logits": {0: "batch_size", 1: "sequence_length"}}
+    axes.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past_names})
+    axes.update({n: {0: "batch_size", 2: "past_sequence_length + sequence_length"}
+                 for n in output_names[1:]})
+    pd.vary_defaults(module).eval()
+    mask = np.ones((2, 8), np.int64)
+    mask[1, 6:] = 0
+    export_inputs = dict([("input_ids", pd.tokens(rng, vocab, 2, 3)), ("attention_mask", mask),
+                          ("position_ids", np.array([[5, 6, 7]] * 2, np.int64))] +
+                         [(n, pd.randn(rng, 2, heads, 5, head_dim)) for n in past_names])
+    return pd.Case(module, output_names, axes, export_inputs, [])
+
+
+def scaled(case):
     with torch.no_grad():
         for parameter in case.module.parameters():
             if parameter.dim() >= 2:  # embeddings (the LM head is tied) and projections
                 parameter.mul_(SCALE)
-    yield "hf_gpt2_past", case
+    return case
+
+
+def models():
+    """(name, Case, masked): masked models take attention_mask and position_ids."""
+    yield "gpt_past", pd.gpt_past(), False
+    torch.manual_seed(26)
+    yield "gpt_optimum", optimum_case(GptMask(), 50, 2, 4, 8, np.random.default_rng(26)), True
+    transformers = pd.import_transformers()
+    if transformers is None:
+        print("hf_gpt2_past, hf_gpt2_optimum: skipped (transformers is not installed)")
+        return
+    yield "hf_gpt2_past", scaled(pd.hf_gpt2_past(transformers)), False
+    torch.manual_seed(27)
+    yield "hf_gpt2_optimum", scaled(optimum_case(HfGpt2Mask(transformers, 2), 100, 2, 4, 8,
+                                                 np.random.default_rng(27))), True
 
 
 def generate(args, model, device, extra=()):
@@ -83,15 +167,15 @@ def main():
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="sy_decode_")
     failures = 0
-    for name, case in models():
+    for name, case, masked in models():
         folder = os.path.join(work, name)
         os.makedirs(folder, exist_ok=True)
         onnx_path = os.path.join(folder, name + ".onnx")
         case.module.eval()
         pd.export(case, onnx_path, 17)
-        heads, head_dim = case.export_inputs["past_key_0"].shape[1::2]
-        layers = sum(1 for n in case.input_names if n.startswith("past_key_"))
-        expected = torch_greedy(case.module, layers, heads, head_dim)
+        past_names = [n for n in case.input_names if n.startswith("past")]
+        heads, head_dim = case.export_inputs[past_names[0]].shape[1::2]
+        expected = torch_greedy(case.module, len(past_names) // 2, heads, head_dim, masked)
         print("%s: PyTorch greedy %s" % (name, ",".join(map(str, expected))))
         model = os.path.join(folder, "model")
         imported = subprocess.run([args.switchyard, "import", onnx_path, "-o", model,

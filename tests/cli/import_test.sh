@@ -92,6 +92,10 @@ expect check_nonzero 0 'run-time sizes: result_count \(e.g. 3\)' -- "$sy" check 
 expect needs_value 1 "--input-value shape=FILE.npy" -- \
   "$sy" import "$data/node/test_reshape_reordered_all_dims/model.onnx" -o "$work/x"
 expect no_output_arg 2 'expected -o STEM' -- "$sy" import "$conv/model.onnx"
+expect bad_dim_expr_arg 2 "--dim-expr total: expected NAME=EXPR" -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --dim-expr total
+expect dim_expr_of_no_dim 1 "no input dim of the model is named total" -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --dim-expr total=past+seq
 expect bad_shape_arg 2 "--input-shape x=1,a: 'a' is not a non-negative integer" -- \
   "$sy" import "$conv/model.onnx" -o "$work/x" --input-shape x=1,a
 expect input_shape_override 0 'imported' -- \

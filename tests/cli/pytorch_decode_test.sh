@@ -22,7 +22,8 @@ rc=$?
 grep -vE "^  (exported|shape computation|its values|tracer warning)|UserWarning|torch.from_numpy" \
   "$TMP/decode.txt"
 if [ "$rc" = 0 ] && grep -q "^decode: all match$" "$TMP/decode.txt" &&
-  grep -q "^  gpt_past on cpu-ref: greedy matches; seeded top-k reproducible$" "$TMP/decode.txt"; then
+  grep -q "^  gpt_past on cpu-ref: greedy matches; seeded top-k reproducible$" "$TMP/decode.txt" &&
+  grep -q "^  gpt_optimum on cpu-ref: greedy matches; seeded top-k reproducible$" "$TMP/decode.txt"; then
   passes=$((passes + 1))
 else
   echo "FAIL decoders with past: exit $rc"; failures=$((failures + 1))

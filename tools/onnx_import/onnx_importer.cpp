@@ -240,9 +240,11 @@ std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
 
 // The type of a graph input: its ONNX type, with dims from the options; a dim the model
 // leaves symbolic becomes a size symbol (`dims` says which) traced at an example size.
+// `dim_exprs`: symbols that are expressions of other input dims' symbols (ImportOptions::
+// dim_exprs and, for decoders with past, the attention mask's length), parsed.
 Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOptions& options,
-                               ImportState& state, std::vector<DimExpr>& dims,
-                               ImportProblem& problem) {
+                               const std::map<std::string, DimExpr>& dim_exprs, ImportState& state,
+                               std::vector<DimExpr>& dims, ImportProblem& problem) {
   const std::string where = "graph input '" + info.name() + "'";
   if (!info.type().has_tensor_type()) {
     problem = ImportProblem::kUnsupportedType;
@@ -297,10 +299,102 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
     const std::string symbol = SymbolName(dim.has_dim_param() && !dim.dim_param().empty()
                                               ? dim.dim_param()
                                               : info.name() + "_" + std::to_string(d));
+    if (auto expr = dim_exprs.find(symbol); expr != dim_exprs.end()) {
+      // Traced at the value its symbols' examples give it; each run checks it.
+      std::set<std::string> used;
+      expr->second.CollectSymbols(used);
+      SymbolBinding examples;
+      for (const std::string& name : used) {
+        examples[name] = state.DeclareSymbol(name, state.ExampleSize(name));
+      }
+      Expected<int64_t> example = expr->second.Evaluate({&examples, nullptr});
+      if (!example.ok() || *example < 0) {
+        problem = ImportProblem::kInvalidModel;
+        return InvalidArgument(where + " dim " + std::to_string(d) + " (" + symbol + " = " +
+                               expr->second.ToString() + "): " +
+                               (example.ok()
+                                    ? "negative at the example sizes " + BindingToString(examples)
+                                    : example.status().message()));
+      }
+      type.shape.push_back(*example);
+      dims.push_back(expr->second);
+      continue;
+    }
     type.shape.push_back(state.DeclareSymbol(symbol, state.ExampleSize(symbol)));
     dims.push_back(DimExpr::Symbol(symbol));
   }
   return type;
+}
+
+// The symbol an input dim is named by (as InputType names it), or "" for a fixed dim.
+std::string InputDimSymbol(const onnx::ValueInfoProto& info, int d) {
+  if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) return "";
+  const auto& shape = info.type().tensor_type().shape();
+  if (d < 0 || d >= shape.dim_size()) return "";
+  const auto& dim = shape.dim(d);
+  if (dim.has_dim_value() && dim.dim_value() >= 0) return "";
+  return SymbolName(dim.has_dim_param() && !dim.dim_param().empty()
+                        ? dim.dim_param()
+                        : info.name() + "_" + std::to_string(d));
+}
+
+// ImportOptions::dim_exprs parsed, plus, for a decoder with past, its attention mask's
+// length: an `attention_mask` [batch, L] whose L names no other input's dim spans the past
+// and the new tokens, L = past + seq (the past inputs' length and input_ids' dim 1).
+Expected<std::map<std::string, DimExpr>> InputDimExprs(
+    const onnx::GraphProto& graph, const std::set<std::string>& initializer_names,
+    const ImportOptions& options) {
+  std::map<std::string, int> uses;  // symbol -> input dims named by it
+  const onnx::ValueInfoProto* mask = nullptr;
+  std::string seq, past;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initializer_names.count(input.name()) != 0) continue;
+    if (options.input_shapes.count(input.name()) != 0) continue;  // fixed by the caller
+    const int rank = input.type().has_tensor_type() && input.type().tensor_type().has_shape()
+                         ? input.type().tensor_type().shape().dim_size()
+                         : 0;
+    for (int d = 0; d < rank; ++d) {
+      if (std::string s = InputDimSymbol(input, d); !s.empty()) ++uses[s];
+    }
+    if (input.name() == "attention_mask" && rank == 2) mask = &input;
+    if (input.name() == "input_ids" && rank == 2) seq = InputDimSymbol(input, 1);
+    // transformers' and optimum's names: past_key_values.<i>.key, past_key_<i>, ...
+    if (past.empty() && rank == 4 && input.name().find("past") != std::string::npos) {
+      past = InputDimSymbol(input, 2);
+    }
+  }
+  std::map<std::string, DimExpr> exprs;
+  for (const auto& [name, text] : options.dim_exprs) {
+    const std::string what = "--dim-expr " + name + "=" + text;
+    Expected<DimExpr> expr = DimExpr::Parse(text);
+    if (!expr.ok()) return InvalidArgument(what + ": " + expr.status().message());
+    std::set<int32_t> reads;
+    expr->CollectValues(reads);
+    std::set<std::string> used;
+    expr->CollectSymbols(used);
+    if (!reads.empty() || expr->is_unknown() || used.count(SymbolName(name)) != 0) {
+      return InvalidArgument(what + ": expected an expression of other dims' names");
+    }
+    if (uses.count(SymbolName(name)) == 0) {
+      return InvalidArgument(what + ": no input dim of the model is named " + name);
+    }
+    for (const std::string& symbol : used) {
+      if (uses.count(symbol) == 0 || options.dim_exprs.count(symbol) != 0) {
+        return InvalidArgument(what + ": no input dim is named " + symbol +
+                               " (expected names of input dims the model leaves symbolic)");
+      }
+    }
+    exprs.emplace(SymbolName(name), *expr);
+  }
+  if (!options.decoder_with_past) return exprs;
+  if (mask == nullptr || seq.empty() || past.empty() || seq == past) return exprs;
+  const std::string length = InputDimSymbol(*mask, 1);
+  if (length.empty() || length == seq || length == past || uses[length] != 1 ||
+      exprs.count(length) != 0) {
+    return exprs;
+  }
+  exprs.emplace(length, DimExpr::Symbol(past) + DimExpr::Symbol(seq));
+  return exprs;
 }
 
 // A graph checked by specialising it at its symbols' examples (as the importer traced
@@ -367,11 +461,14 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     state.SetConstant(init.name(), std::move(t).value());
     initializer_names.insert(init.name());
   }
+  Expected<std::map<std::string, DimExpr>> dim_exprs =
+      InputDimExprs(graph, initializer_names, options);
+  if (!dim_exprs.ok()) return fail(ImportProblem::kInvalidModel, dim_exprs.status());
   for (const onnx::ValueInfoProto& input : graph.input()) {
     if (initializer_names.count(input.name()) != 0) continue;  // IR < 4 lists weights as inputs
     ImportProblem p = ImportProblem::kInvalidModel;
     std::vector<DimExpr> dims;
-    Expected<TensorType> type = InputType(input, options, state, dims, p);
+    Expected<TensorType> type = InputType(input, options, *dim_exprs, state, dims, p);
     if (!type.ok()) return fail(p, type.status());
     if (freeze_up_front.count(input.name()) != 0) {
       state.FreezeUpFront(input.name(), options.input_values.at(input.name()));

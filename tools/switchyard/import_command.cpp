@@ -7,9 +7,9 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
-#include "switchyard/decoder_state.h"
 #include "model_setup.h"
 #include "progress_line.h"
+#include "switchyard/decoder_state.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
 #include "switchyard/onnx_import.h"
@@ -26,7 +26,7 @@ int RunImport(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
       "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n"
-      "                         [--decoder-state CAPACITY]\n\n"
+      "                         [--dim-expr NAME=EXPR]... [--decoder-state CAPACITY]\n\n"
       "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
       "has weights, STEM.safetensors. Shape computations are folded; every other ONNX op\n"
       "maps onto catalogue ops (docs/onnx-import.md). Inputs with symbolic dims keep them:\n"
@@ -47,6 +47,10 @@ int RunImport(const std::vector<std::string>& args) {
       "decoder-state", po::value<int64_t>(),
       "CAPACITY: a decoder-with-past export keeps its key/value caches as decoding state of "
       "CAPACITY positions (docs/decoding.md), for switchyard generate")(
+      "dim-expr", po::value<std::vector<std::string>>()->composing(),
+      "NAME=EXPR: the input dims the model names NAME are EXPR of other dims' names, e.g. "
+      "total=past+seq, checked at each run (with --decoder-state an attention_mask's own "
+      "length is taken as past + seq) (repeatable)")(
       "dim-example", po::value<std::vector<std::string>>()->composing(),
       "SYM=SIZE: trace the symbolic dim SYM at this size (default: small primes 3, 5, 7, "
       "...; give one the model accepts, e.g. an image size for a CNN) (repeatable)")(
@@ -94,6 +98,17 @@ int RunImport(const std::vector<std::string>& args) {
       options.dim_examples[parsed->first] = parsed->second[0];
     }
   }
+  if (vm.count("dim-expr")) {
+    for (const std::string& item : vm["dim-expr"].as<std::vector<std::string>>()) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+        PrintError("import", "--dim-expr " + item + ": expected NAME=EXPR (total=past+seq)");
+        return kExitUsage;
+      }
+      options.dim_exprs[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+  }
+  options.decoder_with_past = vm.count("decoder-state") != 0;
   if (vm.count("input-value")) {
     for (const std::string& item : vm["input-value"].as<std::vector<std::string>>()) {
       const size_t eq = item.find('=');
@@ -119,7 +134,15 @@ int RunImport(const std::vector<std::string>& args) {
     return onnx_import::ImportOnnxFile(model, options);
   }();
   if (!result.ok()) {
-    PrintError("import", result.status().message());
+    std::string message = result.status().message();
+    if (message.find("do not broadcast") != std::string::npos && options.dim_exprs.empty()) {
+      // The usual cause in decoders: a mask over past + seq whose length has a name of its
+      // own, traced at a size of its own.
+      message +=
+          " (if an input dim is a sum of other input dims, e.g. an attention mask over past + "
+          "seq, say so with --dim-expr NAME=EXPR)";
+    }
+    PrintError("import", message);
     return kExitFailure;
   }
   if (vm.count("decoder-state")) {

@@ -48,20 +48,36 @@ Status CheckSymbolicStructure(const Graph& graph) {
     }
   }
 
+  // An input dim that is a symbol binds it; one that is an expression of symbols bound so
+  // (an attention mask's past + seq) is checked against them when a run binds them.
   std::set<std::string> bound;
   std::map<std::string, ValueId> data_symbols;  // name -> the value that binds it
+  for (ValueId id : graph.inputs) {
+    for (const DimExpr& dim : graph.values[id].symbolic_shape) {
+      if (dim.kind() == DimExpr::Kind::kSymbol) bound.insert(dim.symbol());
+    }
+  }
   for (ValueId id : graph.inputs) {
     const Value& value = graph.values[id];
     for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
       const DimExpr& dim = value.symbolic_shape[d];
-      if (dim.is_const()) continue;
-      if (dim.kind() != DimExpr::Kind::kSymbol) {
-        return InvalidModel("graph input " + graph.DescribeValue(id) + ": shape[" +
-                            std::to_string(d) + "] is " + dim.ToString() +
-                            ", expected a constant or a symbol (an input's sizes are what "
-                            "binds the symbols)");
+      if (dim.is_const() || dim.kind() == DimExpr::Kind::kSymbol) continue;
+      std::set<std::string> used;
+      dim.CollectSymbols(used);
+      const std::string what = "graph input " + graph.DescribeValue(id) + ": shape[" +
+                               std::to_string(d) + "] is " + dim.ToString();
+      if (dim.is_unknown()) {
+        return InvalidModel(what +
+                            ", expected a constant, a symbol or an expression of symbols "
+                            "(an input's sizes are what binds the symbols)");
       }
-      bound.insert(dim.symbol());
+      for (const std::string& name : used) {
+        if (bound.count(name) == 0) {
+          return InvalidModel(what + ", but no graph input's dim is " + name +
+                              " itself (expected an input dim expression to use only symbols "
+                              "that other input dims bind)");
+        }
+      }
     }
   }
   for (const DimSymbol& s : graph.symbols) {

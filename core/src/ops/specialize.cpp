@@ -75,6 +75,9 @@ Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> i
     }
     for (size_t d = 0; d < shape.size(); ++d) {
       const bool symbolic = value.is_symbolic() && !value.symbolic_shape[d].is_const();
+      if (symbolic && value.symbolic_shape[d].kind() != DimExpr::Kind::kSymbol) {
+        continue;  // an expression of symbols: checked below, once they are all bound
+      }
       if (!symbolic) {
         if (shape[d] != value.type.shape[d]) {
           return InvalidArgument(input + " has shape " + ShapeToString(shape) +
@@ -84,7 +87,6 @@ Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> i
         }
         continue;
       }
-      // Pass 1 (CheckSymbolicStructure) allows only plain symbols on inputs.
       const std::string& symbol = value.symbolic_shape[d].symbol();
       auto [it, inserted] = binding.emplace(symbol, shape[d]);
       if (inserted) {
@@ -102,6 +104,28 @@ Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> i
       }
     }
   }
+  // Input dims that are expressions of the symbols bound above (pass 1 allows nothing
+  // else): each must equal its expression's value.
+  const DimExpr::Bindings bindings{&binding, nullptr};
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const Value& value = graph.values[graph.inputs[i]];
+    for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+      const DimExpr& dim = value.symbolic_shape[d];
+      if (dim.is_const() || dim.kind() == DimExpr::Kind::kSymbol) continue;
+      const std::string input = "input '" + PrintableName(value.name) + "'";
+      Expected<int64_t> expected = dim.Evaluate(bindings);
+      if (!expected.ok()) {
+        return InvalidArgument(input + " dim " + std::to_string(d) + ": " +
+                               expected.status().message());
+      }
+      if (*expected != input_shapes[i][d]) {
+        return InvalidArgument(input + " has shape " + ShapeToString(input_shapes[i]) +
+                               " but the graph takes " + ValueTypeString(value) + ": dim " +
+                               std::to_string(d) + " must be " + dim.ToString() + " = " +
+                               std::to_string(*expected) + " with " + BindingToString(binding));
+      }
+    }
+  }
   return binding;
 }
 
@@ -111,7 +135,16 @@ Expected<Shape> ExampleShape(const Graph& graph, ValueId input) {
   for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
     const DimExpr& dim = value.symbolic_shape[d];
     if (dim.is_const()) continue;
-    // Pass 1 (CheckSymbolicStructure) allows only plain symbols on inputs.
+    if (dim.kind() != DimExpr::Kind::kSymbol) {  // an expression of other dims' symbols
+      Expected<SymbolBinding> examples = ExampleBinding(graph);
+      if (!examples.ok()) {
+        return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
+                               ValueTypeString(value) + ": " + examples.status().message());
+      }
+      const DimExpr::Bindings bindings{&*examples, nullptr};
+      SY_ASSIGN_OR_RETURN(shape[d], dim.Evaluate(bindings));
+      continue;
+    }
     auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
                                [&](const DimSymbol& s) { return s.name == dim.symbol(); });
     if (symbol == graph.symbols.end() || symbol->example < 0) {

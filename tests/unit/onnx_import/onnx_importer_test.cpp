@@ -197,6 +197,73 @@ TEST(OnnxImporterTest, SymbolicDimIsKeptAsARunTimeSize) {
   EXPECT_EQ(ok->graph.values[ok->graph.outputs[0]].type.ToString(), "f32 [5, 3]");
 }
 
+// A decoder's attention mask spans the past and the new tokens, but exporters give its
+// length a name of its own: y = concat(past squeezed, input_ids) + attention_mask needs
+// total = past + seq, which --dim-expr says (and --decoder-state assumes).
+ModelBuilder MaskedDecoderModel() {
+  ModelBuilder b;
+  b.NamedInput("input_ids", TensorProto::FLOAT, {"batch", "seq"})
+      .NamedInput("past_key_values.0.key", TensorProto::FLOAT, {"batch", "1", "past", "1"})
+      .NamedInput("attention_mask", TensorProto::FLOAT, {"batch", "total"})
+      .Int64Initializer("axes", {2}, {1, 3})
+      .Output("y");
+  b.Node("Squeeze", {"past_key_values.0.key", "axes"}, {"p"});
+  ModelBuilder::IntAttr(b.Node("Concat", {"p", "input_ids"}, {"k"}), "axis", 1);
+  b.Node("Add", {"k", "attention_mask"}, {"y"});
+  return b;
+}
+
+TEST(OnnxImporterTest, InputDimsCanBeExpressionsOfOtherInputDims) {
+  ModelBuilder b = MaskedDecoderModel();
+  // Traced with a length of its own, the mask does not fit the keys.
+  Expected<ImportResult> independent = ImportBuilt(b, nullptr);
+  ASSERT_FALSE(independent.ok());
+  EXPECT_NE(independent.status().message().find("do not broadcast"), std::string::npos)
+      << independent.status().message();
+
+  for (bool decoder : {false, true}) {
+    ImportOptions options;
+    if (decoder) {
+      options.decoder_with_past = true;
+    } else {
+      options.dim_exprs["total"] = "past+seq";
+    }
+    Expected<ImportResult> r = ImportBuilt(b, nullptr, options);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    const Graph& g = r->graph;
+    EXPECT_EQ(ValueTypeString(g.values[g.inputs[2]]), "f32 [batch, past+seq]");
+    EXPECT_EQ(ValueTypeString(g.values[g.outputs[0]]), "f32 [batch, seq+past]");
+    for (const DimSymbol& s : g.symbols) EXPECT_NE(s.name, "total");
+    // Each binding checks the mask's length.
+    EXPECT_TRUE(BindSymbols(g, std::vector<Shape>{{2, 3}, {2, 1, 5, 1}, {2, 8}}).ok());
+    Expected<SymbolBinding> wrong =
+        BindSymbols(g, std::vector<Shape>{{2, 3}, {2, 1, 5, 1}, {2, 7}});
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_NE(wrong.status().message().find("dim 1 must be past+seq = 8"), std::string::npos)
+        << wrong.status().message();
+  }
+
+  const auto error = [&b](const std::string& expr) {
+    ImportOptions bad;
+    bad.dim_exprs["total"] = expr;
+    Expected<ImportResult> r = ImportBuilt(b, nullptr, bad);
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_NE(error("past+").find("--dim-expr total=past+:"), std::string::npos) << error("past+");
+  EXPECT_NE(error("total+1").find("expected an expression of other dims' names"),
+            std::string::npos);
+  // A name no input dim has.
+  EXPECT_NE(error("nowhere+1").find("no input dim is named nowhere"), std::string::npos)
+      << error("nowhere+1");
+  ImportOptions unnamed;
+  unnamed.dim_exprs["length"] = "past+seq";
+  Expected<ImportResult> r = ImportBuilt(b, nullptr, unnamed);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no input dim of the model is named length"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(OnnxImporterTest, UnsupportedElementTypeIsReported) {
   ModelBuilder b;
   b.Input("x", TensorProto::UINT16, {2}).Output("y", TensorProto::UINT16);

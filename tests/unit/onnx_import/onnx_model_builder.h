@@ -27,6 +27,23 @@ class ModelBuilder {
     Describe(model_.mutable_graph()->add_input(), name, elem_type, dims);
     return *this;
   }
+  // A graph input whose dims are sizes ("4") or dim_param names ("past").
+  ModelBuilder& NamedInput(const std::string& name, int32_t elem_type,
+                           std::vector<std::string> dims) {
+    auto* info = model_.mutable_graph()->add_input();
+    info->set_name(name);
+    auto* tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(elem_type);
+    for (const std::string& d : dims) {
+      auto* dim = tensor->mutable_shape()->add_dim();
+      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) {
+        dim->set_dim_value(std::stoll(d));
+      } else {
+        dim->set_dim_param(d);
+      }
+    }
+    return *this;
+  }
   ModelBuilder& Output(const std::string& name, int32_t elem_type = onnx::TensorProto::FLOAT) {
     auto* out = model_.mutable_graph()->add_output();
     out->set_name(name);

@@ -105,10 +105,31 @@ TEST(Specialize, StructureIsCheckedWhenReading) {
   SY_EXPECT_ERROR(ParseGraphJson(text, nullptr),
                   "node 1 (reshape): attr_exprs.shape reads the dims of value 4 \"r\", which is "
                   "not defined before the node");
+  // An input dim may be an expression only of symbols other input dims bind.
   text = kGraph;
-  text.replace(text.find("[\"batch\", \"seq\"]"), 16, "[\"batch\", \"seq+1\"]");
+  text.replace(text.find("[\"batch\", \"seq\"]"), 16, "[\"batch\", \"len+1\"]");
+  text.replace(text.find("{\"name\": \"seq\", \"example\": 3}"), 29,
+               "{\"name\": \"seq\", \"example\": 3}, {\"name\": \"len\"}");
   SY_EXPECT_ERROR(ParseGraphJson(text, nullptr),
-                  "graph input value 2 \"m\": shape[1] is seq+1, expected a constant or a symbol");
+                  "graph input value 2 \"m\": shape[1] is len+1, but no graph input's dim is len "
+                  "itself");
+}
+
+// An attention mask spanning the past and the new tokens: m [batch, seq+1] is checked
+// against the symbols x binds, not a symbol of its own.
+TEST(Specialize, InputDimsThatAreExpressionsAreCheckedAtBinding) {
+  std::string text = kGraph;
+  text.replace(text.find("[\"batch\", \"seq\"]"), 16, "[\"batch\", \"seq+1\"]");
+  Graph g = Parse(text);
+  Expected<SymbolBinding> binding = BindSymbols(g, std::vector<Shape>{{5, 7, 4}, {5, 8}});
+  ASSERT_TRUE(binding.ok()) << binding.status().ToString();
+  EXPECT_EQ(BindingToString(*binding), "batch=5, seq=7");
+  SY_EXPECT_ERROR(BindSymbols(g, std::vector<Shape>{{5, 7, 4}, {5, 7}}),
+                  "input 'm' has shape [5, 7] but the graph takes f32 [batch, seq+1]: dim 1 must "
+                  "be seq+1 = 8 with batch=5, seq=7");
+  Expected<Shape> example = ExampleShape(g, 2);
+  ASSERT_TRUE(example.ok()) << example.status().ToString();
+  EXPECT_EQ(*example, (Shape{2, 4}));  // batch 2, seq 3 + 1
 }
 
 }  // namespace

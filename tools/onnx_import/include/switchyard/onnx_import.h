@@ -36,6 +36,16 @@ struct ImportOptions {
   // (`--dim-example seq=128`); symbols not named take small distinct primes. Choose sizes
   // the model accepts (a convolution needs an image at least as large as its kernel).
   std::map<std::string, int64_t> dim_examples;
+  // Input dims named NAME whose size is an expression of other input dims' names
+  // (`--dim-expr total=past+seq`): recorded as that expression, which each run checks,
+  // instead of a symbol of their own. An attention mask spanning the past and the new
+  // tokens is one.
+  std::map<std::string, std::string> dim_exprs;
+  // The model is a decoder with past (`import --decoder-state`): an attention_mask
+  // [batch, L] whose L names no other input's dim is taken as L = past + seq, the past
+  // inputs' length plus input_ids' dim 1 (optimum's and transformers' exports name it
+  // on its own).
+  bool decoder_with_past = false;
   // Known values of graph inputs. An input listed here takes its shape from the value
   // (unless input_shapes names it too); when an op needs the input at import time (the
   // `shape` of a Reshape, the `k` of a TopK) the value is frozen into a constant and the
