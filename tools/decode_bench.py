@@ -14,12 +14,21 @@ Needs onnxruntime and numpy (a venv: pip install onnxruntime numpy).
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
+import tempfile
 import time
 
 import numpy as np
 import onnxruntime as ort
+
+
+def present_name(past):
+    """past_key_0 -> present_key_0; optimum's past_key_values.0.key -> present.0.key."""
+    if past.startswith("past_key_values."):
+        return "present." + past[len("past_key_values."):]
+    return past.replace("past", "present")
 
 
 def ort_per_token(path, threads, tokens, rounds):
@@ -40,6 +49,13 @@ def ort_per_token(path, threads, tokens, rounds):
         for step in range(tokens):
             binding = session.io_binding()
             binding.bind_ortvalue_input("input_ids", ort.OrtValue.ortvalue_from_numpy(token))
+            # optimum's convention: a mask over past + 1, the new token's position.
+            if "attention_mask" in inputs:
+                binding.bind_ortvalue_input("attention_mask", ort.OrtValue.ortvalue_from_numpy(
+                    np.ones((1, step + 1), np.int64)))
+            if "position_ids" in inputs:
+                binding.bind_ortvalue_input("position_ids", ort.OrtValue.ortvalue_from_numpy(
+                    np.array([[step]], np.int64)))
             for n, v in past.items():
                 binding.bind_ortvalue_input(n, v)
             for n in outputs:
@@ -49,15 +65,32 @@ def ort_per_token(path, threads, tokens, rounds):
             times.append(time.perf_counter() - start)
             values = binding.get_outputs()
             presents = dict(zip(outputs, values))
-            past = {n: presents[n.replace("past", "present")] for n in pasts}
+            past = {n: presents[present_name(n)] for n in pasts}
             token = np.array([[int(np.argmax(presents[outputs[0]].numpy()[0, -1]))]], np.int64)
     return statistics.median(times) * 1e6
 
 
 def switchyard_per_token(binary, model, threads, repeat):
-    out = subprocess.run([binary, "bench", model, "--input-shape", "input_ids=1,1",
+    """`switchyard bench` of one token's run; a model in optimum's convention gets a mask of
+    ones over its capacity and position 0 (the same work at every position)."""
+    path = model if model.endswith(".json") else model + ".json"
+    with open(path) as f:
+        graph = json.load(f)
+    names = {graph["values"][i]["name"]: graph["values"][i] for i in graph["inputs"]}
+    extra = []
+    work = tempfile.mkdtemp(prefix="sy_decode_bench_")
+    if "attention_mask" in names:
+        np.save(os.path.join(work, "mask.npy"),
+                np.ones(names["attention_mask"]["shape"], np.int64))
+        extra += ["--input", "attention_mask=" + os.path.join(work, "mask.npy")]
+    if "position_ids" in names:
+        np.save(os.path.join(work, "pos.npy"), np.zeros((1, 1), np.int64))
+        extra += ["--input", "position_ids=" + os.path.join(work, "pos.npy")]
+    out = subprocess.run([binary, "bench", model, "--input-shape", "input_ids=1,1", *extra,
                           "--repeat", str(repeat), "--warmup", "20", "--threads", str(threads),
-                          "--json"], capture_output=True, text=True, check=True)
+                          "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("switchyard bench failed: " + out.stderr.strip())
     return json.loads(out.stdout)["median_us"]
 
 
