@@ -2,11 +2,12 @@
 // many times.
 //
 // Creating a session builds the plan, uploads each constant once to every device that
-// needs it, allocates one arena per device (sliced with buffer_view, as the memory plan
-// says) and prepares every partition with its plugin. Each Run copies the named inputs
-// to the devices that read them, runs the partitions in order with the planned copies
-// between devices, and copies the outputs back. Nothing is allocated on a device after
-// creation.
+// needs it (host-memory devices read them in place where their plugin wraps host memory:
+// the session keeps the graph's constant storage alive), allocates one arena per device (sliced
+// with buffer_view, as the memory plan says) and prepares every partition with its plugin. Each Run
+// copies the named inputs to the devices that read them, runs the partitions in order with the
+// planned copies between devices, and copies the outputs back. Nothing is allocated on a device
+// after creation.
 //
 // A graph with run-time sizes (docs/dynamic-shapes.md) makes a dynamic session: Create
 // checks and keeps the graph, and each Run with a set of input shapes not seen before
@@ -107,6 +108,9 @@ class Session {
     // Values read in place by a second host-memory device (a shared plan copy), bound
     // once when the session is built.
     uint64_t values_shared = 0;
+    // Constants (weights) that host-memory devices read in place from the graph's own
+    // storage (buffer_wrap_host), rather than from a copy, counted when a session is built.
+    uint64_t weights_in_place = 0;
     // Dynamic sessions: the specialisations built (each adds its allocations, views and
     // prepares above), runs that found theirs in the cache, and those evicted.
     uint64_t specializations = 0;

@@ -271,13 +271,26 @@ Status Session::PlaceValues(Residency& where) {
   for (const PlanAlias& alias : plan.aliases) {
     where.buffers[where.Key(alias.value, alias.device)] = where.at(alias.source, alias.device);
   }
-  // Weights: uploaded once per device that reads them.
+  // Weights: read in place by host-memory devices that wrap host memory (graph_ holds the
+  // constants' storage, the model file's mapping or the optimizer's folds, as long as the
+  // session lives, and plugins only read buffers bound this way), else uploaded once per
+  // device that reads them.
   std::unordered_map<ValueId, const Constant*> constants;
   for (const Constant& c : graph.constants) constants[c.value] = &c;
   for (size_t d = 0; d < plan.devices.size(); ++d) {
     const Device& device = *plan.devices[d];
     for (ValueId id : plan.weights[d]) {
       const Tensor& data = constants.at(id)->data;
+      const auto address = reinterpret_cast<uintptr_t>(data.data());
+      if (device.host_memory() && data.byte_size() > 0 && address % DTypeSize(data.dtype()) == 0) {
+        // The plugin reads, never writes, a wrapped buffer (plugin.h, buffer_wrap_host).
+        if (const Buffer* wrapped =
+                WrapHost(device, const_cast<std::byte*>(data.data()), data.byte_size())) {
+          where.buffers[where.Key(id, static_cast<int32_t>(d))] = wrapped;
+          ++stats_.weights_in_place;
+          continue;
+        }
+      }
       const std::string what = "constant " + graph.DescribeValue(id);
       SY_ASSIGN_OR_RETURN(const Buffer* buffer, Allocate(device, data.byte_size(), what));
       SY_RETURN_IF_ERROR(

@@ -68,6 +68,7 @@ Expected<std::unique_ptr<Session>> Session::CreateDynamic(
     s.stats_.specializations = 1;
     s.stats_.buffer_allocations += first->stats_.buffer_allocations;
     s.stats_.buffer_views += first->stats_.buffer_views;
+    s.stats_.weights_in_place += first->stats_.weights_in_place;
     s.stats_.prepares += first->stats_.prepares;
     s.stats_.executables_resized += first->stats_.executables_resized;
     s.shown_ = first.get();
@@ -105,6 +106,7 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   ++stats_.specializations;
   stats_.buffer_allocations += made.buffer_allocations;
   stats_.buffer_views += made.buffer_views;
+  stats_.weights_in_place += made.weights_in_place;
   stats_.prepares += made.prepares;
   stats_.executables_resized += made.executables_resized;
   if (stage.cache.size() >= d.options.max_specializations) {

@@ -415,6 +415,9 @@ TEST_P(SessionExample, MatchesNumPyReference) {
   SY_ASSERT_OK(device);
   Expected<std::unique_ptr<Session>> session = Session::Create(*graph, **device);
   SY_ASSERT_OK(session);
+  // Both CPU devices read the weights where the model file's mapping holds them: no copy.
+  EXPECT_EQ((*session)->stats().weights_in_place, (*session)->plan().weights[0].size());
+  EXPECT_GT((*session)->stats().weights_in_place, 0u);
 
   for (int run = 0; run < 2; ++run) {  // a second run must agree as well
     Expected<Feeds> out = (*session)->Run(*inputs);
