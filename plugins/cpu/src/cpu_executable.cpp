@@ -166,20 +166,36 @@ void CpuExecutable::ExecuteResized(const sy_partition& partition, sy_buffer* con
                                    uint32_t count) {
   SizeWords(partition, size_scratch_);
   if (size_scratch_ != size_words_) {
-    for (const Step& step : steps_) {
-      if (step.prepared != nullptr) {
+    const plugin::Partition decoded(partition);
+    CheckSameStructure(decoded);
+    // Every prepared kernel at the new sizes first, so that one that declines leaves the
+    // executable as it was (still right for the sizes it last ran).
+    std::vector<std::unique_ptr<PreparedKernel>> resized(steps_.size());
+    const std::vector<const std::byte*> no_constants(std::max<size_t>(1, values_.size()), nullptr);
+    for (size_t n = 0; n < steps_.size(); ++n) {
+      const Step& step = steps_[n];
+      if (step.prepared == nullptr) continue;
+      const plugin::Partition::Node& node = decoded.nodes()[n];
+      resized[n] = step.prepared->Resized(
+          {step.op, node.info.inputs, node.info.outputs, node.info.attrs,
+           std::span<const std::byte* const>(no_constants.data(), node.info.inputs.size()),
+           pool_ != nullptr ? pool_->num_threads() : 1});
+      if (resized[n] == nullptr) {
         Fail(SY_ERROR_UNSUPPORTED, "node " + step.op +
                                        " runs a kernel prepared for the partition's sizes; "
                                        "prepare the partition for the new ones");
       }
     }
-    Resize(plugin::Partition(partition));
+    Resize(decoded);
+    for (size_t n = 0; n < steps_.size(); ++n) {
+      if (resized[n] != nullptr) steps_[n].prepared = std::move(resized[n]);
+    }
     size_words_.swap(size_scratch_);
   }
   Run(buffers, count, nullptr);
 }
 
-void CpuExecutable::Resize(const plugin::Partition& partition) {
+void CpuExecutable::CheckSameStructure(const plugin::Partition& partition) const {
   const auto refuse = [](const std::string& what) {
     Fail(SY_ERROR_INVALID_ARGUMENT,
          "execute_resized: the partition differs from the one prepared in " + what +
@@ -201,6 +217,9 @@ void CpuExecutable::Resize(const plugin::Partition& partition) {
     }
   }
   if (partition.bound() != bound_) refuse("the values it binds");
+}
+
+void CpuExecutable::Resize(const plugin::Partition& partition) {
   values_ = partition.values();
   host_values_ = plugin::HostValues(partition);
   for (size_t n = 0; n < steps_.size(); ++n) {

@@ -38,8 +38,9 @@ class CpuExecutable : public sy_executable {
   // Runs at the sizes `partition` gives (execute_resized; docs/plugin-abi.md, "Executables
   // that run at other sizes"): re-reads the value types and attributes when they differ
   // from the last run's, then runs as Execute does. Throws SY_ERROR_UNSUPPORTED for sizes
-  // other than the prepared ones when a step runs a kernel prepared for its sizes (a
-  // library primitive, packed weights laid out for them), SY_ERROR_INVALID_ARGUMENT when
+  // other than the prepared ones when a step runs a kernel prepared for its sizes that
+  // cannot take the new ones (PreparedKernel::Resized: oneDNN's matmuls can, over the
+  // weights they packed; convolutions and pools cannot), SY_ERROR_INVALID_ARGUMENT when
   // the partition's structure is not this one's.
   void ExecuteResized(const sy_partition& partition, sy_buffer* const* buffers,
                       uint32_t count) override;
@@ -75,8 +76,10 @@ class CpuExecutable : public sy_executable {
   void ChooseLayouts(const std::vector<bool>& layout_fixed);
   // Execute's body; `times` (null: not timed) has one entry per step.
   void Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times);
-  // ExecuteResized's second half: takes `partition`'s value types and attributes after
-  // checking that its structure is this executable's.
+  // ExecuteResized's checks: throws SY_ERROR_INVALID_ARGUMENT unless `partition` differs
+  // from this executable's only in dims and attribute values.
+  void CheckSameStructure(const plugin::Partition& partition) const;
+  // ExecuteResized's second half: takes `partition`'s value types and attributes.
   void Resize(const plugin::Partition& partition);
 
   std::vector<TensorType> values_;

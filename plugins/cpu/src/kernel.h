@@ -92,6 +92,8 @@ using KernelFn = Status (*)(const KernelContext& ctx);
 // shape) and byte size are unchanged; values bound to the host are always row-major.
 enum class Layout : uint8_t { kRowMajor, kChannelsLast };
 
+struct PrepareContext;
+
 // A kernel that does its expensive set-up once, when the partition is prepared: a
 // library primitive built (and JIT-compiled) for these shapes, weights reordered into the
 // layout the primitive reads fastest. Owned by the executable's step; lives as long as
@@ -121,6 +123,15 @@ class PreparedKernel {
   // "brgconv:avx512_core"), or "" where there is nothing to say. Tests check with it
   // which path a case took.
   virtual std::string Implementation() const { return {}; }
+
+  // execute_resized (CpuExecutable::ExecuteResized): the same node at the sizes `ctx`
+  // gives, keeping what does not depend on them (weights packed at prepare), or nullptr
+  // when the kernel cannot (the default: the partition is then prepared again). `ctx`
+  // has no constant bytes (they are bound at execute as at prepare); `this` is left as it
+  // was, so that a partition whose other kernels decline keeps running at its old sizes.
+  virtual std::unique_ptr<PreparedKernel> Resized(const PrepareContext& /*ctx*/) const {
+    return nullptr;
+  }
 };
 
 // What a kernel may look at when a partition is prepared.

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
@@ -129,18 +131,151 @@ TEST_F(SpecializingSessionTest, ASharedExecutableOutlivesItsFirstSpecialization)
   EXPECT_EQ(session->stats().prepares, 1u);
 }
 
-// On "cpu" the matmul's kernel is prepared for its sizes (a library primitive): the
-// plugin declines execute_resized once, the specialisation prepares its own, and later
-// specialisations prepare without asking again.
-TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
+// On "cpu" the matmul runs a oneDNN primitive over weights packed at prepare: at other
+// sizes (other rows M) the kernel builds a primitive for them over the same packed
+// weights (PreparedKernel::Resized), so one prepare serves every specialisation.
+TEST_F(SpecializingSessionTest, PackedMatMulsRunAtEverySizeOverOnePack) {
   std::unique_ptr<Session> session = Create(8, "cpu");
   ASSERT_TRUE(session);
   RunAndCheck(*session, 1, 9);
   RunAndCheck(*session, 4, 1);
   RunAndCheck(*session, 1, 9);
+  RunAndCheck(*session, 2, 3);
   EXPECT_EQ(session->stats().specializations, 3u);
-  EXPECT_EQ(session->stats().prepares, 3u);
-  EXPECT_EQ(session->stats().executables_resized, 0u);
+  EXPECT_EQ(session->stats().prepares, 1u);
+  EXPECT_EQ(session->stats().executables_resized, 2u);
+}
+
+// Numbers for a constant's "data": a deterministic spread over [-1, 1).
+std::string Numbers(int count, int seed) {
+  std::string out;
+  for (int i = 0; i < count; ++i) {
+    out += (i ? ", " : "") + std::to_string(((i * 37 + seed * 11) % 23) / 11.5 - 1.0);
+  }
+  return out;
+}
+
+// The fused forms the optimizer makes of a decoder's projections (fused_matmul with a
+// bias and an activation; gemm with alpha, beta, a transposed b and a c row), at batch
+// sizes other than the prepared one on "cpu" (resized over the packed weights), against
+// cpu-ref's reference kernels at the same sizes.
+TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
+  const std::string json =
+      R"json({
+    "format": "rml-graph", "version": 1,
+    "symbols": [{"name": "batch", "example": 2}],
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": ["batch", 8]},
+      {"name": "w", "dtype": "f32", "shape": [8, 6]},
+      {"name": "b", "dtype": "f32", "shape": [6]},
+      {"name": "h", "dtype": "f32", "shape": ["batch", 6]},
+      {"name": "hb", "dtype": "f32", "shape": ["batch", 6]},
+      {"name": "g", "dtype": "f32", "shape": ["batch", 6]},
+      {"name": "v", "dtype": "f32", "shape": [5, 6]},
+      {"name": "c", "dtype": "f32", "shape": [1, 5]},
+      {"name": "y", "dtype": "f32", "shape": ["batch", 5]}
+    ],
+    "inputs": [0], "outputs": [8],
+    "constants": [{"value": 1, "data": [)json" +
+      Numbers(48, 1) + R"json(]}, {"value": 2, "data": [)json" + Numbers(6, 2) + R"json(]},
+                  {"value": 6, "data": [)json" +
+      Numbers(30, 3) + R"json(]}, {"value": 7, "data": [)json" + Numbers(5, 4) + R"json(]}],
+    "nodes": [
+      {"op": "matmul", "inputs": [0, 1], "outputs": [3]},
+      {"op": "add", "inputs": [3, 2], "outputs": [4]},
+      {"op": "gelu", "inputs": [4], "outputs": [5]},
+      {"op": "gemm", "inputs": [5, 6, 7], "outputs": [8],
+       "attrs": {"trans_b": 1, "alpha": 0.5, "beta": 2.0}}
+    ]
+  })json";
+  Expected<Graph> graph = ParseGraphJson(json, nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  std::map<std::string, std::unique_ptr<Session>> sessions;
+  for (const char* device : {"cpu", "cpu-ref"}) {
+    PlanOptions options;
+    options.devices = {*host_->FindDevice(device)};
+    Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    sessions[device] = std::move(*made);
+  }
+  for (int64_t batch : {1, 7, 2, 33}) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {batch, 8});
+    std::span<float> xs = x.mutable_values<float>();
+    for (int64_t i = 0; i < x.element_count(); ++i) xs[i] = static_cast<float>(i % 9) / 4 - 1;
+    Expected<std::map<std::string, Tensor>> got = sessions["cpu"]->Run({{"x", x}});
+    Expected<std::map<std::string, Tensor>> want = sessions["cpu-ref"]->Run({{"x", x}});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    const Tensor& a = got->at("y");
+    const Tensor& b = want->at("y");
+    ASSERT_EQ(a.type(), b.type());
+    for (int64_t i = 0; i < a.element_count(); ++i) {
+      EXPECT_NEAR(a.values<float>()[i], b.values<float>()[i], 1e-5) << "batch " << batch;
+    }
+  }
+  const Session::Stats& stats = sessions["cpu"]->stats();
+  EXPECT_EQ(stats.specializations, 4u);  // the example's and 3 more (batch 2 is the example)
+  EXPECT_EQ(stats.prepares, 1u);
+  EXPECT_EQ(stats.executables_resized, 3u);
+  // The optimizer fused what it could: the fused kernels resized, not only plain matmul.
+  bool fused = false;
+  for (const Node& node : sessions["cpu"]->graph().nodes) fused |= node.op == "fused_matmul";
+  EXPECT_TRUE(fused);
+}
+
+// A convolution's oneDNN primitive is prepared for its sizes and cannot take others: the
+// plugin declines execute_resized once, the specialisation prepares its own, and later
+// specialisations prepare without asking again. y = 3x3 window sums of x (w all ones).
+TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
+  std::string ones = "1";
+  for (int i = 1; i < 16 * 16 * 9; ++i) ones += ", 1";
+  Expected<Graph> graph = ParseGraphJson(R"json({
+    "format": "rml-graph", "version": 1,
+    "symbols": [{"name": "batch", "example": 2}],
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": ["batch", 16, 4, 4]},
+      {"name": "w", "dtype": "f32", "shape": [16, 16, 3, 3]},
+      {"name": "y", "dtype": "f32", "shape": ["batch", 16, 2, 2]}
+    ],
+    "inputs": [0], "outputs": [2],
+    "constants": [{"value": 1, "data": [)json" +
+                                             ones + R"json(]}],
+    "nodes": [{"op": "conv", "inputs": [0, 1], "outputs": [2]}]
+  })json",
+                                         nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  PlanOptions options;
+  options.devices = {*host_->FindDevice("cpu")};
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Session& session = **made;
+  for (int64_t batch : {1, 3, 1}) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {batch, 16, 4, 4});
+    std::span<float> xs = x.mutable_values<float>();
+    for (int64_t i = 0; i < x.element_count(); ++i) xs[i] = static_cast<float>(i % 5);
+    Expected<std::map<std::string, Tensor>> out = session.Run({{"x", x}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& y = out->at("y");
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t i = 0; i < 2; ++i) {
+        for (int64_t j = 0; j < 2; ++j) {
+          float sum = 0;  // every output channel sums every input channel's window
+          for (int64_t c = 0; c < 16; ++c) {
+            for (int64_t di = 0; di < 3; ++di) {
+              for (int64_t dj = 0; dj < 3; ++dj)
+                sum += xs[((b * 16 + c) * 4 + i + di) * 4 + j + dj];
+            }
+          }
+          for (int64_t o = 0; o < 16; ++o) {
+            EXPECT_FLOAT_EQ(y.values<float>()[((b * 16 + o) * 2 + i) * 2 + j], sum);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(session.stats().specializations, 3u);
+  EXPECT_EQ(session.stats().prepares, 3u);
+  EXPECT_EQ(session.stats().executables_resized, 0u);
 }
 
 TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -63,13 +64,19 @@ class OneDnnMatMul final : public PreparedKernel {
     bool require_jit = false;               // decline oneDNN's scalar reference implementation
     KernelFn fallback = nullptr;
     int num_threads = 1;
+    // The setup of this op at other sizes (Resized), without constant bytes.
+    std::optional<Setup> (*make)(const PrepareContext& ctx) = nullptr;
   };
 
-  explicit OneDnnMatMul(Setup setup) : s_(std::move(setup)) {
+  // `packed` (may be null): weights another kernel of this node packed, for sizes that
+  // change only M; the primitive must then read them in their layout.
+  explicit OneDnnMatMul(Setup setup, const memory* packed = nullptr) : s_(std::move(setup)) {
     const onednn::ScopedThreads threads(s_.num_threads);
     const dnnl::engine& eng = onednn::Engine();
     memory::desc weights_any = s_.weights;
-    if (s_.weights_constant) {
+    if (packed != nullptr) {
+      weights_any = packed->get_desc();
+    } else if (s_.weights_constant) {
       weights_any =
           memory::desc(s_.weights.dims(), memory::data_type::f32, memory::format_tag::any);
     }
@@ -84,7 +91,13 @@ class OneDnnMatMul final : public PreparedKernel {
     src_ = memory(s_.src, eng, DNNL_MEMORY_NONE);
     dst_ = memory(s_.dst, eng, DNNL_MEMORY_NONE);
     if (!s_.bias.is_zero()) bias_ = memory(s_.bias, eng, DNNL_MEMORY_NONE);
-    if (s_.weights_constant) {
+    if (packed != nullptr) {
+      if (pd.weights_desc() != packed->get_desc()) {
+        jit_ = false;  // Build discards the kernel: another layout would need another pack
+        return;
+      }
+      weights_ = *packed;  // shared: dnnl::memory is a counted handle
+    } else if (s_.weights_constant) {
       // Reorder (prepack) the weights once; they are not read from the bound buffer again.
       memory plain(s_.weights, eng, const_cast<std::byte*>(s_.weights_bytes));
       weights_ = memory(pd.weights_desc(), eng);
@@ -113,6 +126,11 @@ class OneDnnMatMul final : public PreparedKernel {
 
   // False when oneDNN chose its scalar reference implementation.
   bool jit() const { return jit_; }
+
+  // The same op at new sizes: a new primitive over the weights packed at prepare (a
+  // layer's weights do not depend on M, the tokens of a decoder's run), or nullptr when
+  // oneDNN would want them in another layout or has no JIT kernel for the sizes.
+  std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override;
 
   Status Run(const KernelContext& ctx) override {
     const std::byte* a = ctx.inputs[0].data;
@@ -185,10 +203,10 @@ bool AnyZero(const Shape& s) {
 }
 
 // Builds the kernel, or nullptr when oneDNN has no implementation for the case.
-std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup) {
+std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup, const memory* packed = nullptr) {
   try {
-    const bool require_jit = setup.require_jit;
-    auto kernel = std::make_unique<OneDnnMatMul>(std::move(setup));
+    const bool require_jit = setup.require_jit || packed != nullptr;
+    auto kernel = std::make_unique<OneDnnMatMul>(std::move(setup), packed);
     if (require_jit && !kernel->jit()) return nullptr;
     return kernel;
   } catch (const dnnl::error&) {
@@ -197,6 +215,22 @@ std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup) {
     return nullptr;
   }
 }
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> OneDnnMatMul::Resized(const PrepareContext& ctx) const {
+  if (s_.make == nullptr) return nullptr;
+  std::optional<Setup> setup = s_.make(ctx);  // no constant bytes: nothing is packed
+  if (!setup) return nullptr;
+  // A bias expanded to the output's size at prepare is expanded from the bound buffer at
+  // each run instead (those bytes are not here).
+  if (!s_.weights_constant) return Build(std::move(*setup));
+  if (setup->weights.dims() != s_.weights.dims()) return nullptr;
+  setup->weights_constant = true;  // packed: the bound buffer is not read
+  return Build(std::move(*setup), &weights_);
+}
+
+namespace {
 
 // Fills setup's src, weights and dst for a NumPy matmul of a by b (b stored with its last
 // two dims swapped when trans_b), and says whether b is one matrix (prepackable). Where b
@@ -246,35 +280,42 @@ bool AllF32(const PrepareContext& ctx) {
   return ctx.outputs.size() == 1 && ctx.outputs[0].dtype == DType::kF32;
 }
 
-std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareContext& ctx) {
-  if (!onednn::Selected() || ctx.inputs.size() != 2 || !AllF32(ctx)) return nullptr;
+// The constant bytes of input `i`, or nullptr (none at all where Resized asks).
+const std::byte* ConstantInput(const PrepareContext& ctx, size_t i) {
+  return i < ctx.constant_inputs.size() ? ctx.constant_inputs[i] : nullptr;
+}
+
+std::optional<OneDnnMatMul::Setup> MatMulSetup(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() != 2 || !AllF32(ctx)) return std::nullopt;
   const Shape& sa = ctx.inputs[0].shape;
   const Shape& sb = ctx.inputs[1].shape;
-  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb)) return nullptr;
+  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb)) return std::nullopt;
   OneDnnMatMul::Setup setup;
   setup.fallback = FastKernels().Find("matmul");
   setup.num_threads = ctx.num_threads;
+  setup.make = MatMulSetup;
   bool one_b = false;
-  if (!MatMulDescs(sa, sb, /*trans_b=*/false, setup, &one_b)) return nullptr;
-  setup.weights_constant = ctx.constant_inputs[1] != nullptr && one_b;
-  setup.weights_bytes = ctx.constant_inputs[1];
-  return Build(std::move(setup));
+  if (!MatMulDescs(sa, sb, /*trans_b=*/false, setup, &one_b)) return std::nullopt;
+  setup.weights_constant = ConstantInput(ctx, 1) != nullptr && one_b;
+  setup.weights_bytes = ConstantInput(ctx, 1);
+  return setup;
 }
 
 // fused_matmul(a, b[, bias[, residual]]).
-std::unique_ptr<PreparedKernel> PrepareFusedMatMul(const PrepareContext& ctx) {
-  if (!onednn::Selected() || ctx.inputs.size() < 2 || !AllF32(ctx)) return nullptr;
+std::optional<OneDnnMatMul::Setup> FusedMatMulSetup(const PrepareContext& ctx) {
+  if (!onednn::Selected() || ctx.inputs.size() < 2 || !AllF32(ctx)) return std::nullopt;
   const Shape& sa = ctx.inputs[0].shape;
   const Shape& sb = ctx.inputs[1].shape;
   const Shape& so = ctx.outputs[0].shape;
-  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb) || AnyZero(so)) return nullptr;
+  if (sa.empty() || sb.empty() || AnyZero(sa) || AnyZero(sb) || AnyZero(so)) return std::nullopt;
   const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
   OneDnnMatMul::Setup setup;
   setup.fallback = FastKernels().Find(ctx.op);
   setup.num_threads = ctx.num_threads;
   setup.require_jit = true;
+  setup.make = FusedMatMulSetup;
   bool one_b = false;
-  if (!MatMulDescs(sa, sb, trans_b, setup, &one_b)) return nullptr;
+  if (!MatMulDescs(sa, sb, trans_b, setup, &one_b)) return std::nullopt;
   dnnl::post_ops ops;
   if (ctx.inputs.size() > 2) {
     const Shape& sbias = ctx.inputs[2].shape;
@@ -291,29 +332,29 @@ std::unique_ptr<PreparedKernel> PrepareFusedMatMul(const PrepareContext& ctx) {
       ops.append_binary(dnnl::algorithm::binary_add, setup.dst);
       setup.out_shape = so;
       setup.bias_shape = sbias;
-      setup.bias_constant = ctx.constant_inputs[2] != nullptr;
-      setup.bias_bytes = ctx.constant_inputs[2];
+      setup.bias_constant = ConstantInput(ctx, 2) != nullptr;
+      setup.bias_bytes = ConstantInput(ctx, 2);
     }
   }
   if (ctx.inputs.size() > 3) {
     setup.residual_post_op = ops.len();
     ops.append_binary(dnnl::algorithm::binary_add, setup.dst);
   }
-  if (!onednn::AppendActivation(ctx.attrs, ops, &setup.guard_non_finite)) return nullptr;
+  if (!onednn::AppendActivation(ctx.attrs, ops, &setup.guard_non_finite)) return std::nullopt;
   if (ops.len() > 0) setup.attr.set_post_ops(ops);
-  setup.weights_constant = ctx.constant_inputs[1] != nullptr && one_b;
-  setup.weights_bytes = ctx.constant_inputs[1];
+  setup.weights_constant = ConstantInput(ctx, 1) != nullptr && one_b;
+  setup.weights_bytes = ConstantInput(ctx, 1);
   if (setup.guard_non_finite && setup.weights_constant &&
       !onednn::AllFinite(setup.weights_bytes, ElementCount(sb))) {
-    return nullptr;  // every run would go to the reference
+    return std::nullopt;  // every run would go to the reference
   }
-  return Build(std::move(setup));
+  return setup;
 }
 
-std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareContext& ctx) {
+std::optional<OneDnnMatMul::Setup> GemmSetup(const PrepareContext& ctx) {
   if (!onednn::Selected() || ctx.inputs.size() < 2 || ctx.outputs.size() != 1 ||
       ctx.outputs[0].dtype != DType::kF32) {
-    return nullptr;
+    return std::nullopt;
   }
   const bool trans_a = ctx.attrs.GetInt("trans_a") != 0;
   const bool trans_b = ctx.attrs.GetInt("trans_b") != 0;
@@ -322,12 +363,13 @@ std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareContext& ctx) {
   const Shape& sy = ctx.outputs[0].shape;
   const Shape& sa = ctx.inputs[0].shape;
   if (sy.size() != 2 || sa.size() != 2 || AnyZero(sy) || AnyZero(sa) || alpha == 0.0f) {
-    return nullptr;
+    return std::nullopt;
   }
   const int64_t m = sy[0], n = sy[1], k = sa[trans_a ? 0 : 1];
   OneDnnMatMul::Setup setup;
   setup.fallback = FastKernels().Find("gemm");
   setup.num_threads = ctx.num_threads;
+  setup.make = GemmSetup;
   setup.m = m;
   setup.n = n;
   // op(a) [M, K] and op(b) [K, N] as strided views of the stored matrices.
@@ -336,8 +378,8 @@ std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareContext& ctx) {
   setup.weights = memory::desc({k, n}, memory::data_type::f32,
                                trans_b ? memory::dims{1, k} : memory::dims{n, 1});
   setup.dst = onednn::PlainF32({m, n});
-  setup.weights_constant = ctx.constant_inputs[1] != nullptr;
-  setup.weights_bytes = ctx.constant_inputs[1];
+  setup.weights_constant = ConstantInput(ctx, 1) != nullptr;
+  setup.weights_bytes = ConstantInput(ctx, 1);
   if (alpha != 1.0f) setup.attr.set_output_scales(0, {alpha});
   if (ctx.inputs.size() > 2) {
     const Shape& sc = ctx.inputs[2].shape;
@@ -356,16 +398,22 @@ std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareContext& ctx) {
       setup.attr.set_post_ops(ops);
     }
   }
-  return Build(std::move(setup));
+  return setup;
+}
+
+template <std::optional<OneDnnMatMul::Setup> (*MakeSetup)(const PrepareContext&)>
+std::unique_ptr<PreparedKernel> Prepare(const PrepareContext& ctx) {
+  std::optional<OneDnnMatMul::Setup> setup = MakeSetup(ctx);
+  return setup ? Build(std::move(*setup)) : nullptr;
 }
 
 }  // namespace
 
 void AttachOneDnnMatmulKernels(KernelTable& table) {
   // The plain kernels stay (OpenBLAS): they run whatever the prepares decline.
-  table.SetPrepare("matmul", PrepareMatMul);
-  table.SetPrepare("gemm", PrepareGemm);
-  table.SetPrepare("fused_matmul", PrepareFusedMatMul);
+  table.SetPrepare("matmul", Prepare<MatMulSetup>);
+  table.SetPrepare("gemm", Prepare<GemmSetup>);
+  table.SetPrepare("fused_matmul", Prepare<FusedMatMulSetup>);
 }
 
 }  // namespace sy::cpu
