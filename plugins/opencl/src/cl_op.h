@@ -84,6 +84,13 @@ class ClOp {
   virtual ~ClOp() = default;
   virtual void Prepare(PrepareContext& ctx) = 0;
   virtual void Enqueue(const EnqueueContext& ctx) = 0;
+  // For an op whose data errors carry details an error slot's fixed message cannot (a
+  // row, an index, a value): called after every execute once the queue has finished, in
+  // step order (after the step's own error slots). It reads host memory that its Enqueue
+  // had the queue fill (a non-blocking read, done by then) and throws
+  // sy_sdk::Error(SY_ERROR_DATA, message) for an error; the executable prefixes
+  // "execute: ". Default: nothing to check.
+  virtual void CheckData() const {}
 };
 
 // The parts of a device the support decisions need.
@@ -112,6 +119,7 @@ void RegisterReductionOps(ClOpRegistry& registry);
 void RegisterNormalizationOps(ClOpRegistry& registry);
 void RegisterConvPoolOps(ClOpRegistry& registry);
 void RegisterNeuralOps(ClOpRegistry& registry);
+void RegisterSamplingOps(ClOpRegistry& registry);
 
 // The reduction family's op (ops_reduction.cpp), which global_avg_pool reuses: a mean
 // over the spatial dims.
@@ -145,6 +153,11 @@ class KernelArgs {
   // A compute-type scalar of `dtype` (float, double or long): `value` converted.
   KernelArgs& Scalar(DType dtype, double value);
   KernelArgs& IntScalar(DType dtype, int64_t value);  // long for integer dtypes
+  // A __local buffer of `bytes` (allocated by the launch).
+  KernelArgs& Local(size_t bytes) {
+    Set(bytes, nullptr);
+    return *this;
+  }
 
  private:
   void Set(size_t size, const void* value);

@@ -57,12 +57,14 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
   // Prepared after every step exists, so that NodeInfo references stay put.
   for (size_t n = 0; n < steps_.size(); ++n) {
     PrepareContext ctx(device, steps_[n].node, error_messages_);
+    steps_[n].first_slot = error_messages_.size();
     try {
       steps_[n].op->Prepare(ctx);
     } catch (const sy_sdk::Error& e) {
       Fail(e.code(), "prepare: node " + std::to_string(n) + " (" + steps_[n].node.Describe() +
                          "): " + e.what());
     }
+    steps_[n].num_slots = error_messages_.size() - steps_[n].first_slot;
   }
   for (std::string& m : error_messages_) m = "execute: " + m;
 
@@ -132,8 +134,19 @@ void OpenClExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_ti
             "clEnqueueReadBuffer (error flags)");
   }
   CheckCl(clFinish(queue), "clFinish");
-  for (size_t s = 0; s < error_messages_.size(); ++s) {
-    if (flags_host_[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+  CheckErrors();
+}
+
+void OpenClExecutable::CheckErrors() const {
+  for (const Step& step : steps_) {
+    for (size_t s = step.first_slot; s < step.first_slot + step.num_slots; ++s) {
+      if (flags_host_[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+    }
+    try {
+      step.op->CheckData();
+    } catch (const sy_sdk::Error& e) {
+      Fail(e.code(), std::string("execute: ") + e.what());
+    }
   }
 }
 

@@ -35,7 +35,11 @@ class OpenClExecutable : public sy_executable {
     std::unique_ptr<ClOp> op;
     std::vector<uint32_t> inputs, outputs;  // value indices
     std::vector<ClTensor> input_tensors, output_tensors;
+    size_t first_slot = 0, num_slots = 0;  // its error slots
   };
+  // Throws the first data error of the last execute, in step order: a step's error
+  // slots, then its own check (ClOp::CheckData).
+  void CheckErrors() const;
 
   Device& device_;
   UniqueQueue queue_;

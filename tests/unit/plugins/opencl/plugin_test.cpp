@@ -1,7 +1,7 @@
 // The OpenCL plugin through its C ABI, for what the conformance suite does not see:
 // multi-node partitions with intermediates, views at arena offsets bound to execute,
-// integer division by zero as a data error, direct device-to-device copies, declines
-// with a reason, and compilation at prepare time.
+// integer division by zero as a data error, sample's data errors with their details,
+// direct device-to-device copies, declines with a reason, and compilation at prepare time.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -415,6 +416,50 @@ TEST_F(OpenClPluginTest, DeviceToDeviceCopies) {
   api_->buffer_free(view);
   api_->buffer_free(a);
   api_->buffer_free(b);
+}
+
+// sample's data errors carry the reference's message (plugins/cpu/src/ref/sampling_ref.cpp):
+// the first row at fault, in a row a NaN (its first index) before the uniform number, and
+// the number with 17 significant digits. The status is rewritten by every run.
+TEST_F(OpenClPluginTest, SampleDataErrorsNameTheRowAndTheValue) {
+  sy_attr method{};
+  method.name = "method";
+  method.kind = SY_ATTR_STRING;
+  method.s = "temperature";
+  PartitionBuilder pb({{SY_DTYPE_F32, {3, 4}}, {SY_DTYPE_F64, {3}}, {SY_DTYPE_I64, {3}}});
+  pb.Add({"sample", {0, 1}, {2}, {method}});
+  const sy_partition& p = pb.Build({0, 1}, {2});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[3] = {Alloc(48), Alloc(24), Alloc(24)};
+  // One logit far above the rest: p of the others is e^-50, so u = 0.5 picks it.
+  const std::vector<float> good = {0, 0, 50, 0, 50, 0, 0, 0, 0, 0, 0, 50};
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto run = [&](std::vector<float> logits, std::vector<double> u) {
+    Write(bufs[0], logits);
+    Write(bufs[1], u);
+    std::string message;
+    const uint32_t code = Code(api_->execute(exe, 3, bufs), &message);
+    return code == 0 ? std::string() : std::to_string(code) + " " + message;
+  };
+  EXPECT_EQ(run(good, {0.5, 0.5, 0.5}), "");
+  EXPECT_EQ(Read<int64_t>(bufs[2], 3), (std::vector<int64_t>{2, 0, 3}));
+  const std::string data = std::to_string(SY_ERROR_DATA) + " execute: sample: ";
+  std::vector<float> bad = good;
+  bad[4 + 3] = nan;
+  bad[8 + 1] = nan;
+  bad[8 + 2] = nan;
+  EXPECT_EQ(run(bad, {0.5, 0.5, 1.0}), data + "row 1 of logits has a NaN at index 3");
+  EXPECT_EQ(run(good, {0.5, 0.5, 1.0}), data + "uniform[2] (row 2) is 1, outside [0, 1)");
+  EXPECT_EQ(run(good, {0.5, -0.1, 1.0}),
+            data + "uniform[1] (row 1) is -0.10000000000000001, outside [0, 1)");
+  bad[4 + 3] = 0;
+  EXPECT_EQ(run(bad, {0.5, 0.5, 1.0}), data + "row 2 of logits has a NaN at index 1");
+  EXPECT_EQ(run(good, {0.5, 0.5, 0.5}), "");
+  EXPECT_EQ(Read<int64_t>(bufs[2], 3), (std::vector<int64_t>{2, 0, 3}));
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
 }
 
 // Shapes an op would not give are never sent (canonical nodes, plugin-abi.md); what the

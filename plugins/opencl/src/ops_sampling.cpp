@@ -1,0 +1,172 @@
+// The sampling family: `sample` (kernels/sampling.cl sy_sample), one work-group per row of
+// logits, every step in double as docs/ops.md ("Sampling") defines it, so the token is the
+// reference's (plugins/cpu/src/ref/sampling_ref.cpp) up to the last bit of the device's
+// exp. Needs cl_khr_fp64.
+//
+// Scratch, allocated at prepare: p for every row ([N, V] doubles) and, for the methods that
+// sort (top_k with k < V, top_p), the row by p ([N, P] keys and indices, P the power of
+// two >= V). Data errors (a NaN logit, a uniform number outside [0, 1)) come back per row
+// in a small status buffer, read without waiting after the kernel and checked once the
+// queue has finished (CheckData), with the reference's messages.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cl_op.h"
+#include "kernel_sources.h"
+
+namespace sy::opencl {
+namespace {
+
+// The kernel's method codes (kernels/sampling.cl).
+int MethodCode(const std::string& method) {
+  if (method == "temperature") return 1;
+  if (method == "top_k") return 2;
+  if (method == "top_p") return 3;
+  if (method == "min_p") return 4;
+  return 0;  // greedy: the schema allows nothing else
+}
+
+// At most 2^30 tokens a row: the sort's indices are ints, its length a power of two.
+constexpr int64_t kMaxVocab = int64_t{1} << 30;
+
+bool SupportsSample(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!device.fp64) {
+    reason =
+        "sample computes in double (docs/ops.md, \"Sampling\"), which needs cl_khr_fp64, "
+        "which this OpenCL device lacks";
+    return false;
+  }
+  if (node.inputs[0].shape[1] > kMaxVocab) {
+    reason = "sample on OpenCL takes at most 2^30 logits a row";
+    return false;
+  }
+  return true;
+}
+
+std::string Num17(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+class SampleOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    op_ = node.op;
+    n_ = node.inputs[0].shape[0];
+    v_ = node.inputs[0].shape[1];
+    method_ = MethodCode(node.attrs.GetString("method", "greedy"));
+    temperature_ = node.attrs.GetFloat("temperature", 1.0);
+    top_k_ = node.attrs.GetInt("top_k", 0);
+    top_p_ = node.attrs.GetFloat("top_p", 1.0);
+    min_p_ = node.attrs.GetFloat("min_p", 0.0);
+    p2_ = 1;
+    while (p2_ < v_) p2_ *= 2;
+    // Work-group: a power of two up to 256, within the device's limit.
+    wg_ = 1;
+    while (wg_ * 2 <= 256 && wg_ * 2 <= ctx.device().max_work_group_size) wg_ *= 2;
+
+    const bool has_uniform = node.inputs.size() > 1;
+    std::string defines = SlotDefines('A', node.inputs[0].dtype);
+    if (has_uniform) defines += SlotDefines('U', node.inputs[1].dtype) + "#define HAS_UNIFORM 1\n";
+    kernel_ = ctx.Kernel("sampling", defines, true, "sy_sample");
+    size_t kernel_wg = 0;
+    CheckCl(clGetKernelWorkGroupInfo(kernel_.get(), ctx.device().id, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof kernel_wg, &kernel_wg, nullptr),
+            "clGetKernelWorkGroupInfo(sy_sample)");
+    while (wg_ > 1 && wg_ > kernel_wg) wg_ /= 2;
+
+    const uint64_t rows = static_cast<uint64_t>(n_ > 0 ? n_ : 1);
+    const bool sorts = method_ == 3 || (method_ == 2 && top_k_ < v_);
+    status_ = std::make_unique<ClBuffer>(ctx.device(), rows * 2 * 8);
+    status_host_.assign(rows * 2, 0);
+    if (method_ != 0 && n_ > 0) {
+      p_ = std::make_unique<ClBuffer>(ctx.device(), rows * static_cast<uint64_t>(v_) * 8);
+    }
+    if (sorts && n_ > 0) {
+      keys_ = std::make_unique<ClBuffer>(ctx.device(), rows * static_cast<uint64_t>(p2_) * 8);
+      idx_ = std::make_unique<ClBuffer>(ctx.device(), rows * static_cast<uint64_t>(p2_) * 4);
+    }
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    ran_ = n_ > 0;
+    if (!ran_) return;
+    const ClTensor& logits = ctx.inputs[0];
+    const ClTensor& uniform = ctx.inputs.size() > 1 ? ctx.inputs[1] : logits;  // unread if absent
+    // Buffers a method does not use are passed as the status buffer (never read).
+    cl_mem status = status_->mem();
+    cl_mem p = p_ ? p_->mem() : status;
+    KernelArgs(kernel_.get())
+        .Tensor(logits)
+        .Tensor(uniform)
+        .Tensor(ctx.outputs[0])
+        .Add(status)
+        .Add(p)
+        .Add(keys_ ? keys_->mem() : status)
+        .Add(idx_ ? idx_->mem() : status)
+        .Add(static_cast<cl_long>(v_))
+        .Add(static_cast<cl_long>(p2_))
+        .Add(static_cast<cl_int>(method_))
+        .Add(static_cast<cl_double>(temperature_))
+        .Add(static_cast<cl_long>(top_k_))
+        .Add(static_cast<cl_double>(top_p_))
+        .Add(static_cast<cl_double>(min_p_))
+        .Local(wg_ * sizeof(cl_double))
+        .Local(wg_ * sizeof(cl_long))
+        .Local(wg_ * sizeof(cl_long));
+    const size_t global = static_cast<size_t>(n_) * wg_;
+    const size_t local = wg_;
+    CheckCl(clEnqueueNDRangeKernel(ctx.queue, kernel_.get(), 1, nullptr, &global, &local, 0,
+                                   nullptr, nullptr),
+            "clEnqueueNDRangeKernel(sy_sample)");
+    CheckCl(
+        clEnqueueReadBuffer(ctx.queue, status, CL_FALSE, 0, status_host_.size() * sizeof(cl_long),
+                            status_host_.data(), 0, nullptr, nullptr),
+        "clEnqueueReadBuffer (sample status)");
+  }
+
+  void CheckData() const override {
+    if (!ran_) return;
+    for (int64_t r = 0; r < n_; ++r) {
+      const int64_t code = status_host_[static_cast<size_t>(2 * r)];
+      const int64_t detail = status_host_[static_cast<size_t>(2 * r + 1)];
+      if (code == 1) {
+        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": row " + std::to_string(r) +
+                                               " of logits has a NaN at index " +
+                                               std::to_string(detail));
+      }
+      if (code == 2) {
+        double u = 0;
+        std::memcpy(&u, &detail, sizeof u);
+        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": uniform[" + std::to_string(r) + "] (row " +
+                                               std::to_string(r) + ") is " + Num17(u) +
+                                               ", outside [0, 1)");
+      }
+    }
+  }
+
+ private:
+  std::string op_;
+  int64_t n_ = 0, v_ = 1, p2_ = 1, top_k_ = 0;
+  int method_ = 0;
+  double temperature_ = 1.0, top_p_ = 1.0, min_p_ = 0.0;
+  size_t wg_ = 1;
+  bool ran_ = false;
+  UniqueKernel kernel_;
+  std::unique_ptr<ClBuffer> status_, p_, keys_, idx_;
+  std::vector<cl_long> status_host_;
+};
+
+std::unique_ptr<ClOp> CreateSample(const NodeInfo&) { return std::make_unique<SampleOp>(); }
+
+}  // namespace
+
+void RegisterSamplingOps(ClOpRegistry& registry) {
+  registry.Add("sample", SupportsSample, CreateSample);
+}
+
+}  // namespace sy::opencl
