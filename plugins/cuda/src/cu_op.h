@@ -94,6 +94,13 @@ class CuOp {
   virtual void Enqueue(const EnqueueContext& ctx) = 0;
   // False for an op that cannot be captured in a CUDA graph (none so far).
   virtual bool Capturable() const { return true; }
+  // For an op whose data errors carry details an error slot's fixed message cannot (a
+  // row, an index, a value): called after every execute once the stream has synchronised,
+  // in step order (after the step's own error slots). It reads pinned host memory that
+  // its Enqueue had the stream fill (cudaMemcpyAsync, captured with the rest) and throws
+  // sy_sdk::Error(SY_ERROR_DATA, message) for an error; the executable prefixes
+  // "execute: ". Default: nothing to check.
+  virtual void CheckData() const {}
 };
 
 // The parts of a device the support decisions need.
@@ -121,6 +128,7 @@ void RegisterReductionOps(CuOpRegistry& registry);      // reduce_*, argmax, arg
 void RegisterNormalizationOps(CuOpRegistry& registry);  // softmax, log_softmax, the norms
 void RegisterConvPoolOps(CuOpRegistry& registry);       // conv, conv_transpose, pools
 void RegisterNeuralOps(CuOpRegistry& registry);         // attention, rotary, resize, grid_sample
+void RegisterSamplingOps(CuOpRegistry& registry);       // sample
 
 // ---- helpers for op implementations ----------------------------------------------------
 

@@ -57,12 +57,14 @@ CudaExecutable::CudaExecutable(Device& device, const sy_partition& p) : device_(
   for (size_t n = 0; n < steps_.size(); ++n) {
     PrepareContext ctx(device, steps_[n].node, error_messages_);
     ctx.stream_ = handles_.stream;
+    steps_[n].first_slot = error_messages_.size();
     try {
       steps_[n].op->Prepare(ctx);
     } catch (const sy_sdk::Error& e) {
       Fail(e.code(), "prepare: node " + std::to_string(n) + " (" + steps_[n].node.Describe() +
                          "): " + e.what());
     }
+    steps_[n].num_slots = error_messages_.size() - steps_[n].first_slot;
     owned_.insert(owned_.end(), ctx.owned_.begin(), ctx.owned_.end());
   }
   for (std::string& m : error_messages_) m = "execute: " + m;
@@ -177,8 +179,15 @@ void CudaExecutable::Bind(sy_buffer* const* buffers, uint32_t count) {
 }
 
 void CudaExecutable::CheckFlags() const {
-  for (size_t s = 0; s < error_messages_.size(); ++s) {
-    if (handles_.flags_host[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+  for (const Step& step : steps_) {
+    for (size_t s = step.first_slot; s < step.first_slot + step.num_slots; ++s) {
+      if (handles_.flags_host[s] != 0) Fail(SY_ERROR_DATA, error_messages_[s]);
+    }
+    try {
+      step.op->CheckData();
+    } catch (const sy_sdk::Error& e) {
+      Fail(e.code(), std::string("execute: ") + e.what());
+    }
   }
 }
 

@@ -46,6 +46,7 @@ class CudaExecutable : public sy_executable {
     std::unique_ptr<CuOp> op;
     std::vector<uint32_t> inputs, outputs;  // value indices
     std::vector<CuTensor> input_tensors, output_tensors;
+    size_t first_slot = 0, num_slots = 0;  // its error slots
   };
   // Owned CUDA objects, released in the destructor (the device made current first).
   struct Handles {
@@ -60,7 +61,8 @@ class CudaExecutable : public sy_executable {
   // Enqueues every step (and the error flags' reset and read-back); with `after`, records
   // after[n] once step n is enqueued.
   void EnqueueAll(const std::vector<cudaEvent_t>* after = nullptr);
-  // Throws the data error a kernel flagged in the last execute, if any.
+  // Throws the first data error of the last execute, in step order: a step's error
+  // slots (flags a kernel set), then its own check (CuOp::CheckData).
   void CheckFlags() const;
   // Captures EnqueueAll into handles_.graph; false (and graphs off for this executable)
   // when the stream cannot be captured.

@@ -16,6 +16,7 @@ const CuOpRegistry& CuOpRegistry::Global() {
     r.AddFamily("normalization", RegisterNormalizationOps);
     r.AddFamily("conv_pool", RegisterConvPoolOps);
     r.AddFamily("neural", RegisterNeuralOps);
+    r.AddFamily("sampling", RegisterSamplingOps);
     return r;
   }();
   return registry;

@@ -24,5 +24,18 @@ TEST(CuOpRegistry, EveryOpIsRegisteredOnceUnderItsCatalogueFamily) {
   EXPECT_FALSE(seen.empty());
 }
 
+// The families the plugin offers: every op of the catalogue but the fused and selection
+// families (docs/ops.md, "Op families"), sampling's `sample` included.
+TEST(CuOpRegistry, EveryFamilyButFusedAndSelectionIsOffered) {
+  for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+    const bool offered = schema.family != "fused" && schema.family != "selection";
+    EXPECT_EQ(CuOpRegistry::Global().Find(schema.name) != nullptr, offered)
+        << schema.name << " (" << schema.family << ")";
+  }
+  const auto* sample = CuOpRegistry::Global().Find("sample");
+  ASSERT_NE(sample, nullptr);
+  EXPECT_EQ(sample->family, "sampling");
+}
+
 }  // namespace
 }  // namespace sy::cuda
