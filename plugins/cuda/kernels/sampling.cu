@@ -3,8 +3,9 @@
 // --fmad=false, and the order-defined sums use __dadd_rn, so nothing is contracted.
 //
 // What the text leaves order-free runs across the block: the NaN check (the lowest
-// index), the largest logit or z (the first index on ties), p, the sort by p (a bitonic
-// network in the row's scratch) and marking what a method drops (p = -1). The sums whose
+// index), the largest logit or z (the first index on ties), p, the sort by p of the
+// candidates (a bitonic network in the row's scratch) and marking what a method drops
+// (p = -1). The sums whose
 // order the text fixes (S, top_p's prefix, total and the walk) run on thread 0, one
 // addition at a time. The same algorithm as the OpenCL plugin's kernels/sampling.cl.
 #include "op_common.cuh"
@@ -25,6 +26,31 @@ __device__ inline bool Better(double va, int64_t ia, double vb, int64_t ib) {
 // its bits (the key) order as its value does.
 __device__ inline bool ByPBefore(uint64_t ka, int32_t ia, uint64_t kb, int32_t ib) {
   return ka > kb || (ka == kb && ia < ib);
+}
+
+// Sorts keys[0, n) with idx into the order by p (n a power of two): a bitonic network
+// across the block, through global memory. Every thread of the block calls it.
+__device__ void SortByP(uint64_t* keys, int32_t* idx, int64_t n) {
+  for (int64_t k = 2; k <= n; k <<= 1) {
+    for (int64_t j = k >> 1; j > 0; j >>= 1) {
+      for (int64_t t = threadIdx.x; t < n / 2; t += blockDim.x) {
+        const int64_t lo = (t / j) * 2 * j + t % j;
+        const int64_t hi = lo + j;
+        const uint64_t klo = keys[lo], khi = keys[hi];
+        const int32_t ilo = idx[lo], ihi = idx[hi];
+        // Blocks of k alternate direction; the last (k == n) is "by p" throughout.
+        const bool swap =
+            (lo & k) == 0 ? ByPBefore(khi, ihi, klo, ilo) : ByPBefore(klo, ilo, khi, ihi);
+        if (swap) {
+          keys[lo] = khi;
+          keys[hi] = klo;
+          idx[lo] = ihi;
+          idx[hi] = ilo;
+        }
+      }
+      __syncthreads();
+    }
+  }
 }
 
 struct SampleArgs {
@@ -49,6 +75,7 @@ __device__ void SampleRow(const T* __restrict__ logits, const U* __restrict__ un
   __shared__ double sv[kThreads];
   __shared__ int64_t si[kThreads];
   __shared__ int64_t sn[kThreads];
+  __shared__ int count;  // step 4's candidates
   const int tid = threadIdx.x;
   const int nt = blockDim.x;
   const int64_t V = a.V;
@@ -109,58 +136,73 @@ __device__ void SampleRow(const T* __restrict__ logits, const U* __restrict__ un
     p[i] = pi;
   }
 
-  // 4. top_k (k < V) and top_p: the row by p, then what lies past the cut marked -1.
+  // 4. top_k (k < V) and top_p: the tokens by p, then what lies past the cut marked -1.
+  // Only the candidates with p >= floor_p are sorted: they are the first ones by p, so the
+  // walk over them is the walk over every token as far as they go. A floor that leaves
+  // too few (fewer than k, or a prefix short of top_p's threshold) is lowered, to 0 (every
+  // token) at the last.
   if (a.sorts) {
-    const int64_t P = a.P;
-    uint64_t* keys = a.keys + r * P;
-    int32_t* idx = a.idx + r * P;
-    for (int64_t i = tid; i < P; i += nt) {  // padding (key 0, index >= V) sorts last
-      keys[i] = i < V ? static_cast<uint64_t>(__double_as_longlong(p[i])) : 0;
-      idx[i] = static_cast<int32_t>(i);
-    }
+    uint64_t* keys = a.keys + r * a.P;
+    int32_t* idx = a.idx + r * a.P;
     __syncthreads();
-    for (int64_t k = 2; k <= P; k <<= 1) {
-      for (int64_t j = k >> 1; j > 0; j >>= 1) {
-        for (int64_t t = tid; t < P / 2; t += nt) {
-          const int64_t lo = (t / j) * 2 * j + t % j;
-          const int64_t hi = lo + j;
-          const uint64_t klo = keys[lo], khi = keys[hi];
-          const int32_t ilo = idx[lo], ihi = idx[hi];
-          // Blocks of k alternate direction; the last (k == P) is "by p" throughout.
-          const bool swap =
-              (lo & k) == 0 ? ByPBefore(khi, ihi, klo, ilo) : ByPBefore(klo, ilo, khi, ihi);
-          if (swap) {
-            keys[lo] = khi;
-            keys[hi] = klo;
-            idx[lo] = ihi;
-            idx[hi] = ilo;
-          }
-        }
-        __syncthreads();
-      }
+    double threshold = 0.0;  // top_p's, on thread 0: S in ascending index order
+    if (a.method == SampleMethod::kTopP && tid == 0) {
+      double all = 0.0;
+      for (int64_t i = 0; i < V; ++i) all = __dadd_rn(all, p[i]);
+      threshold = __dmul_rn(a.top_p, all);
     }
-    if (a.method == SampleMethod::kTopP) {
-      // S in ascending index order; then the prefix by p, to the first that reaches
-      // top_p * S (every token when rounding leaves it short).
-      if (tid == 0) {
-        double all = 0.0;
-        for (int64_t i = 0; i < V; ++i) all = __dadd_rn(all, p[i]);
-        const double threshold = __dmul_rn(a.top_p, all);
-        double prefix = 0.0;
-        int64_t cut = V;
-        for (int64_t j = 0; j < V; ++j) {
-          prefix = __dadd_rn(prefix, __longlong_as_double(static_cast<long long>(keys[j])));
-          if (prefix >= threshold) {
-            cut = j + 1;
-            break;
-          }
+    for (int level = 0;; ++level) {
+      const double floor_p = level == 0   ? 0x1p-10
+                             : level == 1 ? 0x1p-20
+                             : level == 2 ? 0x1p-40
+                                          : 0.0;
+      __syncthreads();  // the last level's count and cut are read
+      if (tid == 0) count = 0;
+      __syncthreads();
+      for (int64_t i = tid; i < V; i += nt) {
+        const double pi = p[i];
+        if (pi >= floor_p) {
+          const int at = atomicAdd(&count, 1);
+          keys[at] = static_cast<uint64_t>(__double_as_longlong(pi));
+          idx[at] = static_cast<int32_t>(i);
         }
-        sn[0] = cut;
       }
       __syncthreads();
+      const int64_t c = count;
+      if (a.method == SampleMethod::kTopK && c < a.top_k) continue;  // floor 0 has c = V
+      int64_t n = 1;
+      while (n < c) n <<= 1;
+      for (int64_t i = c + tid; i < n; i += nt) {  // padding (key 0, index >= V) sorts last
+        keys[i] = 0;
+        idx[i] = static_cast<int32_t>(V + i);
+      }
+      __syncthreads();
+      SortByP(keys, idx, n);
+      if (a.method == SampleMethod::kTopP) {
+        // The prefix by p, to the first that reaches the threshold; past the candidates
+        // at floor 0, every token (rounding left the prefix short).
+        if (tid == 0) {
+          double prefix = 0.0;
+          int64_t cut = floor_p > 0.0 ? -1 : V;
+          for (int64_t j = 0; j < c; ++j) {
+            prefix = __dadd_rn(prefix, __longlong_as_double(static_cast<long long>(keys[j])));
+            if (prefix >= threshold) {
+              cut = j + 1;
+              break;
+            }
+          }
+          sn[0] = cut;
+        }
+        __syncthreads();
+        if (sn[0] < 0) continue;
+      }
+      const int64_t cut = a.method == SampleMethod::kTopP ? sn[0] : a.top_k;
+      for (int64_t i = tid; i < V; i += nt) {
+        if (p[i] < floor_p) p[i] = -1.0;
+      }
+      for (int64_t j = cut + tid; j < c; j += nt) p[idx[j]] = -1.0;
+      break;
     }
-    const int64_t cut = a.method == SampleMethod::kTopP ? sn[0] : a.top_k;
-    for (int64_t j = cut + tid; j < V; j += nt) p[idx[j]] = -1.0;
   }
   __syncthreads();
 

@@ -3,9 +3,10 @@
 // every sum): plugins/cpu/src/ref/sampling_ref.cpp.
 //
 // What the text leaves order-free runs across the work-group: the NaN check (the lowest
-// index), the largest logit or z (the first index on ties), p, the sort by p (a bitonic
-// network in the row's scratch) and marking what a method drops. The sums whose order the
-// text fixes (S, top_p's prefix, total and the walk) run on item 0, one addition at a time.
+// index), the largest logit or z (the first index on ties), p, the sort by p of the
+// candidates (a bitonic network in the row's scratch; step 4 says which) and marking what
+// a method drops (p = -1). The sums whose order the text fixes (S, top_p's prefix, total
+// and the walk) run on item 0, one addition at a time.
 //
 // The host defines ST_A / LOAD_A (the logits) and, when the node has uniform numbers,
 // HAS_UNIFORM with ST_U / LOAD_U. The program needs cl_khr_fp64.
@@ -32,6 +33,31 @@ inline int sy_by_p_before(ulong ka, int ia, ulong kb, int ib) {
   return ka > kb || (ka == kb && ia < ib);
 }
 
+// Sorts keys[0, n) with idx into the order by p (n a power of two): a bitonic network
+// across the work-group, through global memory. Every item of the group calls it.
+inline void sy_sort_by_p(__global ulong* keys, __global int* idx, long n, int lid, int wg) {
+  for (long k = 2; k <= n; k <<= 1) {
+    for (long j = k >> 1; j > 0; j >>= 1) {
+      for (long t = lid; t < n / 2; t += wg) {
+        const long a = (t / j) * 2 * j + t % j;
+        const long b = a + j;
+        const ulong ka = keys[a], kb = keys[b];
+        const int ia = idx[a], ib = idx[b];
+        // Blocks of k alternate direction; the last (k == n) is "by p" throughout.
+        const int swap =
+            (a & k) == 0 ? sy_by_p_before(kb, ib, ka, ia) : sy_by_p_before(ka, ia, kb, ib);
+        if (swap) {
+          keys[a] = kb;
+          keys[b] = ka;
+          idx[a] = ib;
+          idx[b] = ia;
+        }
+      }
+      barrier(CLK_GLOBAL_MEM_FENCE);
+    }
+  }
+}
+
 // One work-group per row r (get_group_id), any power-of-two size; lv, li, ln: local
 // scratch of one entry per item. p_all: [N, V] doubles; keys_all / idx_all: [N, P] (P the
 // power of two >= V), read only by the methods that sort (top_k with k < V, top_p).
@@ -50,6 +76,7 @@ __kernel void sy_sample(__global const uchar* xb, ulong xo, __global const uchar
   __global long* token = SY_PTR(long, tb, to);
   const ulong base = (ulong)r * (ulong)V;
   const int greedy = method == SY_GREEDY;
+  __local int count;  // step 4's candidates
 
   // 1. The first NaN, and the largest logit (greedy) or z = logit / temperature.
   double best = -INFINITY;
@@ -107,57 +134,73 @@ __kernel void sy_sample(__global const uchar* xb, ulong xo, __global const uchar
     p[i] = pi;
   }
 
-  // 4. top_k (k < V) and top_p: the row by p, then what lies past the cut marked -1.
+  // 4. top_k (k < V) and top_p: the tokens by p, then what lies past the cut marked -1.
+  // Only the candidates with p >= floor_p are sorted: they are the first ones by p, so the
+  // walk over them is the walk over every token as far as they go. A floor that leaves
+  // too few (fewer than k, or a prefix short of top_p's threshold) is lowered, to 0 (every
+  // token) at the last.
   if (method == SY_TOP_P || (method == SY_TOP_K && top_k < V)) {
     __global ulong* keys = keys_all + (ulong)r * (ulong)P;
     __global int* idx = idx_all + (ulong)r * (ulong)P;
-    for (long i = lid; i < P; i += wg) {  // padding (key 0, index >= V) sorts last
-      keys[i] = i < V ? as_ulong(p[i]) : 0;
-      idx[i] = (int)i;
-    }
     barrier(CLK_GLOBAL_MEM_FENCE);
-    for (long k = 2; k <= P; k <<= 1) {
-      for (long j = k >> 1; j > 0; j >>= 1) {
-        for (long t = lid; t < P / 2; t += wg) {
-          const long a = (t / j) * 2 * j + t % j;
-          const long b = a + j;
-          const ulong ka = keys[a], kb = keys[b];
-          const int ia = idx[a], ib = idx[b];
-          // Blocks of k alternate direction; the last (k == P) is "by p" throughout.
-          const int swap = (a & k) == 0 ? sy_by_p_before(kb, ib, ka, ia)
-                                        : sy_by_p_before(ka, ia, kb, ib);
-          if (swap) {
-            keys[a] = kb;
-            keys[b] = ka;
-            idx[a] = ib;
-            idx[b] = ia;
-          }
-        }
-        barrier(CLK_GLOBAL_MEM_FENCE);
-      }
+    double threshold = 0.0;  // top_p's, on item 0: S in ascending index order
+    if (method == SY_TOP_P && lid == 0) {
+      double all = 0.0;
+      for (long i = 0; i < V; ++i) all += p[i];
+      threshold = top_p * all;
     }
-    if (method == SY_TOP_P) {
-      // S in ascending index order; then the prefix by p, to the first that reaches
-      // top_p * S (every token when rounding leaves it short).
-      if (lid == 0) {
-        double all = 0.0;
-        for (long i = 0; i < V; ++i) all += p[i];
-        const double threshold = top_p * all;
-        double prefix = 0.0;
-        long cut = V;
-        for (long j = 0; j < V; ++j) {
-          prefix += as_double(keys[j]);
-          if (prefix >= threshold) {
-            cut = j + 1;
-            break;
-          }
-        }
-        ln[0] = cut;
-      }
+    for (int level = 0;; ++level) {
+      const double floor_p = level == 0   ? 0x1p-10
+                             : level == 1 ? 0x1p-20
+                             : level == 2 ? 0x1p-40
+                                          : 0.0;
+      barrier(CLK_LOCAL_MEM_FENCE);  // the last level's count and cut are read
+      if (lid == 0) count = 0;
       barrier(CLK_LOCAL_MEM_FENCE);
+      for (long i = lid; i < V; i += wg) {
+        const double pi = p[i];
+        if (pi >= floor_p) {
+          const int at = atomic_inc(&count);
+          keys[at] = as_ulong(pi);
+          idx[at] = (int)i;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+      const long c = count;
+      if (method == SY_TOP_K && c < top_k) continue;  // floor 0 has c = V > top_k
+      long n = 1;
+      while (n < c) n <<= 1;
+      for (long i = c + lid; i < n; i += wg) {  // padding (key 0, index >= V) sorts last
+        keys[i] = 0;
+        idx[i] = (int)(V + i);
+      }
+      barrier(CLK_GLOBAL_MEM_FENCE);
+      sy_sort_by_p(keys, idx, n, lid, wg);
+      if (method == SY_TOP_P) {
+        // The prefix by p, to the first that reaches the threshold; past the candidates
+        // at floor 0, every token (rounding left the prefix short).
+        if (lid == 0) {
+          double prefix = 0.0;
+          long cut = floor_p > 0.0 ? -1 : V;
+          for (long j = 0; j < c; ++j) {
+            prefix += as_double(keys[j]);
+            if (prefix >= threshold) {
+              cut = j + 1;
+              break;
+            }
+          }
+          ln[0] = cut;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (ln[0] < 0) continue;
+      }
+      const long cut = method == SY_TOP_P ? ln[0] : top_k;
+      for (long i = lid; i < V; i += wg) {
+        if (p[i] < floor_p) p[i] = -1.0;
+      }
+      for (long j = cut + lid; j < c; j += wg) p[idx[j]] = -1.0;
+      break;
     }
-    const long cut = method == SY_TOP_P ? ln[0] : top_k;
-    for (long j = cut + lid; j < V; j += wg) p[idx[j]] = -1.0;
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
 

@@ -59,6 +59,17 @@ std::vector<OpCase> SampleCases() {
        {16, 1031},
        Method("top_p", {{"top_p", F(0.95)}, {"temperature", F(0.8)}})},
       {"empty [0,5] temperature", {0, 5}, Method("temperature")},
+      // Small temperatures spread p over many orders of magnitude: a GPU kernel that sorts
+      // only the tokens above a floor of p must lower it (to 0 for the first).
+      {"[4,1000] top_k=600 temperature=0.05",
+       {4, 1000},
+       Method("top_k", {{"top_k", I(600)}, {"temperature", F(0.05)}})},
+      {"[4,1000] top_p=0.9999999 temperature=0.15",
+       {4, 1000},
+       Method("top_p", {{"top_p", F(0.9999999)}, {"temperature", F(0.15)}})},
+      {"[4,1000] top_p=1 temperature=0.3",
+       {4, 1000},
+       Method("top_p", {{"top_p", F(1.0)}, {"temperature", F(0.3)}})},
   };
   CaseBuilder b("sample");
   for (DType d : SchemaDTypes("sample")) {
