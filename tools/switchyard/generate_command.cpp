@@ -53,10 +53,11 @@ int RunGenerate(const std::vector<std::string>& args) {
       "Decodes with a model that keeps its key and value caches as decoding state\n"
       "(docs/decoding.md): runs the prompt IDS (comma-separated token ids) once, then one\n"
       "run per new token, each chosen from the last row of the output 'logits' by the\n"
-      "catalogue's sample op (docs/ops.md, \"Sampling\") with numbers from a generator\n"
-      "seeded by --seed. The model's inputs besides input_ids may be attention_mask and\n"
-      "position_ids, which generate fills. Prints the new token ids, the time to the first\n"
-      "token and the prompt and decode rates; --json prints them as an object.\n\n"
+      "catalogue's sample op (docs/ops.md, \"Sampling\"; on the CPU, where the logits\n"
+      "arrive) with numbers from a generator seeded by --seed. The model's inputs\n"
+      "besides input_ids may be attention_mask and position_ids, which generate fills.\n"
+      "Prints the new token ids, the time to the first token and the prompt and decode\n"
+      "rates; --json prints them as an object.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("prompt", po::value<std::string>(),
                                                     "the prompt's token ids, comma-separated")(
@@ -118,6 +119,9 @@ int RunGenerate(const std::vector<std::string>& args) {
                 " keeps no decoding state (docs/decoding.md): generate needs a model "
                 "whose key and value caches the session keeps between runs");
   }
+  // The sampler runs on the CPU whatever --device says: the model's session gives its
+  // logits to the host, so a GPU sampler would add an upload per token and pick the same
+  // token (docs/decoding.md).
   Expected<const Device*> cpu = prepared->host->FindDevice("cpu");
   if (!cpu.ok()) return fail(cpu.status().message());
   Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(session, **cpu, options);
