@@ -7,7 +7,8 @@
 #   2. configure and build the release tree with the CUDA plugin (only the targets used)
 #   3. the plugin's unit tests, GPU tests included (sy_cuda_tests)
 #   4. every bundled example with --device cuda and --device cuda,cpu, against NumPy
-#   5. the conformance suite on the cuda plugin (JUnit and the console report)
+#   5. the conformance suite on the cuda plugin (JUnit and the console report): first the
+#      decoding ops alone (sample, cache_write: issue 16), then every case
 #   6. the ONNX backend node tests on cuda:0 (when libonnx-testdata is installed)
 #   7. benchmarks: sy_cuda_benchmark (benchmarks/cuda_benchmark.cpp: matmul 4096^3 f32 and
 #      f16 through the plugin against a direct cuBLAS call, the dispatch-overhead chain
@@ -131,7 +132,19 @@ examples() {
 export -f examples
 step examples 60 bash -c examples
 
-# 5. The conformance suite, every case (mandatory and the rest).
+# 5. The conformance suite. First the decoding ops on their own (sample, whose token must
+#    be the reference's in every case, and cache_write), so that their verdict stands even
+#    when the whole suite runs out of time; then every case (mandatory and the rest).
+conformance_decoding() {
+  local expect=()
+  [ -f "$SRC/plugins/cuda/conformance-expectations.txt" ] &&
+    expect=(--expectations "$SRC/plugins/cuda/conformance-expectations.txt")
+  "$SY" conformance --plugin cuda --ops sample,cache_write --scope all --timeout 60 \
+    --list-unsupported --junit "$OUT/conformance-cuda-decoding.xml" "${expect[@]}"
+}
+export -f conformance_decoding
+step conformance_decoding 90 bash -c conformance_decoding
+
 conformance() {
   local expect=()
   [ -f "$SRC/plugins/cuda/conformance-expectations.txt" ] &&
