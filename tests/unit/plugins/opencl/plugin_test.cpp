@@ -462,6 +462,60 @@ TEST_F(OpenClPluginTest, SampleDataErrorsNameTheRowAndTheValue) {
   for (sy_buffer* buf : bufs) api_->buffer_free(buf);
 }
 
+// sample on cases whose sums are exact (docs/ops.md, "Sampling"): a uniform number on the
+// boundary between two tokens picks the later one, ties go to the lower index (greedy, and
+// "by p" for top_k and top_p), +inf logits share the mass, -inf ones are never picked.
+TEST_F(OpenClPluginTest, SampleFollowsTheSpecOnBoundariesAndTies) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto tokens = [&](const char* method, const char* extra, sy_attr_kind kind, double value,
+                          const std::vector<float>& logits, const std::vector<double>& u) {
+    const int64_t n = static_cast<int64_t>(u.size());
+    std::vector<sy_attr> attrs(1);
+    attrs[0].name = "method";
+    attrs[0].kind = SY_ATTR_STRING;
+    attrs[0].s = method;
+    if (extra != nullptr) {
+      sy_attr a{};
+      a.name = extra;
+      a.kind = kind;
+      a.i = static_cast<int64_t>(value);
+      a.f = value;
+      attrs.push_back(a);
+    }
+    PartitionBuilder pb({{SY_DTYPE_F32, {n, 4}}, {SY_DTYPE_F64, {n}}, {SY_DTYPE_I64, {n}}});
+    pb.Add({"sample", {0, 1}, {2}, attrs});
+    const sy_partition& p = pb.Build({0, 1}, {2});
+    sy_executable* exe = nullptr;
+    Ok(api_->prepare(context_, 0, &p, &exe));
+    if (exe == nullptr) return std::vector<int64_t>();
+    sy_buffer* bufs[3] = {Alloc(static_cast<uint64_t>(16 * n)), Alloc(static_cast<uint64_t>(8 * n)),
+                          Alloc(static_cast<uint64_t>(8 * n))};
+    Write(bufs[0], logits);
+    Write(bufs[1], u);
+    Ok(api_->execute(exe, 3, bufs));
+    std::vector<int64_t> got = Read<int64_t>(bufs[2], static_cast<size_t>(n));
+    api_->release(exe);
+    for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+    return got;
+  };
+  EXPECT_EQ(tokens("greedy", nullptr, SY_ATTR_INT, 0,
+                   {1, 3, 3, -inf, -inf, -inf, -inf, -inf, -0.0f, 0.0f, -1, inf}, {0, 0, 0}),
+            (std::vector<int64_t>{1, 0, 3}));
+  // p = 1 at every 0 and +inf (the maximum), 0 at -inf beside a larger logit.
+  EXPECT_EQ(
+      tokens("temperature", nullptr, SY_ATTR_INT, 0,
+             {0, 0, 0, 0, 0, 0, 0, 0, inf, 0, inf, 0, -inf, -inf, -inf, -inf, 0, -inf, 0, -inf},
+             {0.25, 0, 0.5, 0.75, 0.5}),
+      (std::vector<int64_t>{1, 0, 2, 3, 2}));
+  EXPECT_EQ(tokens("top_k", "top_k", SY_ATTR_INT, 2, {0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0},
+                   {0.5, 0.5, 0.4999}),
+            (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_EQ(tokens("top_p", "top_p", SY_ATTR_FLOAT, 0.5, {0, 0, 0, 0, -inf, 0, 0, 0}, {0.5, 0.5}),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(tokens("min_p", "min_p", SY_ATTR_FLOAT, 1.0, {0, 5, 5, 1}, {0.5}),
+            (std::vector<int64_t>{2}));
+}
+
 // Shapes an op would not give are never sent (canonical nodes, plugin-abi.md); what the
 // plugin kit still refuses is structure: an operand naming a value the table lacks.
 TEST_F(OpenClPluginTest, OperandsOutsideTheValueTableAreRefusedAtPrepare) {
