@@ -659,5 +659,69 @@ TEST_F(CudaGpuTest, WhereAndComparisonsBroadcast) {
   EXPECT_EQ(Read<int64_t>(yb, 6), (std::vector<int64_t>{1, 2, 3, 2, 0, 4}));
 }
 
+// sample (docs/ops.md, "Sampling") on cases whose sums are exact: a uniform number on a
+// boundary picks the later token, +inf logits share the mass, ties go to the lower index;
+// data errors name the first row at fault, also from a replayed graph, and clear.
+TEST_F(CudaGpuTest, SampleFollowsTheSpecAndNamesItsDataErrors) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Partition p;
+  const uint32_t x = p.Value(SY_DTYPE_F32, {5, 4}), u = p.Value(SY_DTYPE_F64, {5});
+  const uint32_t t = p.Value(SY_DTYPE_I64, {5});
+  p.Node("sample", {x, u}, {t}, {StringAttr("method", "temperature")});
+  CudaExecutable exe(*device_, p.Build({x, u}, {t}));
+  const std::vector<float> good = {0,   0, 0,    0,    0,    0,    0, 0,    inf, 0,
+                                   inf, 0, -inf, -inf, -inf, -inf, 0, -inf, 0,   -inf};
+  auto xb = Buffer(good);
+  auto ub = Buffer(std::vector<double>{0.25, 0, 0.5, 0.75, 0.5});
+  CudaBuffer tb(*device_, 40);
+  sy_buffer* bound[] = {xb.get(), ub.get(), &tb};
+  const auto error = [&]() -> std::string {
+    try {
+      exe.Execute(bound, 3);
+    } catch (const sy_sdk::Error& e) {
+      return std::to_string(e.code()) + " " + e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error(), "");
+  EXPECT_EQ(Read<int64_t>(tb, 5), (std::vector<int64_t>{1, 0, 2, 3, 2}));
+  std::vector<float> bad = good;
+  bad[4 + 3] = std::numeric_limits<float>::quiet_NaN();
+  xb->CopyFromHost(0, bad.data(), bad.size() * 4);
+  const std::vector<double> u_bad = {0.25, 0, 1, 0.75, 0.5};
+  ub->CopyFromHost(0, u_bad.data(), 40);
+  const std::string data = std::to_string(SY_ERROR_DATA) + " execute: sample: ";
+  EXPECT_EQ(error(), data + "row 1 of logits has a NaN at index 3");
+  xb->CopyFromHost(0, good.data(), good.size() * 4);
+  EXPECT_EQ(error(), data + "uniform[2] (row 2) is 1, outside [0, 1)");
+  const std::vector<double> u_good = {0.25, 0, 0.5, 0.75, 0.5};
+  ub->CopyFromHost(0, u_good.data(), 40);
+  EXPECT_EQ(error(), "");
+  EXPECT_EQ(Read<int64_t>(tb, 5), (std::vector<int64_t>{1, 0, 2, 3, 2}));
+
+  // top_k and top_p keep the first tokens by p, the lower index first on ties.
+  Partition q;
+  const uint32_t x2 = q.Value(SY_DTYPE_F32, {2, 4}), u2 = q.Value(SY_DTYPE_F64, {2});
+  const uint32_t tk = q.Value(SY_DTYPE_I64, {2}), tp = q.Value(SY_DTYPE_I64, {2});
+  sy_attr k{};
+  k.name = "top_k";
+  k.kind = SY_ATTR_INT;
+  k.i = 2;
+  sy_attr top_p{};
+  top_p.name = "top_p";
+  top_p.kind = SY_ATTR_FLOAT;
+  top_p.f = 0.5;
+  q.Node("sample", {x2, u2}, {tk}, {StringAttr("method", "top_k"), k});
+  q.Node("sample", {x2, u2}, {tp}, {StringAttr("method", "top_p"), top_p});
+  CudaExecutable exe2(*device_, q.Build({x2, u2}, {tk, tp}));
+  auto xb2 = Buffer(std::vector<float>{0, 0, 0, 0, -inf, 0, 0, 0});
+  auto ub2 = Buffer(std::vector<double>{0.5, 0.5});
+  CudaBuffer tkb(*device_, 16), tpb(*device_, 16);
+  sy_buffer* bound2[] = {xb2.get(), ub2.get(), &tkb, &tpb};
+  exe2.Execute(bound2, 4);
+  EXPECT_EQ(Read<int64_t>(tkb, 2), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(Read<int64_t>(tpb, 2), (std::vector<int64_t>{1, 2}));
+}
+
 }  // namespace
 }  // namespace sy::cuda
