@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -464,12 +465,14 @@ TEST_F(OpenClPluginTest, SampleDataErrorsNameTheRowAndTheValue) {
 
 // sample on cases whose sums are exact (docs/ops.md, "Sampling"): a uniform number on the
 // boundary between two tokens picks the later one, ties go to the lower index (greedy, and
-// "by p" for top_k and top_p), +inf logits share the mass, -inf ones are never picked.
+// "by p" for top_k and top_p), +inf logits share the mass, -inf ones are never picked; and
+// the tokens below the kernel's first floor of p are sorted when the method needs them.
 TEST_F(OpenClPluginTest, SampleFollowsTheSpecOnBoundariesAndTies) {
   const float inf = std::numeric_limits<float>::infinity();
   const auto tokens = [&](const char* method, const char* extra, sy_attr_kind kind, double value,
                           const std::vector<float>& logits, const std::vector<double>& u) {
     const int64_t n = static_cast<int64_t>(u.size());
+    const int64_t v = static_cast<int64_t>(logits.size()) / n;
     std::vector<sy_attr> attrs(1);
     attrs[0].name = "method";
     attrs[0].kind = SY_ATTR_STRING;
@@ -482,14 +485,14 @@ TEST_F(OpenClPluginTest, SampleFollowsTheSpecOnBoundariesAndTies) {
       a.f = value;
       attrs.push_back(a);
     }
-    PartitionBuilder pb({{SY_DTYPE_F32, {n, 4}}, {SY_DTYPE_F64, {n}}, {SY_DTYPE_I64, {n}}});
+    PartitionBuilder pb({{SY_DTYPE_F32, {n, v}}, {SY_DTYPE_F64, {n}}, {SY_DTYPE_I64, {n}}});
     pb.Add({"sample", {0, 1}, {2}, attrs});
     const sy_partition& p = pb.Build({0, 1}, {2});
     sy_executable* exe = nullptr;
     Ok(api_->prepare(context_, 0, &p, &exe));
     if (exe == nullptr) return std::vector<int64_t>();
-    sy_buffer* bufs[3] = {Alloc(static_cast<uint64_t>(16 * n)), Alloc(static_cast<uint64_t>(8 * n)),
-                          Alloc(static_cast<uint64_t>(8 * n))};
+    sy_buffer* bufs[3] = {Alloc(static_cast<uint64_t>(4 * n * v)),
+                          Alloc(static_cast<uint64_t>(8 * n)), Alloc(static_cast<uint64_t>(8 * n))};
     Write(bufs[0], logits);
     Write(bufs[1], u);
     Ok(api_->execute(exe, 3, bufs));
@@ -514,6 +517,40 @@ TEST_F(OpenClPluginTest, SampleFollowsTheSpecOnBoundariesAndTies) {
             (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(tokens("min_p", "min_p", SY_ATTR_FLOAT, 1.0, {0, 5, 5, 1}, {0.5}),
             (std::vector<int64_t>{2}));
+
+  // One logit at 0 (the last) and 999 at -7.5, whose p (e^-7.5) lies below the kernel's
+  // first floor (2^-10) but whose mass counts: top_k = 600 and top_p = 0.9 keep some.
+  std::vector<float> tail(1000, -7.5f);
+  tail[999] = 0;
+  const double pt = std::exp(-7.5);
+  // The walk in ascending index order over the first `kept` tail tokens, then token 999.
+  const auto walk = [pt](int kept, double u) {
+    double total = 0;
+    for (int i = 0; i < kept; ++i) total += pt;
+    total += 1.0;
+    const double target = u * total;
+    double running = 0;
+    for (int i = 0; i < kept; ++i) {
+      running += pt;
+      if (running > target) return int64_t{i};
+    }
+    return int64_t{999};
+  };
+  EXPECT_EQ(tokens("top_k", "top_k", SY_ATTR_INT, 600, tail, {0.1}),
+            (std::vector<int64_t>{walk(599, 0.1)}));
+  double all = 0;  // top_p: S in index order, then the prefix by p (token 999 first)
+  for (int i = 0; i < 999; ++i) all += pt;
+  all += 1.0;
+  double prefix = 1.0;
+  int kept = 0;
+  while (prefix < 0.9 * all) {
+    prefix += pt;
+    ++kept;
+  }
+  EXPECT_EQ(tokens("top_p", "top_p", SY_ATTR_FLOAT, 0.9, tail, {0.2}),
+            (std::vector<int64_t>{walk(kept, 0.2)}));
+  EXPECT_GT(walk(599, 0.1), 100);  // tail tokens, not 999
+  EXPECT_LT(walk(kept, 0.2), 999);
 }
 
 // Shapes an op would not give are never sent (canonical nodes, plugin-abi.md); what the
