@@ -721,6 +721,43 @@ TEST_F(CudaGpuTest, SampleFollowsTheSpecAndNamesItsDataErrors) {
   exe2.Execute(bound2, 4);
   EXPECT_EQ(Read<int64_t>(tkb, 2), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(Read<int64_t>(tpb, 2), (std::vector<int64_t>{1, 2}));
+
+  // One logit at 0 (the last) and 999 at -7.5, whose p lies below the kernel's first floor
+  // (2^-10) but whose mass counts: top_k = 600 keeps 599 of them, top_p = 0.9 `kept`.
+  const double pt = std::exp(-7.5);
+  const auto walk = [pt](int kept, double at) {  // ascending index order, token 999 last
+    double total = 0;
+    for (int i = 0; i < kept; ++i) total += pt;
+    const double target = at * (total + 1.0);
+    double running = 0;
+    for (int i = 0; i < kept; ++i) {
+      running += pt;
+      if (running > target) return int64_t{i};
+    }
+    return int64_t{999};
+  };
+  double all = 0;
+  for (int i = 0; i < 999; ++i) all += pt;
+  all += 1.0;
+  int kept = 0;
+  for (double prefix = 1.0; prefix < 0.9 * all; prefix += pt) ++kept;
+  Partition r;
+  const uint32_t x3 = r.Value(SY_DTYPE_F32, {1, 1000}), u3 = r.Value(SY_DTYPE_F64, {1});
+  const uint32_t tk3 = r.Value(SY_DTYPE_I64, {1}), tp3 = r.Value(SY_DTYPE_I64, {1});
+  k.i = 600;
+  top_p.f = 0.9;
+  r.Node("sample", {x3, u3}, {tk3}, {StringAttr("method", "top_k"), k});
+  r.Node("sample", {x3, u3}, {tp3}, {StringAttr("method", "top_p"), top_p});
+  CudaExecutable exe3(*device_, r.Build({x3, u3}, {tk3, tp3}));
+  std::vector<float> tail(1000, -7.5f);
+  tail[999] = 0;
+  auto xb3 = Buffer(tail);
+  auto ub3 = Buffer(std::vector<double>{0.1});
+  CudaBuffer tkb3(*device_, 8), tpb3(*device_, 8);
+  sy_buffer* bound3[] = {xb3.get(), ub3.get(), &tkb3, &tpb3};
+  exe3.Execute(bound3, 4);
+  EXPECT_EQ(Read<int64_t>(tkb3, 1)[0], walk(599, 0.1));
+  EXPECT_EQ(Read<int64_t>(tpb3, 1)[0], walk(kept, 0.1));
 }
 
 }  // namespace
