@@ -45,6 +45,43 @@ void ExpectSameAsRef(const char* op, const std::vector<Tensor>& inputs) {
   }
 }
 
+// where: each input whole, one element, or a repeating suffix (an attention mask over
+// the keys, scores per head, one fill value), checked element by element against the
+// reference kernel, which runs the general broadcasting cursor.
+TEST(ElementwiseFast, WhereMatchesReference) {
+  const auto bools = [](size_t n, uint32_t seed) {
+    std::vector<double> v = Random(n, seed);
+    for (double& x : v) x = x > 0 ? 1 : 0;
+    return v;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  ExpectSameAsRef(
+      "where", {Make(DType::kBool, {1, 1, 1, 37}, bools(37, 1)),
+                Make(DType::kF32, {2, 12, 1, 37}, Random(888, 2)), Make(DType::kF32, {}, {-inf})});
+  ExpectSameAsRef("where",
+                  {Make(DType::kBool, {5, 7}, bools(35, 3)), Make(DType::kF32, {7}, Random(7, 4)),
+                   Make(DType::kF32, {5, 7}, Random(35, 5))});
+  ExpectSameAsRef("where", {Make(DType::kBool, {}, {1}), Make(DType::kF32, {3, 4}, Random(12, 6)),
+                            Make(DType::kF32, {4}, Random(4, 7))});
+  ExpectSameAsRef("where", {Make(DType::kBool, {3, 4}, bools(12, 8)),
+                            Make(DType::kI32, {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                            Make(DType::kI32, {1}, {-1})});
+  // Threads: long enough to be split, with a period that does not divide the split.
+  test::ExpectMatchesReference(
+      "where",
+      {Make(DType::kBool, {1, 1, 1, 1000}, bools(1000, 9)),
+       Make(DType::kF32, {3, 7, 1, 1000}, Random(21000, 10)), Make(DType::kF32, {}, {-3.5})},
+      test::Tolerance{0, 0});
+  // General broadcasting (a column), other dtypes and empty outputs: the reference.
+  ExpectSameAsRef("where",
+                  {Make(DType::kBool, {3, 1}, {1, 0, 1}), Make(DType::kF32, {3, 4}, Random(12, 11)),
+                   Make(DType::kF32, {3, 4}, Random(12, 12))});
+  ExpectSameAsRef("where", {Make(DType::kBool, {2}, {1, 0}), Make(DType::kF64, {2}, {1, 2}),
+                            Make(DType::kF64, {2}, {3, 4})});
+  ExpectSameAsRef("where", {Make(DType::kBool, {0, 3}, {}), Make(DType::kF32, {0, 3}, {}),
+                            Make(DType::kF32, {}, {1})});
+}
+
 TEST(ElementwiseFast, BinaryMatchesReference) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const char* op : {"add", "sub", "mul", "div"}) {
