@@ -171,7 +171,11 @@ void CpuExecutable::ExecuteResized(const sy_partition& partition, sy_buffer* con
     // Every prepared kernel at the new sizes first, so that one that declines leaves the
     // executable as it was (still right for the sizes it last ran).
     std::vector<std::unique_ptr<PreparedKernel>> resized(steps_.size());
-    const std::vector<const std::byte*> no_constants(std::max<size_t>(1, values_.size()), nullptr);
+    size_t most_inputs = 1;  // a node may read one value several times
+    for (const plugin::Partition::Node& node : decoded.nodes()) {
+      most_inputs = std::max(most_inputs, node.info.inputs.size());
+    }
+    const std::vector<const std::byte*> no_constants(most_inputs, nullptr);
     for (size_t n = 0; n < steps_.size(); ++n) {
       const Step& step = steps_[n];
       if (step.prepared == nullptr) continue;
