@@ -96,6 +96,7 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   if (inputs != nullptr) binding.insert(inputs->begin(), inputs->end());
   for (size_t k = 0; k < stage.data.size(); ++k) binding[stage.data[k].first] = d.data_sizes[k];
   SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(stage.graph, binding));
+  if (state_ != nullptr) state_->PinReaders(specialised);
   Expected<std::unique_ptr<Session>> built =
       Build(specialised, d.host, d.options, &d.shelf, state_);
   if (!built.ok()) {

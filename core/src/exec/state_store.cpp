@@ -68,6 +68,20 @@ Expected<sy_buffer*> StateStore::BufferFor(size_t index, const Device& device) {
   return buffer;
 }
 
+void StateStore::PinReaders(Graph& graph) const {
+  for (const StateValue& v : graph.state.values) {
+    const std::string& name = graph.values[v.input].name;
+    auto entry = std::find_if(entries_.begin(), entries_.end(),
+                              [&](const Entry& e) { return e.name == name; });
+    if (entry == entries_.end() || entry->device == nullptr) continue;
+    for (Node& node : graph.nodes) {
+      const bool reads =
+          std::find(node.inputs.begin(), node.inputs.end(), v.input) != node.inputs.end();
+      if (reads && node.backend.empty()) node.backend = entry->device->Spec();
+    }
+  }
+}
+
 Status StateStore::Zero(const Entry& e) {
   // Positions past the length are masked, never read as values; zeros keep them finite
   // (a masked position still multiplies into a sum as 0 * value).

@@ -45,6 +45,11 @@ class StateStore {
   Expected<sy_buffer*> BufferFor(size_t index, const Device& device);
   // Every buffer back to zero bytes and the length to 0 (Session::Reset).
   Status Clear();
+  // Gives the nodes of `graph` (a specialisation about to be planned) that read a state
+  // value already kept on a device that device as their backend hint, where they have
+  // none: a specialisation's placement (the island pass weighs copies by sizes) could
+  // otherwise put the cache's readers elsewhere, and a state value lives on one device.
+  void PinReaders(Graph& graph) const;
 
   // Positions held: the sum of what each successful run added since the last Clear.
   int64_t length = 0;

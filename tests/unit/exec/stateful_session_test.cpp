@@ -5,6 +5,7 @@
 // tests compute by hand.
 #include <gtest/gtest.h>
 
+#include "exec/state_store.h"
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -148,6 +149,36 @@ TEST_F(StatefulSessionTest, SpecializationsShareOneState) {
   SY_EXPECT_ERROR(s->Run(X({1, 1})), "past its capacity of 4");
   SY_ASSERT_OK(s->Reset());
   ExpectSum(*s, {1, 1, 2, 2}, 3, 3);
+}
+
+// A specialisation's nodes that read a state already kept on a device get that device as
+// their hint (StateStore::PinReaders), so that no later plan puts them elsewhere.
+TEST_F(StatefulSessionTest, LaterSpecializationsReadTheStateWhereItIsKept) {
+  Expected<Graph> graph = ParseGraphJson(AppendingGraph("\"seq\""), nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  StateStore store(*graph);
+  Graph unpinned = *graph;
+  store.PinReaders(unpinned);  // nothing is kept anywhere yet
+  EXPECT_EQ(unpinned.nodes[0].backend, "");
+  const Device& cpu_ref = **host_->FindDevice("cpu-ref");
+  ASSERT_TRUE(store.BufferFor(0, cpu_ref).ok());
+  Graph pinned = *graph;
+  pinned.nodes[1].backend = "cpu";  // a hint of its own stays
+  store.PinReaders(pinned);
+  EXPECT_EQ(pinned.nodes[0].backend, cpu_ref.Spec());  // cache_write reads k
+  EXPECT_EQ(pinned.nodes[1].backend, "cpu");           // reduce_sum reads k_next
+
+  // In a session: the state is kept where the first plan put its reader (cpu-ref, the
+  // first device), and a second specialisation's cache_write is placed there by hint.
+  PlanOptions options;
+  options.devices = {&cpu_ref, *host_->FindDevice("cpu")};
+  Expected<std::unique_ptr<Session>> s = Session::Create(*graph, *host_, options);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ExpectSum(**s, {1, 2, 3, 4, 5, 6}, 9, 12);
+  ExpectSum(**s, {10, 10}, 19, 22);  // seq 1: a new specialisation
+  const Plan& plan = (*s)->plan();
+  EXPECT_EQ(plan.devices[plan.nodes[0].device], &cpu_ref);
+  EXPECT_EQ(plan.nodes[0].reason, PlacementReason::kHint);
 }
 
 // State whose next contents no cache_write produces (k_next = k + x, broadcast): the
