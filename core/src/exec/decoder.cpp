@@ -3,6 +3,7 @@
 #include "switchyard/decoder.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "switchyard/model_io.h"
 
@@ -172,8 +173,12 @@ Expected<int64_t> Decoder::Run(std::span<const int64_t> ids, std::string_view wh
   }
   const int64_t last = logits.element_count() - vocab_;
   float* row = buffers_->row.mutable_values<float>().data();
-  for (int64_t i = 0; i < vocab_; ++i) {
-    row[i] = static_cast<float>(ElementAsDouble(logits, last + i));
+  if (logits.dtype() == DType::kF32) {
+    std::memcpy(row, logits.values<float>().data() + last, static_cast<size_t>(vocab_) * 4);
+  } else {
+    for (int64_t i = 0; i < vocab_; ++i) {
+      row[i] = static_cast<float>(ElementAsDouble(logits, last + i));
+    }
   }
   // The generator advances only once the model's run succeeded, so a failed run (past the
   // capacity, say) leaves the sequence of numbers where it was.
