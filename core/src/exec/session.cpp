@@ -271,10 +271,10 @@ Status Session::PlaceValues(Residency& where) {
   for (const PlanAlias& alias : plan.aliases) {
     where.buffers[where.Key(alias.value, alias.device)] = where.at(alias.source, alias.device);
   }
-  // Weights: read in place by host-memory devices that wrap host memory (graph_ holds the
-  // constants' storage, the model file's mapping or the optimizer's folds, as long as the
-  // session lives, and plugins only read buffers bound this way), else uploaded once per
-  // device that reads them.
+  // Weights: read in place by host-memory devices that wrap host memory where their
+  // storage is read-only (graph_ holds it, the model file's mapping, as long as the session
+  // lives, and plugins only read buffers bound this way), else uploaded once per device
+  // that reads them.
   std::unordered_map<ValueId, const Constant*> constants;
   for (const Constant& c : graph.constants) constants[c.value] = &c;
   for (size_t d = 0; d < plan.devices.size(); ++d) {
@@ -282,7 +282,10 @@ Status Session::PlaceValues(Residency& where) {
     for (ValueId id : plan.weights[d]) {
       const Tensor& data = constants.at(id)->data;
       const auto address = reinterpret_cast<uintptr_t>(data.data());
-      if (device.host_memory() && data.byte_size() > 0 && address % DTypeSize(data.dtype()) == 0) {
+      // Only read-only storage (a model file's mapping): a writable tensor may be the
+      // caller's, which could change it after Create, so the session keeps a copy.
+      if (device.host_memory() && !data.writable() && data.byte_size() > 0 &&
+          address % DTypeSize(data.dtype()) == 0) {
         // The plugin reads, never writes, a wrapped buffer (plugin.h, buffer_wrap_host).
         if (const Buffer* wrapped =
                 WrapHost(device, const_cast<std::byte*>(data.data()), data.byte_size())) {
@@ -638,7 +641,11 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(
     if (step->sized != nullptr && step->owner->sized_for != step->sizes_id) {
       // An executable that ran another specialisation's sizes last: runs at this one's,
       // unless the plugin declines, when this specialisation prepares its own. Its node
-      // times are not measured in this run (execute_resized has none).
+      // times are not measured in this run (execute_resized has none). Until the run
+      // succeeds nobody knows which sizes it holds (a plugin may take the new sizes and
+      // then fail in a kernel), so every step resizes it next time: a failed run must not
+      // leave its former specialisation executing it at these sizes.
+      step->owner->sized_for = 0;
       Status ran = step->plugin->TakeError(
           api->execute_resized(step->executable, &step->sized->get(), count, step->bound.data()),
           context());

@@ -342,8 +342,9 @@ typedef struct sy_plugin_api {
    * can use host memory in place (SY_DEVICE_FLAG_HOST_MEMORY). The host binds such
    * buffers only as partition inputs, so the plugin only reads them; the caller keeps
    * the memory valid until buffer_free, and the plugin never frees it. The host uses it
-   * to pass graph inputs without copying them. May be NULL, or fail with
-   * SY_ERROR_UNSUPPORTED: the host then copies. */
+   * to pass graph inputs without copying them (for one run), and a model's read-only
+   * weights (for the session's life); `host` is aligned to the element size only. May be
+   * NULL, or fail with SY_ERROR_UNSUPPORTED: the host then copies. */
   sy_error* (*buffer_wrap_host)(sy_context* context, uint32_t device, void* host, uint64_t bytes,
                                 sy_buffer** out_buffer);
 

@@ -223,6 +223,62 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
   EXPECT_TRUE(fused);
 }
 
+// A run that resizes a shared executable and then fails in a kernel (a gather index out
+// of range) leaves the executable at sizes nobody recorded: the specialisation it ran
+// before must resize it back, not execute it as it is (which would read and write its
+// buffers at the failed run's sizes).
+TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
+  Expected<Graph> graph = ParseGraphJson(R"json({
+    "format": "rml-graph", "version": 1,
+    "symbols": [{"name": "seq", "example": 7}],
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": ["seq", 4]},
+      {"name": "i", "dtype": "i64", "shape": [1]},
+      {"name": "w", "dtype": "f32", "shape": [4, 2]},
+      {"name": "y", "dtype": "f32", "shape": ["seq", 2]},
+      {"name": "z", "dtype": "f32", "shape": [1, 2]}
+    ],
+    "inputs": [0, 1], "outputs": [3, 4],
+    "constants": [{"value": 2, "data": [1, 0, 0, 1, 1, 1, -1, 2]}],
+    "nodes": [
+      {"op": "matmul", "inputs": [0, 2], "outputs": [3]},
+      {"op": "gather", "inputs": [3, 1], "outputs": [4], "attrs": {"axis": 0}}
+    ]
+  })json",
+                                         nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  PlanOptions options;
+  options.devices = {*host_->FindDevice("cpu")};
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Session& session = **made;
+  const float w[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 2}};
+  const auto run = [&](int64_t seq, int64_t index) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {seq, 4});
+    std::span<float> xs = x.mutable_values<float>();
+    for (int64_t k = 0; k < x.element_count(); ++k) xs[k] = static_cast<float>(k % 5 - 2);
+    Tensor i = *Tensor::Allocate(DType::kI64, {1});
+    i.mutable_values<int64_t>()[0] = index;
+    Expected<std::map<std::string, Tensor>> out = session.Run({{"x", x}, {"i", i}});
+    if (!out.ok()) return out.status();
+    for (int64_t r = 0; r < seq; ++r) {
+      for (int c = 0; c < 2; ++c) {
+        float sum = 0;
+        for (int k = 0; k < 4; ++k) sum += xs[r * 4 + k] * w[k][c];
+        EXPECT_FLOAT_EQ(out->at("y").values<float>()[r * 2 + c], sum) << seq << " " << r;
+      }
+    }
+    return Status::Ok();
+  };
+  SY_EXPECT_OK(run(7, 0));
+  SY_EXPECT_OK(run(1, 0));
+  SY_EXPECT_ERROR(run(3, 5), "out of range");  // resized to 3 rows, then the gather fails
+  SY_EXPECT_OK(run(1, 0));                     // 1 row again: resized back first
+  SY_EXPECT_OK(run(3, 2));
+  SY_EXPECT_OK(run(7, 6));
+  EXPECT_EQ(session.stats().prepares, 1u);
+}
+
 // A convolution's oneDNN primitive is prepared for its sizes and cannot take others: the
 // plugin declines execute_resized once, the specialisation prepares its own, and later
 // specialisations prepare without asking again. y = 3x3 window sums of x (w all ones).
