@@ -19,6 +19,7 @@ void AddUnaryFastKernels(KernelTable& table);          // relu exp tanh gelu ...
 void AddReductionFastKernels(KernelTable& table);      // reduce_sum/mean/max, trailing axes: f32
 void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_norm add_layer_norm
 void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
+void AddSamplingFastKernels(KernelTable& table);  // sample: every method and dtype (bit-exact)
 // For tests: whether the fused attention kernel computes `ctx` itself rather than passing
 // it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
 bool AttentionFastTakes(const KernelContext& ctx);

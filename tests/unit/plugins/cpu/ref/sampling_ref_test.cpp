@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "fast/fast_kernels.h"
 #include "movement_test_util.h"
 #include "ref/ref_kernels.h"
 
@@ -283,12 +282,6 @@ TEST(SamplingRef, DataErrorsNameTheRowAndTheValue) {
   EXPECT_NE(s.message().find("is inf, outside [0, 1)"), std::string::npos) << s.message();
   s = error(t, {0, 1, 2, 3}, {0.5, 1.0000000000000002});
   EXPECT_NE(s.message().find("is 1.0000000000000002, outside"), std::string::npos) << s.message();
-}
-
-// The cpu device has no tuned kernel for it: it runs the reference one.
-TEST(SamplingRef, TheCpuDeviceRunsTheReferenceKernel) {
-  ASSERT_NE(RefKernels().Find("sample"), nullptr);
-  EXPECT_EQ(FastKernels().Find("sample"), RefKernels().Find("sample"));
 }
 
 }  // namespace
