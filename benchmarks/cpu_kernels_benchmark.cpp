@@ -12,6 +12,7 @@
 // argument is the thread count. BM_Matmul is the product alone. FusedMatmulRelu scans its
 // inputs for NaN and infinities (relu's post-op would map NaN to 0); FusedMatmulLeakyRelu,
 // the same work otherwise, does not: the difference is that guard's cost.
+// BM_Sample: `sample` on one row of GPT-2's vocabulary (50257), reference against fast.
 // Run: build/release/bin/sy_cpu_kernels_benchmark --benchmark_repetitions=3
 #include <cstdio>
 #include <cstdlib>
@@ -357,6 +358,58 @@ BENCHMARK(BM_AttentionChain)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// ---- sample at GPT-2's vocabulary ------------------------------------------------------
+
+// BM_Sample/<method>/<kernel>: one row of 50257 f32 logits (the next token of a decoding
+// step), method 0 greedy, 1 temperature, 2 top_k (40), 3 top_p (0.9), 4 min_p (0.05);
+// kernel 0 the reference, 1 the fast kernel (one thread: a single row is not split).
+// The logits are normal (sd 2.5) with five spikes at 12-16, roughly the shape of a
+// language model's: a few tokens hold most of the mass, a long tail the rest.
+constexpr int64_t kVocab = 50257;
+const char* const kSampleMethods[] = {"greedy", "temperature", "top_k", "top_p", "min_p"};
+
+void BM_Sample(benchmark::State& state) {
+  const int method = static_cast<int>(state.range(0));
+  const bool fast = state.range(1) != 0;
+  static const sy::Tensor logits = [] {
+    sy::Tensor t = *sy::Tensor::Allocate(sy::DType::kF32, {1, kVocab});
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal(0.0f, 2.5f);
+    for (float& v : t.mutable_values<float>()) v = normal(rng);
+    for (int s = 0; s < 5; ++s) t.mutable_values<float>()[(s * 7919 + 11) % kVocab] = 12.0f + s;
+    return t;
+  }();
+  static const sy::Tensor uniform = [] {
+    sy::Tensor t = *sy::Tensor::Allocate(sy::DType::kF64, {1});
+    t.mutable_values<double>()[0] = 0.5;
+    return t;
+  }();
+  // Every attribute present, as validation leaves them; the method's own set, the rest at
+  // their defaults.
+  sy::Attrs attrs;
+  attrs.Set("method", sy::AttrValue(std::string(kSampleMethods[method])));
+  attrs.Set("temperature", sy::AttrValue(1.0));
+  attrs.Set("top_k", sy::AttrValue(int64_t{method == 2 ? 40 : 0}));
+  attrs.Set("top_p", sy::AttrValue(method == 3 ? 0.9 : 1.0));
+  attrs.Set("min_p", sy::AttrValue(method == 4 ? 0.05 : 0.0));
+  const sy::cpu::KernelFn fn =
+      (fast ? sy::cpu::FastKernels() : sy::cpu::RefKernels()).Find("sample");
+  const std::vector<ConstTensorView> in = {{logits.type(), logits.data()},
+                                           {uniform.type(), uniform.data()}};
+  sy::Tensor token = *sy::Tensor::Allocate(sy::DType::kI64, {1});
+  const std::vector<TensorView> outs = {{token.type(), token.mutable_data()}};
+  const KernelContext ctx{"sample", in, outs, attrs, fast ? Pool(1) : nullptr};
+  for (auto _ : state) {
+    if (!fn(ctx).ok()) state.SkipWithError("kernel failed");
+    benchmark::DoNotOptimize(token.mutable_data());
+  }
+  state.SetLabel(kSampleMethods[method]);
+}
+BENCHMARK(BM_Sample)
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 #define SY_KERNEL_BENCHMARK(fn) \
   BENCHMARK(fn)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime()
 SY_KERNEL_BENCHMARK(BM_Add);
@@ -408,6 +461,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (at("BM_AttentionChain", 1) > 0)
         std::printf("  chain(1) / fused(1) = %4.2fx", at("BM_AttentionChain", 1) / fused);
       std::printf("\n");
+    }
+    for (int method = 0; method < 5; ++method) {
+      auto at = [&](int kernel) {
+        auto it = best_.find("BM_Sample/" + std::to_string(method) + "/" + std::to_string(kernel) +
+                             "/real_time");
+        return it == best_.end() ? 0.0 : it->second;
+      };
+      if (at(0) <= 0 || at(1) <= 0) continue;
+      std::printf("  sample %-11s ref / fast = %6.1fx\n", kSampleMethods[method], at(0) / at(1));
     }
     for (int threads : {1, 2}) {
       auto at = [&](const char* name) {

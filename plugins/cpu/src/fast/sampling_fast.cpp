@@ -82,11 +82,13 @@ inline bool ByIndex(const Cand& a, const Cand& b) { return a.i < b.i; }
 // The reference's p, for z != m (1 where z == m).
 inline double P(double z, double m) { return z == m ? 1.0 : std::exp(z - m); }
 
-// One thread's buffers for a row, sized for the row length.
+// One thread's buffers for a row, sized for the row length, left uninitialised: a value
+// initialised buffer is written whole on every call, and at V = 50257 the page faults and
+// the memset of fresh pages cost as much as top_k itself.
 struct Scratch {
-  std::vector<double> z, p;
-  std::vector<Cand> cands;
-  std::vector<float> f;  // greedy on f16 and bf16: the row widened to float
+  std::unique_ptr<double[]> p;    // every p (top_k: every z - m)
+  std::unique_ptr<Cand[]> cands;  // top_k, top_p, min_p
+  std::unique_ptr<float[]> f;     // f16 and bf16: the row widened to float (exactly)
 };
 
 // Scratch for the chunks that run at once. A chunk of ParallelFor runs on one thread from
@@ -96,15 +98,13 @@ class ScratchSlots {
  public:
   ScratchSlots(int count, const Params& a, DType dtype, int64_t v)
       : slots_(static_cast<size_t>(count)), used_(std::make_unique<std::atomic<bool>[]>(count)) {
+    const size_t n = static_cast<size_t>(v);
     for (Scratch& s : slots_) {
-      const size_t n = static_cast<size_t>(v);
-      if (a.method == Method::kGreedy) {
-        if (dtype == DType::kF16 || dtype == DType::kBF16) s.f.resize(n);
-        continue;
-      }
-      s.z.resize(n);
-      if (a.method != Method::kMinP) s.p.resize(n);
-      s.cands.resize(n);
+      if (dtype == DType::kF16 || dtype == DType::kBF16)
+        s.f = std::make_unique_for_overwrite<float[]>(n);
+      if (a.method == Method::kGreedy) continue;
+      if (a.method != Method::kMinP) s.p = std::make_unique_for_overwrite<double[]>(n);
+      if (a.method != Method::kTemperature) s.cands = std::make_unique_for_overwrite<Cand[]>(n);
     }
   }
   Scratch* Claim() {
@@ -214,15 +214,18 @@ constexpr double kFloor[kLevels] = {0x1p-10, 0x1p-20, 0x1p-40, 0.0};
 constexpr double kCut[kLevels] = {-7.0, -14.0, -28.0, -kInf};
 
 // top_k with k < V: the first k by p, from the candidates of the highest floor that has
-// at least k.
-int64_t TopK(const double* z, double m, int64_t v, int64_t k, double u, Cand* c) {
+// at least k. d = z - m is computed once, in a loop that vectorises, for every level.
+template <typename T>
+int64_t TopK(const T* x, double t, double m, int64_t v, int64_t k, double u, double* d, Cand* c) {
+  for (int64_t i = 0; i < v; ++i) d[i] = static_cast<double>(x[i]) / t - m;
   for (int level = 0;; ++level) {
     int64_t n = 0;
     for (int64_t i = 0; i < v; ++i) {
-      if (z[i] == m) {
+      // z <= m, and z - m is 0 (NaN where both are infinite) exactly when z == m.
+      if (!(d[i] < 0.0)) {
         c[n++] = {1.0, i};
-      } else if (const double d = z[i] - m; d >= kCut[level]) {
-        const double p = std::exp(d);
+      } else if (d[i] >= kCut[level]) {
+        const double p = std::exp(d[i]);
         if (p >= kFloor[level]) c[n++] = {p, i};
       }
     }
@@ -268,15 +271,16 @@ int64_t TopP(const double* p, int64_t v, double top_p, double u, Cand* c) {
 }
 
 // min_p: the tokens with p >= min_p, found in index order.
-int64_t MinP(const double* z, double m, int64_t v, double min_p, double u, Cand* c) {
+template <typename T>
+int64_t MinP(const T* x, double t, double m, int64_t v, double min_p, double u, Cand* c) {
   // Below log(min_p) - 1, p < min_p / e: exp is skipped there. Not for subnormal min_p,
   // where exp's results have too few bits for such a margin to mean anything.
   const double cut = min_p >= 0x1p-1000 ? std::log(min_p) - 1.0 : -kInf;
   int64_t n = 0;
   for (int64_t i = 0; i < v; ++i) {
-    if (z[i] == m) {
+    if (const double z = static_cast<double>(x[i]) / t; z == m) {
       if (1.0 >= min_p) c[n++] = {1.0, i};
-    } else if (const double d = z[i] - m; d >= cut) {
+    } else if (const double d = z - m; d >= cut) {
       const double p = std::exp(d);
       if (p >= min_p) c[n++] = {p, i};
     }
@@ -284,80 +288,69 @@ int64_t MinP(const double* z, double m, int64_t v, double min_p, double u, Cand*
   return WalkKept(c, n, u);  // n >= 1: the largest has p = 1 >= min_p
 }
 
-// A non-greedy row whose z (= logit / temperature) is in s.z and u is valid.
-int64_t SampleRow(Scratch& s, int64_t v, double u, const Params& a) {
-  const double* z = s.z.data();
-  bool unused = false;
-  const double m = MaxOf(z, v, unused);
+// A non-greedy row x[0, v) of float or double: its token, or its data error.
+template <typename T>
+RowResult RowOf(const T* x, int64_t v, double u, const Params& a, Scratch& s) {
+  RowResult r;
+  bool any_nan = false;
+  const T max_x = MaxOf(x, v, any_nan);
+  if (any_nan) {
+    r.error = RowResult::kNaN;
+    r.nan_at = FirstNaN(x, v);
+    return r;
+  }
+  if (!(u >= 0.0 && u < 1.0)) {
+    r.error = RowResult::kUniform;
+    r.u = u;
+    return r;
+  }
+  // The reference's m = max z: division by t > 0, correctly rounded, never reverses an
+  // order, so the largest quotient is the quotient of the largest logit.
+  const double t = a.temperature;
+  const double m = static_cast<double>(max_x) / t;
   switch (a.method) {
     case Method::kTopK:
-      if (a.top_k < v) return TopK(z, m, v, a.top_k, u, s.cands.data());
+      if (a.top_k < v) {
+        r.token = TopK(x, t, m, v, a.top_k, u, s.p.get(), s.cands.get());
+        return r;
+      }
       break;  // k >= V keeps every token
     case Method::kMinP:
-      return MinP(z, m, v, a.min_p, u, s.cands.data());
+      r.token = MinP(x, t, m, v, a.min_p, u, s.cands.get());
+      return r;
     default:
       break;
   }
-  double* p = s.p.data();
-  for (int64_t i = 0; i < v; ++i) p[i] = P(z[i], m);
-  if (a.method == Method::kTopP) return TopP(p, v, a.top_p, u, s.cands.data());
-  return WalkAll(p, v, u);  // temperature, and top_k with k >= V
-}
-
-template <typename Load>
-RowResult RowWith(Load load, Scratch& s, int64_t v, const double* u, const Params& a) {
-  RowResult r;
-  double* z = s.z.data();
-  bool any_nan = false;
-  for (int64_t i = 0; i < v; ++i) {
-    const double x = load(i);
-    any_nan = any_nan || x != x;
-    z[i] = x / a.temperature;
-  }
-  if (any_nan) {
-    int64_t i = 0;
-    while (!std::isnan(load(i))) ++i;
-    r.error = RowResult::kNaN;
-    r.nan_at = i;
-    return r;
-  }
-  if (!(*u >= 0.0 && *u < 1.0)) {
-    r.error = RowResult::kUniform;
-    r.u = *u;
-    return r;
-  }
-  r.token = SampleRow(s, v, *u, a);
+  double* p = s.p.get();
+  for (int64_t i = 0; i < v; ++i) p[i] = P(static_cast<double>(x[i]) / t, m);
+  r.token = a.method == Method::kTopP ? TopP(p, v, a.top_p, u, s.cands.get())
+                                      : WalkAll(p, v, u);  // temperature, top_k with k >= V
   return r;
 }
 
-// Row r of `logits`; `u` is its uniform number (nullptr for greedy).
-RowResult Row(const ConstTensorView& logits, int64_t r, int64_t v, const double* u, const Params& a,
+// Row r of `logits`; `u` is its uniform number (unread for greedy).
+RowResult Row(const ConstTensorView& logits, int64_t r, int64_t v, double u, const Params& a,
               Scratch& s) {
-  const std::byte* base = logits.data + r * v * static_cast<int64_t>(DTypeSize(logits.dtype()));
   const DType dt = logits.dtype();
-  if (a.method == Method::kGreedy) {
-    if (dt == DType::kF32) return GreedyOf(reinterpret_cast<const float*>(base), v);
-    if (dt == DType::kF64) return GreedyOf(reinterpret_cast<const double*>(base), v);
-    // f16 and bf16 widen to float exactly (the order is theirs).
-    uint16_t h;
-    for (int64_t i = 0; i < v; ++i) {
-      std::memcpy(&h, base + i * 2, 2);
-      s.f[static_cast<size_t>(i)] = dt == DType::kF16 ? HalfToFloat(h) : BFloat16ToFloat(h);
-    }
-    return GreedyOf(s.f.data(), v);
+  const std::byte* base = logits.data + r * v * static_cast<int64_t>(DTypeSize(dt));
+  const bool greedy = a.method == Method::kGreedy;
+  if (dt == DType::kF32) {
+    const float* x = reinterpret_cast<const float*>(base);
+    return greedy ? GreedyOf(x, v) : RowOf(x, v, u, a, s);
   }
-  switch (dt) {
-    case DType::kF32: {
-      const float* x = reinterpret_cast<const float*>(base);
-      return RowWith([x](int64_t i) { return static_cast<double>(x[i]); }, s, v, u, a);
-    }
-    case DType::kF64: {
-      const double* x = reinterpret_cast<const double*>(base);
-      return RowWith([x](int64_t i) { return x[i]; }, s, v, u, a);
-    }
-    default:
-      return RowWith([dt, base](int64_t i) { return LoadFloat(dt, base, i); }, s, v, u, a);
+  if (dt == DType::kF64) {
+    const double* x = reinterpret_cast<const double*>(base);
+    return greedy ? GreedyOf(x, v) : RowOf(x, v, u, a, s);
   }
+  // f16 and bf16 widen to float exactly: the order, and every double computed from them,
+  // are those of the values the reference loads.
+  float* f = s.f.get();
+  uint16_t h;
+  for (int64_t i = 0; i < v; ++i) {
+    std::memcpy(&h, base + i * 2, 2);
+    f[i] = dt == DType::kF16 ? HalfToFloat(h) : BFloat16ToFloat(h);
+  }
+  return greedy ? GreedyOf(f, v) : RowOf(f, v, u, a, s);
 }
 
 std::string Num(double v) {
@@ -396,7 +389,7 @@ Status Sample(const KernelContext& ctx) {
   ParallelFor(ctx.pool, n, grain, [&](int64_t begin, int64_t end) {
     Scratch* s = scratch.Claim();
     for (int64_t r = begin; r < end; ++r) {
-      const double* ur = u.empty() ? nullptr : &u[static_cast<size_t>(r)];
+      const double ur = u.empty() ? 0.0 : u[static_cast<size_t>(r)];
       results[static_cast<size_t>(r)] = Row(logits, r, v, ur, a, *s);
     }
     scratch.Release(s);
