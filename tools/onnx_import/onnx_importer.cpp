@@ -346,7 +346,10 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
     const ImportOptions& options) {
   std::map<std::string, int> uses;  // symbol -> input dims named by it
   const onnx::ValueInfoProto* mask = nullptr;
-  std::string seq, past;
+  std::string seq, past, batch;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (input.name() == "input_ids") batch = InputDimSymbol(input, 0);
+  }
   for (const onnx::ValueInfoProto& input : graph.input()) {
     if (initializer_names.count(input.name()) != 0) continue;
     if (options.input_shapes.count(input.name()) != 0) continue;  // fixed by the caller
@@ -359,7 +362,9 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
     if (input.name() == "attention_mask" && rank == 2) mask = &input;
     if (input.name() == "input_ids" && rank == 2) seq = InputDimSymbol(input, 1);
     // transformers' and optimum's names: past_key_values.<i>.key, past_key_<i>, ...
-    if (past.empty() && rank == 4 && input.name().find("past") != std::string::npos) {
+    // [batch, heads, past, head_dim]: the batch where input_ids has it.
+    if (past.empty() && rank == 4 && input.name().find("past") != std::string::npos &&
+        InputDimSymbol(input, 0) == batch) {
       past = InputDimSymbol(input, 2);
     }
   }

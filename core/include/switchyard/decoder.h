@@ -51,8 +51,10 @@ class Decoder {
   Decoder& operator=(const Decoder&) = delete;
 
   // Runs `prompt` (at least one id, each in [0, vocab())) after what the state holds and
-  // returns the token picked from its last position. An error (an id outside the
-  // vocabulary, positions past the capacity) changes nothing.
+  // returns the token picked from its last position. An error before the model runs (an
+  // id outside the vocabulary, positions past the capacity) or in the model's run changes
+  // nothing; a sampler error after a successful run (a NaN in the logits) leaves the
+  // positions the run added in the state (length() says so) and the generator unmoved.
   Expected<int64_t> Prefill(std::span<const int64_t> prompt);
   // Appends `token` and returns the next one.
   Expected<int64_t> Step(int64_t token);

@@ -25,6 +25,12 @@ double NextUniform(uint64_t& state) {
 Expected<Graph> SamplerGraph(int64_t vocab, const SamplerOptions& options) {
   std::string method = options.method;
   std::replace(method.begin(), method.end(), '-', '_');  // top-k -> top_k
+  if (method == "greedy" && options.temperature != 1.0) {
+    return InvalidArgument("the sampler's options: temperature is " +
+                           std::to_string(options.temperature) +
+                           " but method greedy does not read it (the largest logit is the "
+                           "largest at every temperature; leave it out)");
+  }
   Graph g;
   g.values = {{"logits", {DType::kF32, {1, vocab}}, {}},
               {"uniform", {DType::kF64, {1}}, {}},
@@ -120,8 +126,14 @@ Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Devic
                              "position_ids");
     }
   }
-  if (std::find(names.begin(), names.end(), "input_ids") == names.end()) {
+  const auto ids = std::find(names.begin(), names.end(), "input_ids");
+  if (ids == names.end()) {
     return InvalidArgument("the model has no input \"input_ids\" (the token ids each run adds)");
+  }
+  const TensorType& ids_type = session.input_types()[static_cast<size_t>(ids - names.begin())];
+  if (ids_type.dtype != DType::kI64 || ids_type.rank() != 2) {
+    return InvalidArgument("the model's input_ids is " + ids_type.ToString() +
+                           " (the decoder passes i64 [1, n] token ids)");
   }
   const Graph& graph =
       session.symbolic_graph() != nullptr ? *session.symbolic_graph() : session.graph();
@@ -212,10 +224,14 @@ Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt
   if (max_new_tokens - 1 > free - prompt_size) {
     std::string room = "the model's state holds " + std::to_string(capacity());
     if (length() > 0) room += " and has " + std::to_string(free) + " of them free";
-    return InvalidArgument("the prompt's " + std::to_string(prompt_size) + " tokens and " +
-                           std::to_string(max_new_tokens) + " new ones need " +
-                           std::to_string(prompt_size + max_new_tokens - 1) + " positions, but " +
-                           room);
+    const double needed =
+        static_cast<double>(prompt_size) + static_cast<double>(max_new_tokens) - 1;
+    return InvalidArgument(
+        "the prompt's " + std::to_string(prompt_size) + " tokens and " +
+        std::to_string(max_new_tokens) + " new ones need " +
+        // max_new_tokens may be near INT64_MAX: the sum in double
+        (needed < 9e15 ? std::to_string(static_cast<int64_t>(needed)) : std::string("more")) +
+        " positions, but " + room);
   }
   std::vector<int64_t> tokens;
   tokens.reserve(static_cast<size_t>(max_new_tokens));

@@ -224,17 +224,23 @@ void CpuExecutable::CheckSameStructure(const plugin::Partition& partition) const
 }
 
 void CpuExecutable::Resize(const plugin::Partition& partition) {
-  values_ = partition.values();
-  host_values_ = plugin::HostValues(partition);
+  // Built aside, then swapped in: an allocation that fails leaves the executable as it was.
+  std::vector<TensorType> values = partition.values();
+  plugin::HostValues host_values(partition);
+  std::vector<Attrs> attrs(steps_.size());
+  std::vector<std::vector<ConstTensorView>> inputs(steps_.size());
+  std::vector<std::vector<TensorView>> outputs(steps_.size());
   for (size_t n = 0; n < steps_.size(); ++n) {
-    Step& step = steps_[n];
-    step.attrs = partition.nodes()[n].info.attrs;
-    for (size_t i = 0; i < step.inputs.size(); ++i) {
-      step.input_views[i] = {values_[step.inputs[i]], nullptr};
-    }
-    for (size_t i = 0; i < step.outputs.size(); ++i) {
-      step.output_views[i] = {values_[step.outputs[i]], nullptr};
-    }
+    attrs[n] = partition.nodes()[n].info.attrs;
+    for (uint32_t v : steps_[n].inputs) inputs[n].push_back({values[v], nullptr});
+    for (uint32_t v : steps_[n].outputs) outputs[n].push_back({values[v], nullptr});
+  }
+  values_.swap(values);
+  host_values_ = std::move(host_values);
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    steps_[n].attrs = std::move(attrs[n]);
+    steps_[n].input_views.swap(inputs[n]);
+    steps_[n].output_views.swap(outputs[n]);
   }
 }
 

@@ -151,6 +151,10 @@ TEST_F(DecoderTest, SamplerOptionsAreChecked) {
   SamplerOptions unknown;
   unknown.method = "beam";
   EXPECT_FALSE(CheckSamplerOptions(unknown).ok());
+  SamplerOptions cooled;  // greedy does not read a temperature
+  cooled.temperature = 0.7;
+  EXPECT_NE(CheckSamplerOptions(cooled).message().find("method greedy does not read it"),
+            std::string::npos);
   SamplerOptions stray;  // top_k set while the method is greedy
   stray.top_k = 5;
   EXPECT_FALSE(Decoder::Create(*session_, cpu(), stray).ok());

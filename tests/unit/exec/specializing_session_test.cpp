@@ -279,6 +279,42 @@ TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
   EXPECT_EQ(session.stats().prepares, 1u);
 }
 
+// A prepared kernel whose node reads one value several times (more inputs than the
+// partition has values) resizes: y = x @ x + x + x at three sizes.
+TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
+  Expected<Graph> graph = ParseGraphJson(R"json({
+    "format": "rml-graph", "version": 1,
+    "symbols": [{"name": "n", "example": 2}],
+    "values": [
+      {"name": "x", "dtype": "f32", "shape": ["n", "n"]},
+      {"name": "y", "dtype": "f32", "shape": ["n", "n"]}
+    ],
+    "inputs": [0], "outputs": [1],
+    "nodes": [{"op": "fused_matmul", "inputs": [0, 0, 0, 0], "outputs": [1]}]
+  })json",
+                                         nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  PlanOptions options;
+  options.devices = {*host_->FindDevice("cpu")};
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  for (int64_t n : {3, 5, 2, 3}) {
+    Tensor x = *Tensor::Allocate(DType::kF32, {n, n});
+    std::span<float> xs = x.mutable_values<float>();
+    for (int64_t k = 0; k < x.element_count(); ++k) xs[k] = static_cast<float>(k % 3) - 1;
+    Expected<std::map<std::string, Tensor>> out = (*made)->Run({{"x", x}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    for (int64_t r = 0; r < n; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        float sum = 2 * xs[r * n + c];
+        for (int64_t k = 0; k < n; ++k) sum += xs[r * n + k] * xs[k * n + c];
+        EXPECT_FLOAT_EQ(out->at("y").values<float>()[r * n + c], sum) << n;
+      }
+    }
+  }
+  EXPECT_EQ((*made)->stats().prepares, 1u);
+}
+
 // A convolution's oneDNN primitive is prepared for its sizes and cannot take others: the
 // plugin declines execute_resized once, the specialisation prepares its own, and later
 // specialisations prepare without asking again. y = 3x3 window sums of x (w all ones).

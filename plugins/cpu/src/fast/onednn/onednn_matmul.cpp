@@ -220,12 +220,18 @@ std::unique_ptr<PreparedKernel> Build(OneDnnMatMul::Setup setup, const memory* p
 
 std::unique_ptr<PreparedKernel> OneDnnMatMul::Resized(const PrepareContext& ctx) const {
   if (s_.make == nullptr) return nullptr;
-  std::optional<Setup> setup = s_.make(ctx);  // no constant bytes: nothing is packed
+  std::optional<Setup> setup;
+  try {
+    setup = s_.make(ctx);  // no constant bytes: nothing is packed
+  } catch (const dnnl::error&) {
+    return nullptr;  // a decline: the partition is prepared again
+  }
   if (!setup) return nullptr;
   // A bias expanded to the output's size at prepare is expanded from the bound buffer at
   // each run instead (those bytes are not here).
   if (!s_.weights_constant) return Build(std::move(*setup));
-  if (setup->weights.dims() != s_.weights.dims()) return nullptr;
+  // The same logical weights, strides included (trans_b), or the pack would be wrong.
+  if (setup->weights != s_.weights) return nullptr;
   setup->weights_constant = true;  // packed: the bound buffer is not read
   return Build(std::move(*setup), &weights_);
 }
