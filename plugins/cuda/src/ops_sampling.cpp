@@ -34,6 +34,12 @@ SampleMethod MethodOf(const std::string& method) {
 constexpr int64_t kMaxVocab = int64_t{1} << 30;
 
 bool SupportsSample(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  // supports_node may see any node (the conformance suite's wrong arities and ranks):
+  // nothing is read that the node does not have.
+  if (node.inputs.empty() || node.inputs[0].shape.size() != 2 || node.outputs.size() != 1) {
+    reason = "sample takes logits [N, V] and gives one output";
+    return false;
+  }
   if (node.inputs[0].shape[1] > kMaxVocab) {
     reason = "sample on CUDA takes at most 2^30 logits a row";
     return false;
