@@ -4,9 +4,10 @@
 // Discovery (docs/plugin-abi.md): every *.so in the directories of
 // SWITCHYARD_PLUGIN_PATH (colon-separated), then the installed plugin directory
 // (<prefix>/lib/switchyard/plugins, found relative to the executable as
-// ../lib/switchyard/plugins), then the executable's own directory, plus any path the
-// host names explicitly. A candidate that fails during a scan is kept with its reason;
-// an explicitly named plugin that fails is an error. Plugins are unloaded in the safe
+// ../lib/switchyard/plugins, or under DiscoveryOptions::prefix), then the executable's own
+// directory (not with a prefix), plus any path the host names explicitly. A candidate that
+// fails during a scan is kept with its reason; an explicitly named plugin that fails is an
+// error. Plugins are unloaded in the safe
 // order: executables and buffers (owned by sessions, which must be gone first), then
 // each plugin's context, then its library.
 #pragma once
@@ -134,6 +135,12 @@ struct DiscoveryOptions {
   // Isolated plugins only: the longest any call may take (a run's execute included)
   // before the worker is killed and the call fails; 0 = no bound.
   double call_timeout_seconds = 0;
+  // The installation prefix this host belongs to, for a host inside another program (the
+  // Python module names its package folder, since the running program is the
+  // interpreter): plugins in prefix/lib/switchyard/plugins, the probe and worker programs
+  // in prefix/libexec/switchyard. Empty: the running program's (<exe>/.. and <exe>'s own
+  // folder).
+  std::filesystem::path prefix;
 };
 
 class PluginHost {
@@ -151,8 +158,9 @@ class PluginHost {
   // name such as "cpu-ref". Errors list what is available.
   Expected<const Device*> FindDevice(std::string_view spec) const;
 
-  // The directories a scan looks in, in order (existing or not).
-  static std::vector<std::filesystem::path> SearchPath();
+  // The directories a scan looks in, in order (existing or not); `prefix` as
+  // DiscoveryOptions::prefix.
+  static std::vector<std::filesystem::path> SearchPath(const std::filesystem::path& prefix = {});
 
  private:
   PluginHost() = default;

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <map>
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "plugin/install_layout.h"
 #include "plugin/isolation/isolated_plugin.h"
 #include "plugin/plugin_probe.h"
 #include "switchyard/plugin.h"
@@ -102,7 +102,7 @@ constexpr uint32_t kMaxDevicesPerPlugin = 1024;
 
 }  // namespace
 
-std::vector<std::filesystem::path> PluginHost::SearchPath() {
+std::vector<std::filesystem::path> PluginHost::SearchPath(const std::filesystem::path& prefix) {
   std::vector<std::filesystem::path> dirs;
   if (const char* env = std::getenv("SWITCHYARD_PLUGIN_PATH")) {
     std::string_view rest(env);
@@ -114,13 +114,7 @@ std::vector<std::filesystem::path> PluginHost::SearchPath() {
       rest.remove_prefix(colon + 1);
     }
   }
-  std::error_code ec;
-  const std::filesystem::path exe = boost::dll::program_location(ec);
-  if (!ec) {
-    dirs.push_back(
-        (exe.parent_path() / ".." / "lib" / "switchyard" / "plugins").lexically_normal());
-    dirs.push_back(exe.parent_path());
-  }
+  for (std::filesystem::path& dir : InstallDirsFor(prefix).plugins) dirs.push_back(std::move(dir));
   return dirs;
 }
 
@@ -238,6 +232,7 @@ Expected<std::unique_ptr<Plugin>> PluginHost::LoadIsolated(const std::filesystem
   start.num_threads = options.num_threads;
   start.start_timeout_seconds = std::max(30.0, options.probe_timeout_seconds);
   start.call_timeout_seconds = options.call_timeout_seconds;
+  start.prefix = options.prefix;
   SY_ASSIGN_OR_RETURN(isolation::IsolatedPlugin isolated, isolation::StartIsolated(path, start));
   auto plugin = std::unique_ptr<Plugin>(new Plugin());
   plugin->path_ = path;
@@ -327,7 +322,8 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
   auto host = std::unique_ptr<PluginHost>(new PluginHost());
   if (!options.isolate.empty()) {
     // Isolation was asked for: without the worker program no plugin can have it.
-    if (Expected<std::filesystem::path> worker = isolation::FindWorkerProgram(); !worker.ok()) {
+    if (Expected<std::filesystem::path> worker = isolation::FindWorkerProgram(options.prefix);
+        !worker.ok()) {
       return Unsupported("cannot isolate plugins: " + worker.status().message());
     }
   }
@@ -356,7 +352,8 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
       // is rejected without being loaded here.
       ProbeResult probe;
       if (options.probe_plugins) {
-        probe = ProbePlugin(path, options.num_threads, options.probe_timeout_seconds);
+        probe =
+            ProbePlugin(path, options.num_threads, options.probe_timeout_seconds, options.prefix);
       } else {
         probe.reason = "probing turned off by the host";
       }
@@ -410,7 +407,7 @@ Expected<std::unique_ptr<PluginHost>> PluginHost::Create(const DiscoveryOptions&
     return Status::Ok();
   };
   if (options.scan_default_paths) {
-    for (const std::filesystem::path& dir : SearchPath()) {
+    for (const std::filesystem::path& dir : SearchPath(options.prefix)) {
       std::error_code ec;
       if (!std::filesystem::is_directory(dir, ec)) continue;
       std::vector<std::filesystem::path> files;

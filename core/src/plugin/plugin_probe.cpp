@@ -1,6 +1,5 @@
 #include "plugin/plugin_probe.h"
 
-#define BOOST_DLL_USE_STD_FS
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,7 +17,7 @@
 #include <sstream>
 #include <vector>
 
-#include <boost/dll/runtime_symbol_info.hpp>
+#include "plugin/install_layout.h"
 
 extern char** environ;
 
@@ -203,7 +202,7 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
 
 }  // namespace
 
-fs::path FindProbeProgram(bool* disabled) {
+fs::path FindProbeProgram(bool* disabled, const fs::path& prefix) {
   *disabled = false;
   if (const char* env = std::getenv("SWITCHYARD_PLUGIN_PROBE"); env != nullptr && *env != '\0') {
     if (std::string_view(env) == "0") {
@@ -212,21 +211,18 @@ fs::path FindProbeProgram(bool* disabled) {
     }
     return fs::path(env);
   }
-  std::error_code ec;
-  const fs::path exe = boost::dll::program_location(ec);
-  if (ec) return {};
-  for (const fs::path& candidate :
-       {exe.parent_path() / kProbeProgram,
-        (exe.parent_path() / ".." / "libexec" / "switchyard" / kProbeProgram).lexically_normal()}) {
+  for (const fs::path& dir : InstallDirsFor(prefix).programs) {
+    const fs::path candidate = dir / kProbeProgram;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return {};
 }
 
-ProbeResult ProbePlugin(const fs::path& plugin, uint32_t threads, double timeout_seconds) {
+ProbeResult ProbePlugin(const fs::path& plugin, uint32_t threads, double timeout_seconds,
+                        const fs::path& prefix) {
   ProbeResult result;
   bool disabled = false;
-  const fs::path program = FindProbeProgram(&disabled);
+  const fs::path program = FindProbeProgram(&disabled, prefix);
   if (program.empty()) {
     result.reason = disabled ? "probing turned off (SWITCHYARD_PLUGIN_PROBE=0)"
                              : std::string("no ") + kProbeProgram + " found";

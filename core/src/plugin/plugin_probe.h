@@ -6,8 +6,8 @@
 // The probe is the program `switchyard-plugin-probe` (tools/plugin_probe/), which loads
 // the plugin exactly as the host does and reports each step on a pipe. It is found
 // through SWITCHYARD_PLUGIN_PROBE (a path; "0" turns probing off), else next to the
-// running program, else in <prefix>/libexec/switchyard. Verdicts are cached by the file's
-// identity (device, inode, size, modification time) in
+// running program, else in <prefix>/libexec/switchyard (install_layout.h). Verdicts are
+// cached by the file's identity (device, inode, size, modification time) in
 // $XDG_CACHE_HOME/switchyard/plugin-probes-v1.tsv (else ~/.cache/...), so later runs do
 // not pay again.
 #pragma once
@@ -29,14 +29,15 @@ struct ProbeResult {
   bool cached = false;
 };
 
-// Probes `plugin` (threads: passed to its initialize, as the host would).
+// Probes `plugin` (threads: passed to its initialize, as the host would; prefix: as
+// DiscoveryOptions::prefix).
 ProbeResult ProbePlugin(const std::filesystem::path& plugin, uint32_t threads,
-                        double timeout_seconds);
+                        double timeout_seconds, const std::filesystem::path& prefix = {});
 
 // The probe program's name, and where ProbePlugin looks for it (empty: not found;
 // `disabled` set when SWITCHYARD_PLUGIN_PROBE is "0").
 inline constexpr char kProbeProgram[] = "switchyard-plugin-probe";
-std::filesystem::path FindProbeProgram(bool* disabled);
+std::filesystem::path FindProbeProgram(bool* disabled, const std::filesystem::path& prefix = {});
 
 // The probe's side of the pipe: the file descriptor it writes its report to.
 inline constexpr int kProbeReportFd = 3;

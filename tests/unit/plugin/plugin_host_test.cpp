@@ -489,6 +489,45 @@ TEST(PluginHost, SearchPathStartsWithPluginPathEntries) {
   EXPECT_TRUE(SameFile(dirs[3], fs::read_symlink("/proc/self/exe").parent_path()));
 }
 
+// A host inside another program (the Python module) names its installation: plugins and
+// helper programs are found under that prefix only, not beside the running program.
+TEST(PluginHost, PrefixNamesWherePluginsAndProgramsAre) {
+  ScopedPluginPath env("");
+  ScopedProbeCache cache;
+  const fs::path prefix = fs::temp_directory_path() / ("sy_prefix_" + std::to_string(::getpid()));
+  fs::remove_all(prefix);
+  fs::create_directories(prefix / "lib" / "switchyard" / "plugins");
+  fs::copy_file(kCpuPlugin, prefix / "lib" / "switchyard" / "plugins" / kCpuPlugin.filename());
+  const std::vector<fs::path> dirs = PluginHost::SearchPath(prefix);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(dirs[0], prefix / "lib" / "switchyard" / "plugins");
+  DiscoveryOptions options;
+  options.prefix = prefix;
+  {
+    // No probe program under the prefix: loaded directly, and the reason says so.
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    SY_ASSERT_OK(host);
+    ASSERT_EQ((*host)->candidates().size(), 1u);
+    EXPECT_TRUE((*host)->candidates()[0].loaded);
+    EXPECT_EQ((*host)->candidates()[0].probe, "not probed: no switchyard-plugin-probe found");
+  }
+  // The probe beside this test program, copied into the prefix's libexec.
+  fs::create_directories(prefix / "libexec" / "switchyard");
+  fs::copy_file(fs::read_symlink("/proc/self/exe").parent_path() / "switchyard-plugin-probe",
+                prefix / "libexec" / "switchyard" / "switchyard-plugin-probe");
+  {
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    SY_ASSERT_OK(host);
+    ASSERT_EQ((*host)->candidates().size(), 1u);
+    EXPECT_EQ((*host)->candidates()[0].probe, "probed");
+  }
+  // Isolation looks for its worker there too, and says where it looked.
+  options.isolate = {"all"};
+  SY_EXPECT_ERROR(PluginHost::Create(options),
+                  "no switchyard-plugin-worker in " + (prefix / "libexec" / "switchyard").string());
+  fs::remove_all(prefix);
+}
+
 TEST(PluginHost, CpuPluginIsUnloadedWithItsHost) {
   {
     Expected<std::unique_ptr<PluginHost>> host = LoadExplicitly({kCpuPlugin});

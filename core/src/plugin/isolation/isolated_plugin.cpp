@@ -1,6 +1,5 @@
 #include "plugin/isolation/isolated_plugin.h"
 
-#define BOOST_DLL_USE_STD_FS
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,8 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include <boost/dll/runtime_symbol_info.hpp>
-
+#include "plugin/install_layout.h"
 #include "plugin/isolation/channel.h"
 #include "plugin/isolation/wire.h"
 #include "switchyard/dtype.h"
@@ -623,7 +621,7 @@ constexpr sy_plugin_api kProxyTable = {sizeof(sy_plugin_api),
 
 }  // namespace
 
-Expected<fs::path> FindWorkerProgram() {
+Expected<fs::path> FindWorkerProgram(const fs::path& prefix) {
   if (const char* env = std::getenv("SWITCHYARD_PLUGIN_WORKER"); env != nullptr && *env != '\0') {
     if (::access(env, X_OK) != 0) {
       return NotFound(std::string("cannot start ") + env +
@@ -631,23 +629,19 @@ Expected<fs::path> FindWorkerProgram() {
     }
     return fs::path(env);
   }
-  std::error_code ec;
-  const fs::path exe = boost::dll::program_location(ec);
-  if (!ec) {
-    for (const fs::path& candidate :
-         {exe.parent_path() / kWorkerProgram,
-          (exe.parent_path() / ".." / "libexec" / "switchyard" / kWorkerProgram)
-              .lexically_normal()}) {
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
+  std::string looked;
+  for (const fs::path& dir : InstallDirsFor(prefix).programs) {
+    const fs::path candidate = dir / kWorkerProgram;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    looked += (looked.empty() ? "" : ", ") + dir.string();
   }
-  return NotFound(std::string("no ") + kWorkerProgram +
-                  " next to this program or in <prefix>/libexec/switchyard (set "
-                  "SWITCHYARD_PLUGIN_WORKER to its path)");
+  return NotFound(std::string("no ") + kWorkerProgram + " in " +
+                  (looked.empty() ? std::string("(this program's location is unknown)") : looked) +
+                  " (set SWITCHYARD_PLUGIN_WORKER to its path)");
 }
 
 Expected<IsolatedPlugin> StartIsolated(const fs::path& plugin, const StartOptions& options) {
-  SY_ASSIGN_OR_RETURN(const fs::path program, FindWorkerProgram());
+  SY_ASSIGN_OR_RETURN(const fs::path program, FindWorkerProgram(options.prefix));
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return Internal(std::string("socketpair: ") + std::strerror(errno));

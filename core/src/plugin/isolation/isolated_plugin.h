@@ -29,6 +29,7 @@ struct StartOptions {
   uint32_t num_threads = 0;           // passed to the plugin's initialize
   double start_timeout_seconds = 30;  // loading the plugin in the worker
   double call_timeout_seconds = 0;    // every later call; 0 = no bound
+  std::filesystem::path prefix;       // where to find the worker (DiscoveryOptions::prefix)
 };
 
 struct IsolatedDevice {
@@ -62,10 +63,11 @@ Expected<IsolatedPlugin> StartIsolated(const std::filesystem::path& plugin,
                                        const StartOptions& options);
 
 // The worker program's name, and where StartIsolated looks for it: SWITCHYARD_PLUGIN_WORKER
-// (a path), else next to the running program, else <prefix>/libexec/switchyard. An error
+// (a path), else next to the running program, else <prefix>/libexec/switchyard; with
+// `prefix` given, prefix/libexec/switchyard only (install_layout.h). An error
 // says what was looked for when it is not there (or not executable).
 inline constexpr char kWorkerProgram[] = "switchyard-plugin-worker";
-Expected<std::filesystem::path> FindWorkerProgram();
+Expected<std::filesystem::path> FindWorkerProgram(const std::filesystem::path& prefix = {});
 
 // The worker's end of the socket.
 inline constexpr int kWorkerSocketFd = 3;
