@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "host_options.h"
 #include "switchyard/half.h"
 #include "switchyard/value_names.h"
 
@@ -63,23 +64,8 @@ Expected<std::unique_ptr<PluginHost>> LoadPlugins(const po::variables_map& vm) {
   if (vm.count("isolate")) options.isolate = vm["isolate"].as<std::vector<std::string>>();
   if (vm.count("timeout")) options.call_timeout_seconds = vm["timeout"].as<double>();
   SY_ASSIGN_OR_RETURN(std::unique_ptr<PluginHost> host, PluginHost::Create(options));
-  // Every plugin named must be running isolated: a misspelt name would otherwise leave
-  // the plugin in this process without a word.
-  for (const std::string& wanted : options.isolate) {
-    if (wanted == "all") continue;
-    bool found = false;
-    std::string loaded;
-    for (const auto& plugin : host->plugins()) {
-      loaded += (loaded.empty() ? "" : ", ") + plugin->name();
-      found |= plugin->isolated() &&
-               (plugin->name() == wanted || plugin->path() == std::filesystem::path(wanted));
-    }
-    if (!found) {
-      return InvalidArgument("--isolate " + PrintableName(wanted) +
-                             ": no plugin of that name or "
-                             "path was loaded (loaded: " +
-                             (loaded.empty() ? "none" : loaded) + ")");
-    }
+  if (Status isolated = host_options::CheckIsolated(*host, options.isolate); !isolated.ok()) {
+    return InvalidArgument("--isolate " + isolated.message());
   }
   return host;
 }

@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
+#include "host_options.h"
 #include "model_setup.h"
 #include "progress_line.h"
 #include "switchyard/decoder_state.h"
@@ -152,22 +153,13 @@ int RunImport(const std::vector<std::string>& args) {
       return kExitFailure;
     }
   }
-  std::filesystem::path stem = vm["output"].as<std::string>();
-  if (stem.extension() == ".json") stem.replace_extension();
-  if (stem.has_parent_path()) {
-    // -o out/model: the folder the user named is made, as `run --out DIR` does.
-    std::error_code ec;
-    std::filesystem::create_directories(stem.parent_path(), ec);
-    if (ec) {
-      PrintError("import", "cannot create the folder " + stem.parent_path().string() +
-                               " for -o: " + ec.message());
-      return kExitFailure;
-    }
-  }
-  if (Status saved = SaveModel(result->graph, stem); !saved.ok()) {
-    PrintError("import", saved.message());
+  Expected<std::filesystem::path> saved =
+      host_options::SaveModelAt(result->graph, vm["output"].as<std::string>());
+  if (!saved.ok()) {
+    PrintError("import", saved.status().message());
     return kExitFailure;
   }
+  const std::filesystem::path stem = *saved;
   const Graph& graph = result->graph;
   if (vm.count("json")) {
     boost::json::array inputs, outputs, frozen;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "host_options.h"
 #include "progress_line.h"
 #include "switchyard/half.h"
 #include "switchyard/model_io.h"
@@ -240,20 +241,17 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
   PlanOptions options;
   if (vm.count("device")) {
     const std::string spec = vm["device"].as<std::string>();
+    std::vector<std::string> items;
     size_t start = 0;
     while (true) {
       const size_t comma = spec.find(',', start);
-      const std::string item = spec.substr(start, comma - start);
-      Expected<const Device*> d = host.FindDevice(item);
-      if (!d.ok()) return InvalidArgument("--device: " + d.status().message());
-      if (std::find(options.devices.begin(), options.devices.end(), *d) != options.devices.end()) {
-        return InvalidArgument("--device " + spec + ": " + item + " is " + (*d)->Spec() +
-                               ", which is already in the list");
-      }
-      options.devices.push_back(*d);
+      items.push_back(spec.substr(start, comma - start));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+    Expected<std::vector<const Device*>> devices = host_options::FindDevices(host, items);
+    if (!devices.ok()) return devices.status().WithContext("--device " + spec);
+    options.devices = std::move(*devices);
   }
   options.strict = vm.count("strict") > 0;
   options.merge_islands = vm.count("no-island-pass") == 0;
@@ -270,11 +268,10 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
         return InvalidArgument("--memory-limit " + item +
                                ": expected DEVICE=BYTES (e.g. cpu=64MiB)");
       }
-      Expected<const Device*> d = host.FindDevice(item.substr(0, eq));
-      if (!d.ok()) return InvalidArgument("--memory-limit: " + d.status().message());
-      Expected<uint64_t> bytes = ParseByteSize(item.substr(eq + 1));
-      if (!bytes.ok()) return InvalidArgument("--memory-limit: " + bytes.status().message());
-      options.memory_limits[*d] = *bytes;
+      Expected<std::pair<const Device*, uint64_t>> limit =
+          host_options::MemoryLimit(host, item.substr(0, eq), item.substr(eq + 1));
+      if (!limit.ok()) return limit.status().WithContext("--memory-limit " + item);
+      options.memory_limits[limit->first] = limit->second;
     }
   }
   return options;
