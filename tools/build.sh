@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds the release tree in build/release (incremental; -j2 by default).
+# SY_PYTHON=PATH: also the Python module, for that Python (which needs nanobind;
+# tools/test.sh makes such a venv); docs/python.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+python_args=()
+if [ -n "${SY_PYTHON:-}" ]; then
+  python_args=(-DSY_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$SY_PYTHON")
+fi
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release "${python_args[@]}" >/dev/null
 cmake --build build/release -j "$JOBS"

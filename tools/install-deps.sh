@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Switchyard needs to build and test on Debian 12 (run as root).
+# python3-dev and python3-venv: the Python module (docs/python.md), whose Python-side tools
+# (nanobind, scikit-build-core, pytest, Ray) tools/test.sh installs from PyPI into a venv;
+# ccache: the release build and `pip install .` share compiled objects through it.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
@@ -10,5 +13,6 @@ apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
   libonnx-dev libprotobuf-dev libonnx-testdata python3-torch \
-  graphviz python3 ca-certificates >/dev/null
+  graphviz python3 ca-certificates \
+  python3-dev python3-venv python3-numpy ccache >/dev/null
 echo "install-deps: done"

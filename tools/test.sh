@@ -1,17 +1,50 @@
 #!/usr/bin/env bash
 # The README's second command: build and run every test.
-#   1. the release build's unit tests and CLI tests (ctest)
-#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
-#   3. a short libFuzzer smoke run of each reader (clang)
-# SKIP_SANITIZERS=1 or SKIP_FUZZ=1 leave a stage out (for quick local runs only).
+#   1. the release build's unit tests, CLI tests and the Python module's pytest suite
+#      (ctest), the module built for a venv in build/venv (docs/python.md)
+#   2. `pip install .` into that venv, and the Python tests again against what it installed
+#   3. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+#   4. a short libFuzzer smoke run of each reader (clang)
+# SKIP_SANITIZERS=1, SKIP_FUZZ=1 or SKIP_PYTHON=1 leave a stage out (for quick local runs
+# only). PYTHON names the Python the venv is made from (default: python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+VENV=build/venv
+
+if [ "${SKIP_PYTHON:-0}" != 1 ]; then
+  echo "== Python venv ($VENV): nanobind, scikit-build-core, pytest, Ray"
+  # --system-site-packages: Debian's NumPy and PyTorch (python3-torch, for the ONNX import
+  # test) stay visible. That PyTorch is built against NumPy 1.x, and the newest pandas and
+  # pyarrow (Ray Data's) need NumPy 2: hence the pins.
+  [ -x "$VENV/bin/python" ] || "${PYTHON:-python3}" -m venv --system-site-packages "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check nanobind scikit-build-core pytest \
+    "ray[data,serve]" "numpy<2" "pandas<3" "pyarrow<21"
+  export SY_PYTHON=$PWD/$VENV/bin/python
+fi
 
 echo "== release build and tests"
 bash tools/build.sh
 ctest --test-dir build/release --output-on-failure -j "$JOBS"
+
+if [ "${SKIP_PYTHON:-0}" != 1 ]; then
+  echo "== pip install . (the Python package), then its tests against the installed package"
+  # A second build of the core, the plugins and the module, in build/<wheel tag>
+  # (pyproject.toml). It costs little because both builds compile through ccache
+  # (cmake/SwitchyardCcache.cmake) with the source tree as base directory, so this one
+  # finds the release build's objects: about a minute on 2 cores instead of 10+ to compile
+  # the project again (docs/python.md, "Building"). --no-build-isolation: the venv
+  # already has the build requirements.
+  start=$(date +%s)
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-build-isolation .
+  echo "pip install . took $(($(date +%s) - start)) s"
+  # From another folder, without PYTHONPATH: the installed package, with the plugins and
+  # programs it carries (tests/python/test_installed.py checks that it is that one).
+  root=$PWD
+  (cd "$(mktemp -d)" && SY_EXPECT_INSTALLED=1 "$root/$VENV/bin/python" -m pytest -q \
+    -p no:cacheprovider "$root/tests/python" --ignore="$root/tests/python/test_ray.py")
+fi
 
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"

@@ -1,0 +1,21 @@
+// switchyard._native: the extension module under the switchyard package
+// (python/switchyard/__init__.py is the public face; docs/python.md).
+#include <nanobind/nanobind.h>
+
+#include "errors.h"
+#include "host.h"
+#include "session.h"
+
+namespace sy::python {
+void BindSampler(nanobind::module_& m);
+void BindOnnx(nanobind::module_& m);
+}  // namespace sy::python
+
+NB_MODULE(_native, m) {
+  m.doc() = "Switchyard's native module (use the switchyard package).";
+  sy::python::RegisterErrors(m);
+  sy::python::BindHost(m);
+  sy::python::BindSession(m);
+  sy::python::BindSampler(m);
+  sy::python::BindOnnx(m);
+}

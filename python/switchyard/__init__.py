@@ -1,0 +1,186 @@
+"""Switchyard for Python: run ML graphs on whatever compute devices a machine has.
+
+The API mirrors the C++ host API and the CLI (docs/python.md):
+
+    import numpy as np, switchyard
+    switchyard.devices()                                  # what the plugins found
+    s = switchyard.Session("examples/mlp", device="cpu")  # folder, stem or .json
+    y = s.run({"x": np.ones((2, 12), np.float32)})["y"]   # NumPy in, NumPy out, no copies
+    s.plan                                                # node -> device -> reason
+
+Plugins are loaded once per set of plugin options (threads, isolate, timeout, plugins)
+and shared by the sessions made with them. Errors raise switchyard.Error (a
+RuntimeError) or one of its subclasses, with the message the CLI prints.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _native
+from ._native import (
+    Error,
+    InvalidArgumentError,
+    InvalidModelError,
+    NotFoundError,
+    UnsupportedError,
+)
+
+__all__ = [
+    "Error",
+    "InvalidArgumentError",
+    "InvalidModelError",
+    "NotFoundError",
+    "UnsupportedError",
+    "Session",
+    "devices",
+    "generate",
+    "import_onnx",
+    "plugins",
+    "search_path",
+]
+__version__ = "0.1.0"
+
+# The package folder is the installation prefix plugin discovery looks under:
+# lib/switchyard/plugins/ and libexec/switchyard/ beside this file (python/CMakeLists.txt).
+_PREFIX = os.path.dirname(os.path.abspath(__file__))
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_hosts: dict = {}
+_hosts_lock = threading.Lock()
+
+
+def _names(value: Union[None, str, Iterable[str]], what: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [item for item in value.split(",") if item] if what == "device" else [value]
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidArgumentError(f"{what}: expected names (str), got {item!r}")
+    return items
+
+
+def _host(threads: int = 0, isolate: Union[None, str, Sequence[str]] = None,
+          timeout: Optional[float] = None,
+          plugins: Optional[Sequence[PathLike]] = None) -> _native.Host:
+    """The plugin host for these options, loaded on first use and then shared."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 4096:
+        raise InvalidArgumentError(
+            f"threads {threads!r}: expected 0 (the number of cores) to 4096")
+    if timeout is not None and not 0 < float(timeout) <= 86400:
+        raise InvalidArgumentError(f"timeout {timeout!r}: expected seconds above 0, at most 86400")
+    key = (threads, tuple(_names(isolate, "isolate")), float(timeout or 0),
+           tuple(os.fspath(p) for p in (plugins or ())))
+    with _hosts_lock:
+        host = _hosts.get(key)
+        if host is None:
+            host = _native.Host(_PREFIX, *key)
+            _hosts[key] = host
+        return host
+
+
+def plugins(*, threads: int = 0, isolate: Union[None, str, Sequence[str]] = None,
+            plugins: Optional[Sequence[PathLike]] = None) -> list:
+    """Every plugin candidate (`switchyard plugins`): path, loaded, reason, name, ..."""
+    return _host(threads, isolate, None, plugins).plugins()
+
+
+def devices(*, threads: int = 0, isolate: Union[None, str, Sequence[str]] = None,
+            plugins: Optional[Sequence[PathLike]] = None) -> list:
+    """Every device of every loaded plugin (`switchyard devices`): spec, name, kind, ..."""
+    return _host(threads, isolate, None, plugins).devices()
+
+
+def search_path() -> list:
+    """The folders plugin discovery scans, in order."""
+    return _native.Host.search_path(_PREFIX)
+
+
+class Session(_native.Session):
+    """A model planned and prepared once on devices, then run many times.
+
+    model: a model folder ("examples/mlp"), stem or .json path.
+    device: None (GPUs, accelerators, then CPUs), a spec ("cpu", "opencl:0,cpu") or a list
+      of specs in order of preference, as the CLI's --device.
+    threads: CPU threads for the plugins (0: the number of cores).
+    strict: fail instead of falling back or ignoring a backend hint.
+    memory_limit: {"cpu": "64MiB"} or {"cpu": 67108864}: fail at creation when the plan
+      needs more.
+    optimize: 0 none, 1 (default) folding and fusions, 2 also those that differ in corner
+      cases. max_specializations: shapes kept prepared for models with run-time sizes.
+    island_pass: the transfer-aware island pass (the CLI's --no-island-pass is False).
+    isolate, timeout: run plugins in worker processes (docs/plugin-isolation.md).
+    plugins: more plugin shared objects to load (their failure is an error).
+    """
+
+    def __init__(self, model: PathLike, device: Union[None, str, Sequence[str]] = None, *,
+                 threads: int = 0, strict: bool = False,
+                 memory_limit: Optional[Mapping[str, Union[int, str]]] = None,
+                 optimize: int = 1, max_specializations: int = 8, island_pass: bool = True,
+                 isolate: Union[None, str, Sequence[str]] = None,
+                 timeout: Optional[float] = None,
+                 plugins: Optional[Sequence[PathLike]] = None) -> None:
+        limits = {}
+        for spec, limit in (memory_limit or {}).items():
+            if isinstance(limit, bool) or not isinstance(limit, (int, str)):
+                raise InvalidArgumentError(
+                    f"memory_limit {spec}: expected bytes (an int, or text such as '64MiB'), "
+                    f"got {limit!r}")
+            limits[str(spec)] = str(limit)
+        for name, value in (("optimize", optimize), ("max_specializations", max_specializations)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidArgumentError(f"{name} {value!r}: expected an int")
+        self._host = _host(threads, isolate, timeout, plugins)
+        super().__init__(self._host, os.fspath(model), _names(device, "device"), bool(strict),
+                         limits, optimize, max_specializations, bool(island_pass))
+
+    def __call__(self, **inputs: Any) -> dict:
+        """session(x=array) is session.run({"x": array})."""
+        return self.run(inputs)
+
+    def generate(self, prompt: Sequence[int], max_new_tokens: int = 16, *,
+                 sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
+                 top_p: float = 1.0, min_p: float = 0.0, seed: int = 1,
+                 return_stats: bool = False):
+        """`switchyard generate`: the prompt's token ids in one run, then one run per new
+        token, each picked from the last row of 'logits' by the catalogue's sample op
+        with numbers from splitmix64 seeded by `seed`. Starts a new sequence (reset()).
+        Returns the new token ids; with return_stats, (tokens, stats) where stats has
+        the CLI's --json figures."""
+        from ._generate import generate as _generate_impl
+        return _generate_impl(self, self._host, prompt, max_new_tokens, sample=sample,
+                              temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
+                              seed=seed, return_stats=return_stats)
+
+
+def generate(model: PathLike, prompt: Sequence[int], max_new_tokens: int = 16, *,
+             device: Union[None, str, Sequence[str]] = None, sample: str = "greedy",
+             temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, min_p: float = 0.0,
+             seed: int = 1, threads: int = 0, return_stats: bool = False):
+    """`switchyard generate MODEL --prompt IDS`: a session for `model`, then
+    Session.generate."""
+    return Session(model, device, threads=threads).generate(
+        prompt, max_new_tokens, sample=sample, temperature=temperature, top_k=top_k,
+        top_p=top_p, min_p=min_p, seed=seed, return_stats=return_stats)
+
+
+def import_onnx(path: PathLike, stem: PathLike, *,
+                input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
+                dim_examples: Optional[Mapping[str, int]] = None,
+                input_values: Optional[Mapping[str, Any]] = None,
+                decoder_state: Optional[int] = None,
+                max_fold_bytes: Union[int, str] = "1GiB") -> dict:
+    """`switchyard import PATH -o STEM`: writes STEM.json (+ STEM.safetensors) and returns
+    the summary `import --json` prints (model, opset, nodes, inputs, outputs, ...)."""
+    if decoder_state is not None and (isinstance(decoder_state, bool) or decoder_state < 1):
+        raise InvalidArgumentError(f"decoder_state {decoder_state!r}: expected a capacity above 0")
+    return _native.import_onnx(
+        os.fspath(path), os.fspath(stem),
+        {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()},
+        {k: int(v) for k, v in (dim_examples or {}).items()},
+        dict(input_values or {}), int(decoder_state or 0), str(max_fold_bytes))

@@ -1,0 +1,83 @@
+"""Decoding state through Python: reset, state_length and capacity, and generate against
+the NumPy reference of tools/make_toy_decoder.py (tests/data/decoder) and the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+import switchyard
+
+
+@pytest.fixture()
+def decoder(root):
+    return switchyard.Session(root / "tests/data/decoder/model.json", device="cpu")
+
+
+def expected(root, name):
+    text = (root / "tests/data/decoder" / name).read_text().strip()
+    return [int(t) for t in text.split(",")]
+
+
+def test_greedy_matches_numpy_reference(root, decoder):
+    assert decoder.has_state and decoder.state_capacity == 32
+    assert decoder.generate([1, 2, 3], 12) == expected(root, "greedy_1_2_3.txt")
+    assert decoder.state_length == 3 + 12 - 1
+    # generate starts a new sequence each time
+    assert decoder.generate([1, 2, 3], 5) == expected(root, "greedy_1_2_3.txt")[:5]
+
+
+def test_seeded_top_k_matches_reference_and_cli(root, decoder, cli):
+    tokens, stats = decoder.generate([1, 2, 3], 12, sample="top-k", top_k=4, temperature=0.8,
+                                     seed=7, return_stats=True)
+    assert tokens == expected(root, "top_k4_t0.8_seed7_1_2_3.txt")
+    assert stats["prompt_tokens"] == 3 and stats["device"] == "cpu:0"
+    for method, extra in (("temperature", []), ("top-p", ["--top-p", "0.9"]),
+                          ("min-p", ["--min-p", "0.1"])):
+        code, out, _ = cli("generate", root / "tests/data/decoder/model.json", "--device", "cpu",
+                           "--prompt", "4,5", "--max-new-tokens", "10", "--sample", method,
+                           "--seed", "11", *extra, "--json")
+        assert code == 0
+        kwargs = {"top_p": 0.9} if method == "top-p" else {"min_p": 0.1} if method == "min-p" \
+            else {}
+        assert decoder.generate([4, 5], 10, sample=method, seed=11, **kwargs) == \
+            json.loads(out)["tokens"], method
+
+
+def test_module_level_generate(root):
+    assert switchyard.generate(root / "tests/data/decoder/model.json", [1, 2, 3], 4,
+                               device="cpu-ref") == expected(root, "greedy_1_2_3.txt")[:4]
+
+
+def test_run_and_reset_by_hand(root, decoder):
+    assert decoder.input_names == ["input_ids"]
+    first = decoder.run({"input_ids": np.array([[1, 2, 3]], np.int64)})["logits"]
+    assert decoder.state_length == 3
+    token = int(np.argmax(first[0, -1]))
+    assert token == expected(root, "greedy_1_2_3.txt")[0]
+    decoder.run({"input_ids": np.array([[token]], np.int64)})
+    assert decoder.state_length == 4
+    decoder.reset()
+    assert decoder.state_length == 0
+    again = decoder.run({"input_ids": np.array([[1, 2, 3]], np.int64)})["logits"]
+    np.testing.assert_array_equal(first, again)
+
+
+def test_decoding_errors(root, decoder, cli):
+    with pytest.raises(switchyard.Error, match="past its capacity of 32"):
+        decoder.run({"input_ids": np.zeros((1, 33), np.int64)})
+    with pytest.raises(switchyard.Error, match="need 42 positions, but the model's state holds 32"):
+        decoder.generate([1, 2, 3], 40)
+    code, _, err = cli("generate", root / "tests/data/decoder/model.json", "--device", "cpu",
+                       "--prompt", "1,99")
+    assert code == 1
+    with pytest.raises(switchyard.Error) as raised:
+        decoder.generate([1, 99])
+    assert "switchyard generate: " + str(raised.value) == err.strip().splitlines()[-1]
+    with pytest.raises(ValueError, match="the sampler's options"):
+        decoder.generate([1], 2, sample="top-p", top_p=3.0)
+    with pytest.raises(ValueError, match="prompt is empty"):
+        decoder.generate([], 2)
+    mlp = switchyard.Session(root / "examples/mlp", "cpu")
+    with pytest.raises(switchyard.Error, match="keeps no decoding state"):
+        mlp.generate([1])
