@@ -33,16 +33,21 @@ if [ "${SKIP_PYTHON:-0}" != 1 ]; then
   # A second build of the core, the plugins and the module, in build/<wheel tag>
   # (pyproject.toml). It costs little because both builds compile through ccache
   # (cmake/SwitchyardCcache.cmake) with the source tree as base directory, so this one
-  # finds the release build's objects: about a minute on 2 cores instead of 10+ to compile
-  # the project again (docs/python.md, "Building"). --no-build-isolation: the venv
-  # already has the build requirements.
+  # finds the release build's objects: about 2 minutes on 2 cores (configure, links, stubs)
+  # instead of 10 to compile the project again (docs/performance.md, "Python"). The same
+  # compilers as the release build, by path: ccache keys on the compiler's name, and
+  # scikit-build-core would otherwise take Python's (x86_64-linux-gnu-g++, not c++).
+  # --no-build-isolation: the venv already has the build requirements.
   start=$(date +%s)
-  "$VENV/bin/pip" install -q --disable-pip-version-check --no-build-isolation .
+  CC=$(sed -n 's/^CMAKE_C_COMPILER:FILEPATH=//p' build/release/CMakeCache.txt) \
+    CXX=$(sed -n 's/^CMAKE_CXX_COMPILER:FILEPATH=//p' build/release/CMakeCache.txt) \
+    "$VENV/bin/pip" install -q --disable-pip-version-check --no-build-isolation .
   echo "pip install . took $(($(date +%s) - start)) s"
   # From another folder, without PYTHONPATH: the installed package, with the plugins and
   # programs it carries (tests/python/test_installed.py checks that it is that one).
   root=$PWD
-  (cd "$(mktemp -d)" && SY_EXPECT_INSTALLED=1 "$root/$VENV/bin/python" -m pytest -q \
+  (cd "$(mktemp -d)" && SY_EXPECT_INSTALLED=1 SWITCHYARD_CLI="$root/build/release/bin/switchyard" \
+    "$root/$VENV/bin/python" -m pytest -q \
     -p no:cacheprovider "$root/tests/python" --ignore="$root/tests/python/test_ray.py")
 fi
 
