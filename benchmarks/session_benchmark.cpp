@@ -27,6 +27,9 @@
 //   BM_DecodeStep/L    one token's run of the toy decoder (tests/data/decoder/, decoding
 //                      state of capacity 32; docs/decoding.md) with L positions already in
 //                      its state: how a token's cost grows as the past does
+//   BM_MlpRun          Session::Run of examples/mlp on `cpu` with its bundled input: the
+//                      C++ side of benchmarks/python_overhead.py, which times the same run
+//                      through the Python module (docs/performance.md, "Python")
 // Run: build/release/bin/sy_session_benchmark --benchmark_repetitions=3
 // The summary line printed last states the ratios.
 #include <cblas.h>
@@ -40,6 +43,7 @@
 #include <benchmark/benchmark.h>
 
 #include "switchyard/model_io.h"
+#include "switchyard/npy.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
 
@@ -210,6 +214,26 @@ void BM_DecodeStep(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DecodeStep)->Arg(0)->Arg(8)->Arg(16)->Arg(31);
+
+void BM_MlpRun(benchmark::State& state) {
+  auto graph = sy::LoadModel(SY_SOURCE_DIR "/examples/mlp");
+  if (!graph.ok()) {
+    state.SkipWithError(graph.status().message().c_str());
+    return;
+  }
+  auto session = sy::Session::Create(*graph, Cpu());
+  auto x = sy::ReadNpy(SY_SOURCE_DIR "/examples/mlp/inputs/x.npy");
+  if (!session.ok() || !x.ok()) {
+    state.SkipWithError("examples/mlp: no session or no input");
+    return;
+  }
+  const std::map<std::string, sy::Tensor> inputs{{"x", *x}};
+  for (auto _ : state) {
+    auto out = (*session)->Run(inputs);
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_MlpRun);
 
 // The same chain with profiling on (docs/profiling.md): each node timed by the cpu
 // plugin and recorded by the session. The profile is cleared every 100 runs (outside
