@@ -7,7 +7,7 @@
 #include "session.h"
 
 namespace sy::python {
-void BindSampler(nanobind::module_& m);
+void BindDecoder(nanobind::module_& m);
 void BindOnnx(nanobind::module_& m);
 }  // namespace sy::python
 
@@ -16,6 +16,6 @@ NB_MODULE(_native, m) {
   sy::python::RegisterErrors(m);
   sy::python::BindHost(m);
   sy::python::BindSession(m);
-  sy::python::BindSampler(m);
+  sy::python::BindDecoder(m);
   sy::python::BindOnnx(m);
 }

@@ -27,10 +27,12 @@ namespace {
 nb::dict ImportOnnx(const std::string& path, const std::string& stem,
                     const std::map<std::string, std::vector<int64_t>>& input_shapes,
                     const std::map<std::string, int64_t>& dim_examples,
+                    const std::map<std::string, std::string>& dim_exprs,
                     const std::map<std::string, nb::object>& input_values, int64_t decoder_state,
                     const std::string& max_fold_bytes) {
 #ifndef SY_PYTHON_ONNX_IMPORT
-  (void)path, (void)stem, (void)input_shapes, (void)dim_examples, (void)input_values;
+  (void)path, (void)stem, (void)input_shapes, (void)dim_examples, (void)dim_exprs;
+  (void)input_values;
   (void)decoder_state, (void)max_fold_bytes;
   Throw(
       Unsupported("this build has no ONNX importer (it needs libonnx-dev and "
@@ -51,6 +53,7 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
       Throw(InvalidArgument("dim_examples " + symbol + ": expected a size of 1 or more"));
     options.dim_examples[symbol] = size;
   }
+  options.dim_exprs = dim_exprs;
   for (const auto& [name, value] : input_values) {
     // Copied: the importer may keep the value as a constant of the saved model.
     Tensor view = TensorFromPython(value, name, std::nullopt).tensor;
@@ -113,8 +116,8 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
 
 void BindOnnx(nb::module_& m) {
   m.def("import_onnx", &ImportOnnx, nb::arg("path"), nb::arg("stem"), nb::arg("input_shapes"),
-        nb::arg("dim_examples"), nb::arg("input_values"), nb::arg("decoder_state"),
-        nb::arg("max_fold_bytes"));
+        nb::arg("dim_examples"), nb::arg("dim_exprs"), nb::arg("input_values"),
+        nb::arg("decoder_state"), nb::arg("max_fold_bytes"));
 }
 
 }  // namespace sy::python

@@ -53,7 +53,7 @@ PySession::PySession(nb::object host, const std::string& model,
                      const std::vector<std::string>& devices, bool strict,
                      const std::map<std::string, std::string>& memory_limits, int optimize,
                      int max_specializations, bool merge_islands)
-    : host_(std::move(host)) {
+    : host_(std::move(host)), model_(model) {
   const PluginHost& plugins = nb::cast<Host&>(host_).get();
   if (optimize < 0 || optimize > kMaxOptimizeLevel) {
     Throw(InvalidArgument("optimize " + std::to_string(optimize) +

@@ -45,10 +45,13 @@ class PySession {
   const std::vector<TensorType>& input_types() const { return session_->input_types(); }
   const std::vector<std::pair<std::string, TensorType>>& outputs() const { return outputs_; }
   uint64_t inputs_copied() const { return inputs_copied_; }
+  const PluginHost& host() const { return nanobind::cast<Host&>(host_).get(); }
+  const std::string& model() const { return model_; }  // as given: messages name it
   std::pair<int64_t, int64_t> last_run_span() const { return last_run_; }
 
  private:
   nanobind::object host_;  // a Host, destroyed after session_
+  std::string model_;
   std::unique_ptr<Session> session_;
   std::mutex mutex_;
   std::vector<std::pair<std::string, TensorType>> outputs_;  // what Run returns, in order

@@ -149,14 +149,17 @@ class Session(_native.Session):
                  return_stats: bool = False):
         """`switchyard generate`: the prompt's token ids in one run, then one run per new
         token, each picked from the last row of 'logits' by the catalogue's sample op
-        with numbers from splitmix64 seeded by `seed`. Starts a new sequence (reset()).
-        Returns the new token ids; with return_stats, (tokens, stats) where stats has
-        the CLI's --json figures."""
-        from ._generate import generate as _generate_impl
-        return _generate_impl(self, self._host, prompt, max_new_tokens, sample=sample,
-                              temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
-                              seed=seed, return_stats=return_stats)
-
+        with numbers from splitmix64 seeded by `seed` (the core's Decoder, as the CLI).
+        Starts a new sequence (the state is emptied first). Returns the new token ids;
+        with return_stats, (tokens, stats) where stats has the CLI's --json figures."""
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
+            raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
+        if not 0 <= int(seed) < 2**64:
+            raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+        tokens, stats = _native.generate(self, [int(t) for t in prompt], max_new_tokens,
+                                         str(sample), float(temperature), int(top_k),
+                                         float(top_p), float(min_p), int(seed))
+        return (tokens, stats) if return_stats else tokens
 
 def generate(model: PathLike, prompt: Sequence[int], max_new_tokens: int = 16, *,
              device: Union[None, str, Sequence[str]] = None, sample: str = "greedy",
@@ -172,6 +175,7 @@ def generate(model: PathLike, prompt: Sequence[int], max_new_tokens: int = 16, *
 def import_onnx(path: PathLike, stem: PathLike, *,
                 input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
                 dim_examples: Optional[Mapping[str, int]] = None,
+                dim_exprs: Optional[Mapping[str, str]] = None,
                 input_values: Optional[Mapping[str, Any]] = None,
                 decoder_state: Optional[int] = None,
                 max_fold_bytes: Union[int, str] = "1GiB") -> dict:
@@ -183,4 +187,5 @@ def import_onnx(path: PathLike, stem: PathLike, *,
         os.fspath(path), os.fspath(stem),
         {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()},
         {k: int(v) for k, v in (dim_examples or {}).items()},
+        {k: str(v) for k, v in (dim_exprs or {}).items()},
         dict(input_values or {}), int(decoder_state or 0), str(max_fold_bytes))

@@ -1,0 +1,115 @@
+// switchyard._native.generate: `switchyard generate` for Python, on the core's Decoder
+// (switchyard/decoder.h) as the CLI's generate_command.cpp uses it: the same checks in the
+// same order, the same messages, the same tokens for a seed. It runs with the GIL released
+// and the session's mutex held (the decoder borrows the session for the call only).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "session.h"
+#include "switchyard/decoder.h"
+
+namespace sy::python {
+namespace nb = nanobind;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Generated {
+  std::vector<int64_t> tokens;
+  std::string device;
+  double ttft_ms = 0, decode_s = 0;
+};
+
+Expected<Generated> Generate(Session& session, const PluginHost& host, const std::string& model,
+                             const std::vector<int64_t>& prompt, int64_t max_new,
+                             const SamplerOptions& options) {
+  SY_RETURN_IF_ERROR(CheckSamplerOptions(options));
+  if (!session.has_state()) {
+    return InvalidArgument(model +
+                           " keeps no decoding state (docs/decoding.md): generate needs a model "
+                           "whose key and value caches the session keeps between runs");
+  }
+  // The sampler on the CPU whatever the model's device, as the CLI's: the logits arrive on
+  // the host.
+  SY_ASSIGN_OR_RETURN(const Device* cpu, host.FindDevice("cpu"));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<Decoder> decoder, Decoder::Create(session, *cpu, options));
+  for (int64_t id : prompt) {
+    if (id < 0 || id >= decoder->vocab()) {
+      return InvalidArgument("prompt token " + std::to_string(id) +
+                             " is outside the vocabulary (0 to " +
+                             std::to_string(decoder->vocab() - 1) + ")");
+    }
+  }
+  const int64_t needed = static_cast<int64_t>(prompt.size()) + max_new - 1;
+  if (needed > session.state_capacity()) {
+    return InvalidArgument("the prompt's " + std::to_string(prompt.size()) + " tokens and " +
+                           std::to_string(max_new) + " new ones need " + std::to_string(needed) +
+                           " positions, but the model's state holds " +
+                           std::to_string(session.state_capacity()));
+  }
+  // A new sequence each call (the CLI's session starts empty).
+  SY_RETURN_IF_ERROR(decoder->Reset());
+  Generated out;
+  const Clock::time_point start = Clock::now();
+  SY_ASSIGN_OR_RETURN(int64_t first, decoder->Prefill(prompt));
+  out.tokens.push_back(first);
+  const Clock::time_point first_at = Clock::now();
+  while (static_cast<int64_t>(out.tokens.size()) < max_new) {
+    SY_ASSIGN_OR_RETURN(int64_t next, decoder->Step(out.tokens.back()));
+    out.tokens.push_back(next);
+  }
+  out.ttft_ms = std::chrono::duration<double, std::milli>(first_at - start).count();
+  out.decode_s = std::chrono::duration<double>(Clock::now() - first_at).count();
+  out.device = session.device().Spec();
+  return out;
+}
+
+nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, int64_t max_new,
+                            const std::string& method, double temperature, int64_t top_k,
+                            double top_p, double min_p, uint64_t seed) {
+  if (prompt.empty()) Throw(InvalidArgument("prompt is empty (expected token ids: [1, 2, 3])"));
+  if (max_new < 1 || max_new > 1000000) {
+    Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
+  }
+  SamplerOptions options;
+  options.method = method;
+  options.temperature = temperature;
+  options.top_k = top_k;
+  options.top_p = top_p;
+  options.min_p = min_p;
+  options.seed = seed;
+  const PluginHost& host = s.host();  // with the GIL: it reads a Python object
+  Expected<Generated> done = s.Locked([&](Session& session) {
+    return Generate(session, host, s.model(), prompt, max_new, options);
+  });
+  if (!done.ok()) Throw(done.status());
+  nb::dict stats;
+  const double prompt_rate = static_cast<double>(prompt.size()) / (done->ttft_ms / 1000.0);
+  const size_t n = done->tokens.size();
+  stats["tokens"] = done->tokens;
+  stats["prompt_tokens"] = prompt.size();
+  stats["device"] = done->device;
+  stats["time_to_first_token_ms"] = done->ttft_ms;
+  stats["prompt_tokens_per_second"] = prompt_rate;
+  stats["decode_tokens_per_second"] =
+      n > 1 && done->decode_s > 0 ? static_cast<double>(n - 1) / done->decode_s : 0.0;
+  return nb::make_tuple(done->tokens, stats);
+}
+
+}  // namespace
+
+void BindDecoder(nb::module_& m) {
+  m.def("generate", &GenerateForPython, nb::arg("session"), nb::arg("prompt"),
+        nb::arg("max_new_tokens"), nb::arg("method"), nb::arg("temperature"), nb::arg("top_k"),
+        nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"),
+        "`switchyard generate` on the session: (tokens, the CLI's --json figures).");
+}
+
+}  // namespace sy::python
