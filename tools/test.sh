@@ -33,7 +33,7 @@ if [ "${SKIP_PYTHON:-0}" != 1 ]; then
   # A second build of the core, the plugins and the module, in build/<wheel tag>
   # (pyproject.toml). It costs little because both builds compile through ccache
   # (cmake/SwitchyardCcache.cmake) with the source tree as base directory, so this one
-  # finds the release build's objects: about 2 minutes on 2 cores (configure, links, stubs)
+  # finds the release build's objects: 1 to 2 minutes on 2 cores (configure, links, stubs)
   # instead of 10 to compile the project again (docs/performance.md, "Python"). The same
   # compilers as the release build, by path: ccache keys on the compiler's name, and
   # scikit-build-core would otherwise take Python's (x86_64-linux-gnu-g++, not c++).
