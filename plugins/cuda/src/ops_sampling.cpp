@@ -9,13 +9,12 @@
 // status buffer, copied to pinned host memory on the stream after the kernel (captured in
 // a CUDA graph with the rest) and checked once the stream has synchronised (CheckData),
 // with the reference's messages.
-#include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "../kernels/sampling.h"
 #include "cu_op.h"
 #include "ops_util.h"
+#include "sample_status.h"
 
 namespace sy::cuda {
 namespace {
@@ -45,12 +44,6 @@ bool SupportsSample(const NodeInfo& node, const DeviceCaps&, std::string& reason
     return false;
   }
   return true;
-}
-
-std::string Num17(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 class SampleOp : public CuOp {
@@ -102,24 +95,7 @@ class SampleOp : public CuOp {
               "cudaMemcpyAsync (sample status)");
   }
 
-  void CheckData() const override {
-    for (int64_t r = 0; r < n_; ++r) {
-      const int64_t code = status_host_[2 * r];
-      const int64_t detail = status_host_[2 * r + 1];
-      if (code == 1) {
-        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": row " + std::to_string(r) +
-                                               " of logits has a NaN at index " +
-                                               std::to_string(detail));
-      }
-      if (code == 2) {
-        double u = 0;
-        std::memcpy(&u, &detail, sizeof u);
-        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": uniform[" + std::to_string(r) + "] (row " +
-                                               std::to_string(r) + ") is " + Num17(u) +
-                                               ", outside [0, 1)");
-      }
-    }
-  }
+  void CheckData() const override { plugin::ThrowSampleStatus(op_, status_host_, n_); }
 
  private:
   std::string op_;

@@ -8,13 +8,12 @@
 // two >= V). Data errors (a NaN logit, a uniform number outside [0, 1)) come back per row
 // in a small status buffer, read without waiting after the kernel and checked once the
 // queue has finished (CheckData), with the reference's messages.
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cl_op.h"
 #include "kernel_sources.h"
+#include "sample_status.h"
 
 namespace sy::opencl {
 namespace {
@@ -49,12 +48,6 @@ bool SupportsSample(const NodeInfo& node, const DeviceCaps& device, std::string&
     return false;
   }
   return true;
-}
-
-std::string Num17(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 class SampleOp : public ClOp {
@@ -137,22 +130,8 @@ class SampleOp : public ClOp {
 
   void CheckData() const override {
     if (!ran_) return;
-    for (int64_t r = 0; r < n_; ++r) {
-      const int64_t code = status_host_[static_cast<size_t>(2 * r)];
-      const int64_t detail = status_host_[static_cast<size_t>(2 * r + 1)];
-      if (code == 1) {
-        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": row " + std::to_string(r) +
-                                               " of logits has a NaN at index " +
-                                               std::to_string(detail));
-      }
-      if (code == 2) {
-        double u = 0;
-        std::memcpy(&u, &detail, sizeof u);
-        throw sy_sdk::Error(SY_ERROR_DATA, op_ + ": uniform[" + std::to_string(r) + "] (row " +
-                                               std::to_string(r) + ") is " + Num17(u) +
-                                               ", outside [0, 1)");
-      }
-    }
+    static_assert(sizeof(cl_long) == sizeof(int64_t));
+    plugin::ThrowSampleStatus(op_, reinterpret_cast<const int64_t*>(status_host_.data()), n_);
   }
 
  private:

@@ -27,7 +27,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -36,6 +35,7 @@
 
 #include "fast/fast_kernels.h"
 #include "ref/ref_kernels.h"
+#include "switchyard/sample_errors.h"
 #include "thread_pool.h"
 
 namespace sy::cpu {
@@ -353,12 +353,6 @@ RowResult Row(const ConstTensorView& logits, int64_t r, int64_t v, double u, con
   return greedy ? GreedyOf(f, v) : RowOf(f, v, u, a, s);
 }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 Status Sample(const KernelContext& ctx) {
   const ConstTensorView& logits = ctx.inputs[0];
   const TensorView& token = ctx.outputs[0];
@@ -397,12 +391,10 @@ Status Sample(const KernelContext& ctx) {
   for (int64_t r = 0; r < n; ++r) {
     const RowResult& res = results[static_cast<size_t>(r)];
     if (res.error == RowResult::kNaN) {
-      return InvalidArgument(std::string(ctx.op) + ": row " + std::to_string(r) +
-                             " of logits has a NaN at index " + std::to_string(res.nan_at));
+      return InvalidArgument(plugin::SampleNanMessage(ctx.op, r, res.nan_at));
     }
     if (res.error == RowResult::kUniform) {
-      return InvalidArgument(std::string(ctx.op) + ": uniform[" + std::to_string(r) + "] (row " +
-                             std::to_string(r) + ") is " + Num(res.u) + ", outside [0, 1)");
+      return InvalidArgument(plugin::SampleUniformMessage(ctx.op, r, res.u));
     }
     std::memcpy(token.data + r * 8, &res.token, 8);
   }

@@ -8,22 +8,16 @@
 // number that is NaN or outside [0, 1). Each message names the row and the value.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "ref/ref_kernels.h"
+#include "switchyard/sample_errors.h"
 
 namespace sy::cpu {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 enum class Method { kGreedy, kTemperature, kTopK, kTopP, kMinP };
 
@@ -120,8 +114,7 @@ Status Sample(const KernelContext& ctx) {
     for (int64_t i = 0; i < v; ++i) {
       row[static_cast<size_t>(i)] = LoadFloat(logits.dtype(), logits.data, r * v + i);
       if (std::isnan(row[static_cast<size_t>(i)])) {
-        return InvalidArgument(std::string(ctx.op) + ": row " + std::to_string(r) +
-                               " of logits has a NaN at index " + std::to_string(i));
+        return InvalidArgument(plugin::SampleNanMessage(ctx.op, r, i));
       }
     }
     int64_t chosen = 0;
@@ -131,8 +124,7 @@ Status Sample(const KernelContext& ctx) {
       const ConstTensorView& uniform = ctx.inputs[1];
       const double u = LoadFloat(uniform.dtype(), uniform.data, r);
       if (!(u >= 0.0 && u < 1.0)) {
-        return InvalidArgument(std::string(ctx.op) + ": uniform[" + std::to_string(r) + "] (row " +
-                               std::to_string(r) + ") is " + Num(u) + ", outside [0, 1)");
+        return InvalidArgument(plugin::SampleUniformMessage(ctx.op, r, u));
       }
       chosen = SampleRow(row, u, a);
     }
