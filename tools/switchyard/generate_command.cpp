@@ -126,20 +126,10 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!cpu.ok()) return fail(cpu.status().message());
   Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(session, **cpu, options);
   if (!decoder.ok()) return fail(decoder.status().message());
-  for (int64_t id : *prompt) {
-    if (id < 0 || id >= (*decoder)->vocab()) {
-      return fail("prompt token " + std::to_string(id) + " is outside the vocabulary (0 to " +
-                  std::to_string((*decoder)->vocab() - 1) + ")");
-    }
-  }
-  // Generate's own check, before the clock starts: the state holds the prompt and every
-  // new token but the last.
-  const int64_t needed = static_cast<int64_t>(prompt->size()) + max_new - 1;
-  if (needed > session.state_capacity()) {
-    return fail("the prompt's " + std::to_string(prompt->size()) + " tokens and " +
-                std::to_string(max_new) + " new ones need " + std::to_string(needed) +
-                " positions, but the model's state holds " +
-                std::to_string(session.state_capacity()));
+  // The state's room before the clock starts (Prefill checks the ids itself).
+  if (Status room = (*decoder)->CheckRoom(static_cast<int64_t>(prompt->size()), max_new);
+      !room.ok()) {
+    return fail(room.message());
   }
 
   std::vector<int64_t> tokens;

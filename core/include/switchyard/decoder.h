@@ -61,6 +61,10 @@ class Decoder {
   // Prefill, then Step until `max_new_tokens` tokens are picked; returns them. Checks
   // first that the state can hold the prompt and every token but the last.
   Expected<std::vector<int64_t>> Generate(std::span<const int64_t> prompt, int64_t max_new_tokens);
+  // Whether the state can hold a prompt of `prompt_size` tokens and every one of
+  // `max_new_tokens` but the last (which is picked, never run), after what it holds;
+  // Generate's first check, for callers that run Prefill and Step themselves.
+  Status CheckRoom(int64_t prompt_size, int64_t max_new_tokens) const;
   // A new sequence: empties the state and starts the generator again from the seed.
   Status Reset();
 

@@ -218,7 +218,19 @@ Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt
                            " (expected at least 1)");
   }
   if (prompt.empty()) return InvalidArgument("the prompt is empty (expected token ids)");
-  const int64_t prompt_size = static_cast<int64_t>(prompt.size());
+  SY_RETURN_IF_ERROR(CheckRoom(static_cast<int64_t>(prompt.size()), max_new_tokens));
+  std::vector<int64_t> tokens;
+  tokens.reserve(static_cast<size_t>(max_new_tokens));
+  SY_ASSIGN_OR_RETURN(int64_t first, Prefill(prompt));
+  tokens.push_back(first);
+  while (static_cast<int64_t>(tokens.size()) < max_new_tokens) {
+    SY_ASSIGN_OR_RETURN(int64_t next, Step(tokens.back()));
+    tokens.push_back(next);
+  }
+  return tokens;
+}
+
+Status Decoder::CheckRoom(int64_t prompt_size, int64_t max_new_tokens) const {
   // The last token is picked, never run: the state holds the prompt and the others.
   const int64_t free = capacity() - length();
   if (max_new_tokens - 1 > free - prompt_size) {
@@ -233,15 +245,7 @@ Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt
         (needed < 9e15 ? std::to_string(static_cast<int64_t>(needed)) : std::string("more")) +
         " positions, but " + room);
   }
-  std::vector<int64_t> tokens;
-  tokens.reserve(static_cast<size_t>(max_new_tokens));
-  SY_ASSIGN_OR_RETURN(int64_t first, Prefill(prompt));
-  tokens.push_back(first);
-  while (static_cast<int64_t>(tokens.size()) < max_new_tokens) {
-    SY_ASSIGN_OR_RETURN(int64_t next, Step(tokens.back()));
-    tokens.push_back(next);
-  }
-  return tokens;
+  return Status::Ok();
 }
 
 Status Decoder::Reset() {

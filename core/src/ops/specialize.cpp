@@ -2,6 +2,7 @@
 #include "switchyard/specialize.h"
 
 #include <algorithm>
+#include <set>
 
 #include "ops/node_inference.h"
 #include "switchyard/op_schema.h"
@@ -132,27 +133,24 @@ Expected<SymbolBinding> BindSymbols(const Graph& graph, std::span<const Shape> i
 Expected<Shape> ExampleShape(const Graph& graph, ValueId input) {
   const Value& value = graph.values[input];
   Shape shape = value.type.shape;
+  SymbolBinding examples;
+  for (const DimSymbol& s : graph.symbols) {
+    if (s.example >= 0) examples[s.name] = s.example;
+  }
+  const DimExpr::Bindings bindings{&examples, nullptr};
+  // A dim is a symbol or an expression of other dims' symbols (pass 1 allows no other).
   for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
     const DimExpr& dim = value.symbolic_shape[d];
     if (dim.is_const()) continue;
-    if (dim.kind() != DimExpr::Kind::kSymbol) {  // an expression of other dims' symbols
-      Expected<SymbolBinding> examples = ExampleBinding(graph);
-      if (!examples.ok()) {
+    std::set<std::string> used;
+    dim.CollectSymbols(used);
+    for (const std::string& name : used) {
+      if (examples.count(name) == 0) {
         return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
-                               ValueTypeString(value) + ": " + examples.status().message());
+                               ValueTypeString(value) + " and " + name + " has no example size");
       }
-      const DimExpr::Bindings bindings{&*examples, nullptr};
-      SY_ASSIGN_OR_RETURN(shape[d], dim.Evaluate(bindings));
-      continue;
     }
-    auto symbol = std::find_if(graph.symbols.begin(), graph.symbols.end(),
-                               [&](const DimSymbol& s) { return s.name == dim.symbol(); });
-    if (symbol == graph.symbols.end() || symbol->example < 0) {
-      return InvalidArgument("input \"" + PrintableName(value.name) + "\" is " +
-                             ValueTypeString(value) + " and " + dim.symbol() +
-                             " has no example size");
-    }
-    shape[d] = symbol->example;
+    SY_ASSIGN_OR_RETURN(shape[d], dim.Evaluate(bindings));
   }
   return shape;
 }
