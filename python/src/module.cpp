@@ -2,6 +2,7 @@
 // (python/switchyard/__init__.py is the public face; docs/python.md).
 #include <nanobind/nanobind.h>
 
+#include "device_tensor.h"
 #include "errors.h"
 #include "host.h"
 #include "session.h"
@@ -15,6 +16,7 @@ NB_MODULE(_native, m) {
   m.doc() = "Switchyard's native module (use the switchyard package).";
   sy::python::RegisterErrors(m);
   sy::python::BindHost(m);
+  sy::python::BindDeviceTensor(m);
   sy::python::BindSession(m);
   sy::python::BindDecoder(m);
   sy::python::BindOnnx(m);

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "arrays.h"
+#include "device_tensor.h"
 #include "errors.h"
 #include "host_options.h"
 #include "switchyard/model_io.h"
@@ -101,19 +102,29 @@ PySession::PySession(nb::object host, const std::string& model,
 // No lock: a thread inside a call holds a reference to the session, so none is running.
 PySession::~PySession() { session_.reset(); }
 
-nb::dict PySession::Run(nb::handle inputs) {
+nb::dict PySession::Run(nb::handle inputs, nb::handle outputs) {
   if (!nb::isinstance<nb::dict>(inputs) && !nb::hasattr(inputs, "items")) {
     Throw(InvalidArgument("inputs must be a mapping of input names to arrays"));
   }
   const std::vector<std::string>& names = session_->input_names();
   const std::vector<TensorType>& types = session_->input_types();
   std::map<std::string, Tensor> tensors;
-  const auto add = [&](nb::handle key, nb::handle value) {
+  IoBinding binding;
+  bool bound = !outputs.is_none();
+  const auto name_of = [](nb::handle key, const char* what) {
     if (!nb::isinstance<nb::str>(key)) {
-      Throw(InvalidArgument("input names must be strings, not " +
+      Throw(InvalidArgument(std::string(what) + " names must be strings, not " +
                             nb::cast<std::string>(nb::str(key.type().attr("__name__")))));
     }
-    std::string name = nb::cast<std::string>(key);
+    return nb::cast<std::string>(key);
+  };
+  const auto add = [&](nb::handle key, nb::handle value) {
+    std::string name = name_of(key, "input");
+    if (nb::isinstance<PyDeviceTensor>(value)) {
+      binding.BindInput(name, nb::cast<PyDeviceTensor&>(value).get());
+      bound = true;
+      return;
+    }
     const auto it = std::find(names.begin(), names.end(), name);
     const std::optional<DType> dtype =
         it == names.end() ? std::nullopt : std::optional<DType>(types[it - names.begin()].dtype);
@@ -128,17 +139,61 @@ nb::dict PySession::Run(nb::handle inputs) {
       add(item[nb::int_(0)], item[nb::int_(1)]);
     }
   }
-  Expected<std::map<std::string, Tensor>> result = Internal("not run");
+  if (!bound) {
+    Expected<std::map<std::string, Tensor>> result = Internal("not run");
+    {
+      nb::gil_scoped_release released;
+      std::lock_guard<std::mutex> lock(mutex_);
+      const int64_t start = SteadyNs();
+      result = session_->Run(tensors);
+      last_run_ = {start, SteadyNs()};
+    }
+    if (!result.ok()) Throw(result.status());
+    nb::dict out;
+    for (auto& [name, tensor] : *result) out[name.c_str()] = ArrayFromTensor(std::move(tensor));
+    return out;
+  }
+  // Device tensors in or out (docs/python.md, "Values that stay on a device").
+  for (auto& [name, tensor] : tensors) binding.BindInput(name, std::move(tensor));
+  std::map<std::string, nb::object> given;  // the caller's DeviceTensor objects, returned as such
+  if (!outputs.is_none()) {
+    if (!nb::isinstance<nb::dict>(outputs)) {
+      Throw(
+          InvalidArgument("outputs must be a dict of output names to a DeviceTensor or a "
+                          "device spec (\"opencl:0\")"));
+    }
+    for (auto [key, value] : nb::borrow<nb::dict>(outputs)) {
+      const std::string name = name_of(key, "output");
+      if (nb::isinstance<PyDeviceTensor>(value)) {
+        binding.BindOutput(name, nb::cast<PyDeviceTensor&>(value).get());
+        given[name] = nb::borrow(value);
+      } else if (nb::isinstance<nb::str>(value)) {
+        binding.BindOutput(name, FindDeviceOrThrow(host_, nb::cast<std::string>(value)));
+      } else {
+        Throw(InvalidArgument("output \"" + name +
+                              "\": expected a DeviceTensor or a device "
+                              "spec such as \"opencl:0\", not " +
+                              nb::cast<std::string>(nb::str(value.type().attr("__name__")))));
+      }
+    }
+  }
+  Status ran;
   {
     nb::gil_scoped_release released;
     std::lock_guard<std::mutex> lock(mutex_);
     const int64_t start = SteadyNs();
-    result = session_->Run(tensors);
+    ran = session_->Run(binding);
     last_run_ = {start, SteadyNs()};
   }
-  if (!result.ok()) Throw(result.status());
+  ThrowIfError(ran);
   nb::dict out;
-  for (auto& [name, tensor] : *result) out[name.c_str()] = ArrayFromTensor(std::move(tensor));
+  for (const auto& [name, tensor] : binding.host_outputs()) {
+    out[name.c_str()] = ArrayFromTensor(tensor);
+  }
+  for (const auto& [name, tensor] : binding.device_outputs()) {
+    auto it = given.find(name);
+    out[name.c_str()] = it != given.end() ? it->second : nb::cast(PyDeviceTensor(host_, tensor));
+  }
   return out;
 }
 
@@ -175,9 +230,11 @@ void BindSession(nb::module_& m) {
            nb::arg("host"), nb::arg("model"), nb::arg("devices"), nb::arg("strict"),
            nb::arg("memory_limits"), nb::arg("optimize"), nb::arg("max_specializations"),
            nb::arg("merge_islands"))
-      .def("run", &PySession::Run, nb::arg("inputs"),
-           "Runs with inputs by name (arrays, zero-copy where the device reads host memory); "
-           "returns every output by name as a NumPy array over the result's memory.")
+      .def("run", &PySession::Run, nb::arg("inputs"), nb::arg("outputs") = nb::none(),
+           "Runs with inputs by name (arrays, zero-copy where the device reads host memory, "
+           "or DeviceTensors read where they are); returns every output by name as a NumPy "
+           "array over the result's memory, except those `outputs` binds: name -> a "
+           "DeviceTensor to write, or a device spec to leave it on (a new DeviceTensor).")
       .def_prop_ro("input_names", &PySession::input_names,
                    "The inputs a caller passes (not the decoding state's).")
       .def_prop_ro(
@@ -260,6 +317,9 @@ void BindSession(nb::module_& m) {
             d["specialization_hits"] = st.specialization_hits;
             d["specializations_evicted"] = st.specializations_evicted;
             d["executables_resized"] = st.executables_resized;
+            d["host_bytes_in"] = st.host_bytes_in;
+            d["host_bytes_out"] = st.host_bytes_out;
+            d["outputs_in_place"] = st.outputs_in_place;
             d["inputs_copied_by_python"] = s.inputs_copied();
             return d;
           },

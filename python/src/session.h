@@ -32,7 +32,8 @@ class PySession {
             int max_specializations, bool merge_islands);
   ~PySession();
 
-  nanobind::dict Run(nanobind::handle inputs);
+  // `outputs`: None, or name -> DeviceTensor / device spec (IoBinding::BindOutput).
+  nanobind::dict Run(nanobind::handle inputs, nanobind::handle outputs);
   // `f(Session&)` with the GIL released and the session's mutex held.
   template <typename F>
   auto Locked(F&& f) {
@@ -46,6 +47,7 @@ class PySession {
   const std::vector<std::pair<std::string, TensorType>>& outputs() const { return outputs_; }
   uint64_t inputs_copied() const { return inputs_copied_; }
   const PluginHost& host() const { return nanobind::cast<Host&>(host_).get(); }
+  const nanobind::object& host_object() const { return host_; }
   const std::string& model() const { return model_; }  // as given: messages name it
   std::pair<int64_t, int64_t> last_run_span() const { return last_run_; }
 

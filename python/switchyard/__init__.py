@@ -7,6 +7,8 @@ The API mirrors the C++ host API and the CLI (docs/python.md):
     s = switchyard.Session("examples/mlp", device="cpu")  # folder, stem or .json
     y = s.run({"x": np.ones((2, 12), np.float32)})["y"]   # NumPy in, NumPy out, no copies
     s.plan                                                # node -> device -> reason
+    x = s.to_device(np.ones((2, 12), np.float32))         # a DeviceTensor on s's device
+    y = s.run({"x": x}, outputs={"y": s.devices[0]})["y"]  # stays there: y.numpy() copies
 
 Plugins are loaded once per set of plugin options (threads, isolate, timeout, plugins)
 and shared by the sessions made with them. Errors raise switchyard.Error (a
@@ -21,6 +23,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._native import (
+    DeviceTensor,
     Error,
     InvalidArgumentError,
     InvalidModelError,
@@ -29,6 +32,7 @@ from ._native import (
 )
 
 __all__ = [
+    "DeviceTensor",
     "Error",
     "InvalidArgumentError",
     "InvalidModelError",
@@ -138,6 +142,18 @@ class Session(_native.Session):
         self._host = _host(threads, isolate, timeout, plugins)
         super().__init__(self._host, os.fspath(model), _names(device, "device"), bool(strict),
                          limits, optimize, max_specializations, bool(island_pass))
+
+    def to_device(self, array: Any, device: Optional[str] = None) -> DeviceTensor:
+        """A DeviceTensor holding a copy of `array` on `device` (default: the first device
+        of the session's plan), for run() to read where it is."""
+        return DeviceTensor.from_array(self._host, device or self.devices[0], array)
+
+    def empty(self, dtype: str, shape: Sequence[int],
+              device: Optional[str] = None) -> DeviceTensor:
+        """An uninitialised DeviceTensor ("f32", (2, 3)) on `device` (default: the first
+        device of the session's plan), for run(outputs=...) to write."""
+        return DeviceTensor.empty(self._host, device or self.devices[0], str(dtype),
+                                  [int(d) for d in shape])
 
     def __call__(self, **inputs: Any) -> dict:
         """session(x=array) is session.run({"x": array})."""

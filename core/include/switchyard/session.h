@@ -29,7 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "switchyard/device_tensor.h"
 #include "switchyard/graph.h"
+#include "switchyard/io_binding.h"
 #include "switchyard/optimize.h"
 #include "switchyard/plan.h"
 #include "switchyard/plugin_host.h"
@@ -62,6 +64,12 @@ class Session {
   // (an unknown or missing input, a wrong dtype or shape, a data error in a kernel)
   // leave the session usable.
   Expected<std::map<std::string, Tensor>> Run(const std::map<std::string, Tensor>& inputs);
+  // Runs with the inputs and outputs `binding` holds (switchyard/io_binding.h): device
+  // tensors are read and written where they are, without a copy through host memory when
+  // they are on the devices that read or produce them. The results go into the binding.
+  // Errors as Run's, and an output bound to a device tensor of another type, an unknown
+  // output name, or a bound output sharing storage with a bound input or another output.
+  Status Run(IoBinding& binding);
 
   // The plan of graph(): the graph as the optimization pass left it (PlanOptions::
   // optimize_level), whose node indices the plan's refer to.
@@ -102,8 +110,8 @@ class Session {
     uint64_t buffer_allocations = 0;  // buffer_alloc calls
     uint64_t buffer_views = 0;        // buffer_view calls
     uint64_t prepares = 0;
-    // Graph inputs passed in place (buffer_wrap_host on host-memory devices) rather than
-    // copied, over all runs.
+    // Graph inputs passed in place (buffer_wrap_host on host-memory devices, or a bound
+    // device tensor on the device that reads it) rather than copied, over all runs.
     uint64_t inputs_in_place = 0;
     // Values read in place by a second host-memory device (a shared plan copy), bound
     // once when the session is built.
@@ -119,6 +127,15 @@ class Session {
     // Partitions of specialisations that run an executable prepared for other sizes
     // (devices declaring SY_DEVICE_FLAG_RESIZABLE) instead of a prepare of their own.
     uint64_t executables_resized = 0;
+    // Bytes of graph inputs and outputs that runs moved through host memory: host inputs
+    // copied to a device, outputs copied back to the host, and device-bound ones staged
+    // through the host between two plugins. Inputs and outputs read or written in place
+    // count nothing. Over all runs.
+    uint64_t host_bytes_in = 0;
+    uint64_t host_bytes_out = 0;
+    // Outputs bound to a device tensor (IoBinding) that their producer wrote in place,
+    // rather than into the session's memory and then copied, over all runs.
+    uint64_t outputs_in_place = 0;
   };
   const Stats& stats() const { return stats_; }
 
@@ -131,20 +148,36 @@ class Session {
   const Profile& profile() const { return profile_; }
 
  private:
-  Session();               // defined where Buffer and Step are complete
+  Session();  // defined where Buffer and Step are complete
+  // One run's inputs by name, in host memory and (from an IoBinding) on devices, and where
+  // its outputs go: `binding` null sends them all to the host; else the outputs it binds
+  // to devices go into its device_outputs_, reusing `previous` (the last run's) where
+  // nobody else holds them.
+  struct RunIo {
+    const std::map<std::string, Tensor>* host = nullptr;
+    const std::map<std::string, DeviceTensor>* device = nullptr;  // may be null
+    IoBinding* binding = nullptr;
+    std::map<std::string, DeviceTensor>* previous = nullptr;
+    const Tensor* FindHost(const std::string& name) const;
+    const DeviceTensor* FindDevice(const std::string& name) const;
+    // The type of input `name` wherever it is; null when it is not given.
+    const TensorType* FindType(const std::string& name) const;
+  };
   struct Specializations;  // a dynamic session's graph, options and cache
   // The dynamic path of Create and Run (specializing_session.cpp).
   static Expected<std::unique_ptr<Session>> CreateDynamic(const Graph& graph,
                                                           const PluginHost* host,
                                                           const PlanOptions& options,
                                                           const std::shared_ptr<StateStore>& state);
-  Expected<std::map<std::string, Tensor>> RunDynamic(const std::map<std::string, Tensor>& inputs);
+  Expected<std::map<std::string, Tensor>> RunDynamic(const RunIo& io);
   // The specialisation of stage `stage` for the shapes and data sizes in dynamic_'s
   // scratch, from the cache or built (with `inputs`' sizes of the graph's own symbols).
   Expected<Session*> SpecializationFor(size_t stage,
                                        const std::map<std::string, int64_t, std::less<>>* inputs);
-  Expected<std::map<std::string, Tensor>> RunSpecialization(
-      Session& active, const std::map<std::string, Tensor>& inputs);
+  Expected<std::map<std::string, Tensor>> RunSpecialization(Session& active, const RunIo& io);
+  // Input `name` in host memory: the host tensor, or a device tensor's copy (a data
+  // symbol's size is read on the host).
+  Expected<Tensor> HostValue(const RunIo& io, const std::string& name);
   // The session whose plan and graph the accessors show: the last specialisation used.
   const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
   // `shelf` (may be null): the dynamic session's executables that devices declaring
@@ -159,8 +192,25 @@ class Session {
   // Run of a session that owns decoding state (stateful_session.cpp): checks the inputs,
   // the capacity, fills the position, then runs as RunUnstated; the length grows on
   // success only.
-  Expected<std::map<std::string, Tensor>> RunStateful(const std::map<std::string, Tensor>& inputs);
-  Expected<std::map<std::string, Tensor>> RunUnstated(const std::map<std::string, Tensor>& inputs);
+  Expected<std::map<std::string, Tensor>> RunStateful(const RunIo& io);
+  Expected<std::map<std::string, Tensor>> RunUnstated(const RunIo& io);
+  // RunUnstated's parts (session_run.cpp): the inputs bound or copied where the steps read
+  // them, and the outputs' device targets (written in place where the plan allows).
+  Status BindRunInputs(const RunIo& io);
+  Status BindRunOutputs(const RunIo& io);
+  // Output `name` of `type` in this run: the device tensor it goes into, or an invalid one
+  // when it comes back to the host.
+  static Expected<DeviceTensor> OutputTarget(const RunIo& io, const std::string& name,
+                                             const TensorType& type);
+  // Output `name` given as a host tensor or a device tensor (one of the two) delivered where
+  // io sends it: into results, or into the binding's device outputs.
+  Status DeliverOutput(const RunIo& io, const std::string& name, const TensorType& type,
+                       const Tensor* host, const DeviceTensor* on_device,
+                       std::map<std::string, Tensor>& results);
+  // Copies `bytes` between two device buffers of any plugins (through staging_ when
+  // neither has host memory), counting host traffic into `host_bytes`.
+  Status CopyBuffers(const Device& from, sy_buffer* from_buffer, const Device& to,
+                     sy_buffer* to_buffer, uint64_t bytes, std::string what, uint64_t& host_bytes);
   struct Buffer;
   struct Transfer;
   struct Step;
@@ -215,7 +265,7 @@ class Session {
   struct InputTarget {
     const Buffer* buffer = nullptr;
     std::vector<std::pair<size_t, size_t>> uses;  // (step, index into its bound list)
-    bool in_place = false;
+    bool in_place = false;                        // the device wraps host memory (buffer_wrap_host)
   };
   std::vector<std::vector<InputTarget>> input_targets_;               // per graph input
   std::vector<std::pair<sy_buffer*, const sy_plugin_api*>> wrapped_;  // this run's
@@ -225,8 +275,17 @@ class Session {
     const Buffer* source = nullptr;  // the producing device's buffer, or null when
     Tensor fixed;                    // a constant,
     int64_t from_input = -1;         // or a graph input
+    // Where the plan lets a bound device tensor take source's place for a run (nothing
+    // else shares source's bytes: no alias, no copy of the value), the places in the
+    // steps' bound lists that hold source.
+    bool redirectable = false;
+    std::vector<std::pair<size_t, size_t>> uses;
   };
   std::vector<Output> outputs_;
+  // Per output, this run's device target (invalid: to the host) and whether its producer
+  // writes it in place; scratch of RunUnstated.
+  std::vector<DeviceTensor> output_targets_;
+  std::vector<bool> output_in_place_;
   bool profiling_ = false;
   Profile profile_;
   std::vector<std::string> node_shapes_;      // per graph node, for profiles; built on first use

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "exec/session_parts.h"
 #include "exec/shared_executables.h"
 #include "exec/specializations.h"
 #include "exec/state_store.h"
@@ -13,59 +14,6 @@
 #include "sched/plan_builder.h"
 
 namespace sy {
-
-// A device buffer, freed with its plugin's buffer_free.
-struct Session::Buffer {
-  const Device* device = nullptr;
-  sy_buffer* handle = nullptr;
-  uint64_t bytes = 0;
-  void* host = nullptr;  // buffer_host_pointer, or null for device memory
-  bool owned = true;     // false: another's (a decoding state buffer, the StateStore's)
-  ~Buffer() {
-    if (handle != nullptr && owned) device->plugin->api()->buffer_free(handle);
-  }
-};
-
-// A copy between two buffers of different devices, resolved at creation to the
-// cheapest path the plugins offer.
-struct Session::Transfer {
-  enum class Path { kDirect, kIntoHostDestination, kFromHostSource, kStaged };
-  const Buffer* from = nullptr;
-  const Buffer* to = nullptr;
-  uint64_t bytes = 0;
-  Path path = Path::kStaged;
-  std::string what;  // for error messages
-};
-
-// One step of a run: a partition's execution, or a copy before it.
-struct Session::Step {
-  Transfer copy;  // when executable is null
-  const Plugin* plugin = nullptr;
-  const Device* device = nullptr;
-  sy_executable* executable = nullptr;  // owner's handle
-  // Released when the last session holding it goes: other specialisations of a dynamic
-  // session may run the same executable at their sizes (exec/shared_executables.h).
-  std::shared_ptr<SharedExecutable> owner;
-  // On a device that runs executables at other sizes, in a dynamic session: this
-  // specialisation's partition, passed to execute_resized on every run (the executable may
-  // have run another specialisation's sizes since), and the structure key it is shelved
-  // under. Its sy_nodes point into the session's descriptors_.
-  std::unique_ptr<PartitionDescriptor> sized;
-  ExecutableShelf* shelf = nullptr;
-  std::string shelf_key;
-  bool borrowed = false;  // the executable was prepared by another specialisation
-  // Names this step's sizes for SharedExecutable::sized_for; unique for the process's life
-  // (an address could be reused by a later step).
-  uint64_t sizes_id = NextSizesId();
-  static uint64_t NextSizesId() {
-    static std::atomic<uint64_t> next{1};
-    return next.fetch_add(1, std::memory_order_relaxed);
-  }
-  std::vector<sy_buffer*> bound;  // partition inputs, then outputs
-  size_t partition = 0;
-  // Profiling: when each node of the partition ran (execute_profiled), in its order.
-  std::vector<sy_node_time> node_times;
-};
 
 Session::Session() = default;
 
@@ -511,7 +459,9 @@ void Session::BindInputsAndOutputs(const Residency& where) {
       target.buffer = buffer;
       const Device& device = *plan.devices[d];
       target.in_place = device.host_memory() && device.plugin->api()->buffer_wrap_host != nullptr;
-      for (size_t step = 0; step < steps_.size() && target.in_place; ++step) {
+      // Every target records its uses: a bound device tensor takes the buffer's place on
+      // any device, a wrapped host tensor on host-memory ones.
+      for (size_t step = 0; step < steps_.size(); ++step) {
         for (size_t b = 0; b < steps_[step]->bound.size(); ++b) {
           if (steps_[step]->bound[b] == target.buffer->handle) target.uses.push_back({step, b});
         }
@@ -539,242 +489,30 @@ void Session::BindInputsAndOutputs(const Residency& where) {
       out.fixed = it->second->data;
     } else {
       out.source = where.at(id, producer[id]);
+      // A bound device tensor may take the source's place only where nothing else holds
+      // those bytes: no other (value, device) shares the buffer (a reshape alias) and no
+      // plan copy moves or wraps the value.
+      const bool copied = std::any_of(plan.copies.begin(), plan.copies.end(),
+                                      [id](const PlanCopy& c) { return c.value == id; });
+      const auto sharing = std::count_if(where.buffers.begin(), where.buffers.end(),
+                                         [&](const auto& e) { return e.second == out.source; });
+      out.redirectable = !copied && sharing == 1;
+      for (size_t step = 0; step < steps_.size() && out.redirectable; ++step) {
+        if (steps_[step]->executable == nullptr) {
+          const Transfer& t = steps_[step]->copy;
+          if (t.from == out.source || t.to == out.source) out.redirectable = false;
+          continue;
+        }
+        for (size_t b = 0; b < steps_[step]->bound.size(); ++b) {
+          if (steps_[step]->bound[b] == out.source->handle) out.uses.push_back({step, b});
+        }
+      }
+      if (!out.redirectable) out.uses.clear();
     }
     outputs_.push_back(std::move(out));
   }
-}
-
-Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
-  if (owns_state_) return RunStateful(inputs);
-  return RunUnstated(inputs);
-}
-
-Expected<std::map<std::string, Tensor>> Session::RunUnstated(
-    const std::map<std::string, Tensor>& inputs) {
-  if (dynamic_ != nullptr) return RunDynamic(inputs);
-  using Clock = std::chrono::steady_clock;
-  const bool profiling = profiling_;
-  const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point();
-  if (profiling && profile_.runs_ == 0) profile_.origin_ = run_start;
-  // A run that fails leaves no events: the next one records in their place.
-  struct DropEventsOnFailure {
-    Profile& profile;
-    size_t keep;
-    bool done = false;
-    ~DropEventsOnFailure() {
-      if (!done) profile.events_.resize(std::min(keep, profile.events_.size()));
-    }
-  } drop{profile_, profile_.events_.size()};
-  // Wrapped inputs are unbound and freed when the run ends, however it ends.
-  struct Unwrap {
-    Session& s;
-    ~Unwrap() {
-      for (auto& target_list : s.input_targets_) {
-        for (InputTarget& target : target_list) {
-          for (const auto& [step, index] : target.uses) {
-            s.steps_[step]->bound[index] = target.buffer->handle;
-          }
-        }
-      }
-      for (const auto& [buffer, api] : s.wrapped_) api->buffer_free(buffer);
-      s.wrapped_.clear();
-    }
-  } unwrap{*this};
-  for (const auto& [name, tensor] : inputs) {
-    if (std::find(input_names_.begin(), input_names_.end(), name) == input_names_.end()) {
-      std::string list;
-      for (const std::string& n : input_names_) list += (list.empty() ? "" : ", ") + n;
-      return InvalidArgument("unknown input \"" + name +
-                             "\" (the model's inputs are: " + (list.empty() ? "none" : list) + ")");
-    }
-  }
-  for (size_t k = 0; k < input_names_.size(); ++k) {
-    auto it = inputs.find(input_names_[k]);
-    if (it == inputs.end()) {
-      return InvalidArgument("missing input \"" + input_names_[k] + "\" (" +
-                             input_types_[k].ToString() + ")");
-    }
-    if (it->second.type() != input_types_[k]) {
-      return InvalidArgument("input \"" + input_names_[k] + "\" is " +
-                             it->second.type().ToString() + " but the model expects " +
-                             input_types_[k].ToString());
-    }
-    for (InputTarget& target : input_targets_[k]) {
-      const Device& device = *target.buffer->device;
-      const sy_plugin_api* api = device.plugin->api();
-      if (target.in_place) {
-        // The caller's tensor, bound where the planned buffer was, for this run only.
-        sy_buffer* wrapped = nullptr;
-        sy_error* error = api->buffer_wrap_host(device.plugin->context(), device.index,
-                                                const_cast<std::byte*>(it->second.data()),
-                                                it->second.byte_size(), &wrapped);
-        if (error == nullptr && wrapped != nullptr) {
-          wrapped_.push_back({wrapped, api});
-          for (const auto& [step, index] : target.uses) steps_[step]->bound[index] = wrapped;
-          ++stats_.inputs_in_place;
-          continue;
-        }
-        // Declined: copy from now on.
-        if (error != nullptr) api->error_destroy(error);
-        target.in_place = false;
-      }
-      SY_RETURN_IF_ERROR(device.plugin->TakeError(
-          api->copy_host_to_device(target.buffer->handle, 0, it->second.data(),
-                                   it->second.byte_size()),
-          "copying input \"" + input_names_[k] + "\" to " + device.Spec()));
-    }
-  }
-  for (const auto& step : steps_) {
-    const Clock::time_point start = profiling ? Clock::now() : Clock::time_point();
-    if (step->executable == nullptr) {
-      SY_RETURN_IF_ERROR(Copy(step->copy));
-      if (profiling) RecordStep(*step, start, Clock::now(), false);
-      continue;
-    }
-    const sy_plugin_api* api = step->plugin->api();
-    const auto count = static_cast<uint32_t>(step->bound.size());
-    const auto context = [&] {
-      return plan_.partitions.size() == 1
-                 ? std::string("execute")
-                 : "execute of partition " + std::to_string(step->partition);
-    };
-    if (step->sized != nullptr && step->owner->sized_for != step->sizes_id) {
-      // An executable that ran another specialisation's sizes last: runs at this one's,
-      // unless the plugin declines, when this specialisation prepares its own. Its node
-      // times are not measured in this run (execute_resized has none). Until the run
-      // succeeds nobody knows which sizes it holds (a plugin may take the new sizes and
-      // then fail in a kernel), so every step resizes it next time: a failed run must not
-      // leave its former specialisation executing it at these sizes.
-      step->owner->sized_for = 0;
-      Status ran = step->plugin->TakeError(
-          api->execute_resized(step->executable, &step->sized->get(), count, step->bound.data()),
-          context());
-      if (ran.code() == StatusCode::kUnsupported) {
-        step->shelf->Decline(step->shelf_key);
-        if (step->borrowed) --stats_.executables_resized;
-        SY_RETURN_IF_ERROR(PrepareStep(*step, *step->device, *step->sized,
-                                       "prepare of partition " + std::to_string(step->partition) +
-                                           " on " + step->device->Spec() +
-                                           " (its executable for other sizes declined these)",
-                                       nullptr));
-        step->borrowed = false;
-        step->sized.reset();
-        ran = step->plugin->TakeError(api->execute(step->executable, count, step->bound.data()),
-                                      context());
-      }
-      SY_RETURN_IF_ERROR(ran);
-      step->owner->sized_for = step->sizes_id;
-      if (profiling) RecordStep(*step, start, Clock::now(), false);
-      continue;
-    }
-    const bool timed = profiling && api->execute_profiled != nullptr;
-    if (timed) std::fill(step->node_times.begin(), step->node_times.end(), sy_node_time{0, 0});
-    SY_RETURN_IF_ERROR(step->plugin->TakeError(
-        timed ? api->execute_profiled(step->executable, count, step->bound.data(),
-                                      step->node_times.data(),
-                                      static_cast<uint32_t>(step->node_times.size()))
-              : api->execute(step->executable, count, step->bound.data()),
-        context()));
-    if (profiling) RecordStep(*step, start, Clock::now(), timed);
-  }
-  std::map<std::string, Tensor> results;
-  for (const Output& out : outputs_) {
-    if (out.from_input >= 0) {
-      results[out.name] = inputs.at(input_names_[out.from_input]);
-      continue;
-    }
-    if (out.source == nullptr) {
-      results[out.name] = out.fixed;
-      continue;
-    }
-    SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(out.type.dtype, out.type.shape));
-    const Plugin& plugin = *out.source->device->plugin;
-    SY_RETURN_IF_ERROR(
-        plugin.TakeError(plugin.api()->copy_device_to_host(
-                             out.source->handle, 0, tensor.mutable_data(), tensor.byte_size()),
-                         "copying output \"" + out.name + "\""));
-    results[out.name] = std::move(tensor);
-  }
-  if (profiling) {
-    ProfileEvent run;
-    run.kind = ProfileEvent::Kind::kRun;
-    run.run = profile_.runs_;
-    run.name = "run " + std::to_string(run.run);
-    run.op = "run";
-    run.start_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(run_start - profile_.origin_).count();
-    run.end_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - profile_.origin_)
-            .count();
-    profile_.events_.push_back(std::move(run));
-    ++profile_.runs_;
-  }
-  drop.done = true;
-  return results;
-}
-
-void Session::RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
-                         std::chrono::steady_clock::time_point end, bool nodes_timed) {
-  const auto ns = [this](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - profile_.origin_).count();
-  };
-  ProfileEvent e;
-  e.run = profile_.runs_;
-  e.start_ns = ns(start);
-  e.end_ns = ns(end);
-  if (step.executable == nullptr) {
-    e.kind = ProfileEvent::Kind::kCopy;
-    e.name = step.copy.what;
-    e.op = "copy";
-    e.device = step.copy.from->device->Spec() + " -> " + step.copy.to->device->Spec();
-    e.detail = std::to_string(step.copy.bytes) + " bytes";
-    profile_.events_.push_back(std::move(e));
-    return;
-  }
-  const PlanPartition& part = plan_.partitions[step.partition];
-  const Device& device = *plan_.devices[part.device];
-  e.kind = ProfileEvent::Kind::kPartition;
-  e.name = "partition " + std::to_string(step.partition);
-  e.op = "partition";
-  e.device = device.Spec() + " (" + device.name + ")";
-  bool any_node = false;
-  if (nodes_timed) {
-    if (node_shapes_.empty()) {
-      for (const Node& node : graph_.nodes) {
-        std::string text;
-        for (size_t i = 0; i < node.inputs.size(); ++i) {
-          text += (i ? ", " : "") + graph_.values[node.inputs[i]].type.ToString();
-        }
-        text += " ->";
-        for (size_t i = 0; i < node.outputs.size(); ++i) {
-          text += (i ? ", " : " ") + graph_.values[node.outputs[i]].type.ToString();
-        }
-        node_shapes_.push_back(std::move(text));
-      }
-    }
-    for (size_t i = 0; i < part.nodes.size() && i < step.node_times.size(); ++i) {
-      const sy_node_time& t = step.node_times[i];
-      if (t.start_ns == 0 && t.end_ns == 0) continue;  // not measured
-      const size_t n = part.nodes[i];
-      ProfileEvent node;
-      node.kind = ProfileEvent::Kind::kNode;
-      node.run = e.run;
-      node.name = graph_.nodes[n].name.empty() ? "node " + std::to_string(n) : graph_.nodes[n].name;
-      node.op = graph_.nodes[n].op;
-      node.device = e.device;
-      node.detail = node_shapes_[n];
-      // On the plugin's clock from the call's start; kept inside the partition's span
-      // (clamped as unsigned first: a plugin may report anything).
-      const uint64_t span = static_cast<uint64_t>(e.end_ns - e.start_ns);
-      node.start_ns = e.start_ns + static_cast<int64_t>(std::min<uint64_t>(t.start_ns, span));
-      node.end_ns = std::max(node.start_ns,
-                             e.start_ns + static_cast<int64_t>(std::min<uint64_t>(t.end_ns, span)));
-      profile_.events_.push_back(std::move(node));
-      any_node = true;
-    }
-  }
-  e.nodes_timed = any_node;
-  profile_.events_.push_back(std::move(e));
+  output_targets_.resize(outputs_.size());
+  output_in_place_.resize(outputs_.size());
 }
 
 }  // namespace sy

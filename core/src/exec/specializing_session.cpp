@@ -121,8 +121,8 @@ Expected<Session*> Session::SpecializationFor(size_t stage_index, const SymbolBi
   return stage.cache.front().session.get();
 }
 
-Expected<std::map<std::string, Tensor>> Session::RunSpecialization(
-    Session& active, const std::map<std::string, Tensor>& inputs) {
+Expected<std::map<std::string, Tensor>> Session::RunSpecialization(Session& active,
+                                                                   const RunIo& io) {
   shown_ = &active;
   // The specialisation records into this session's profile, so that one profile covers
   // every shape the session ran.
@@ -130,17 +130,29 @@ Expected<std::map<std::string, Tensor>> Session::RunSpecialization(
   std::swap(active.profile_, profile_);
   // A run may prepare: where a plugin declines to run an executable at these sizes.
   const Stats before = active.stats_;
-  Expected<std::map<std::string, Tensor>> outputs = active.Run(inputs);
+  Expected<std::map<std::string, Tensor>> outputs = active.RunUnstated(io);
   std::swap(active.profile_, profile_);
-  stats_.inputs_in_place += active.stats_.inputs_in_place - before.inputs_in_place;
-  stats_.prepares += active.stats_.prepares - before.prepares;
+  const Stats& after = active.stats_;
+  stats_.inputs_in_place += after.inputs_in_place - before.inputs_in_place;
+  stats_.prepares += after.prepares - before.prepares;
+  stats_.host_bytes_in += after.host_bytes_in - before.host_bytes_in;
+  stats_.host_bytes_out += after.host_bytes_out - before.host_bytes_out;
+  stats_.outputs_in_place += after.outputs_in_place - before.outputs_in_place;
   // Unsigned: a decline lowers the count, and the sum wraps back to the right value.
-  stats_.executables_resized += active.stats_.executables_resized - before.executables_resized;
+  stats_.executables_resized += after.executables_resized - before.executables_resized;
   return outputs;
 }
 
-Expected<std::map<std::string, Tensor>> Session::RunDynamic(
-    const std::map<std::string, Tensor>& inputs) {
+Expected<Tensor> Session::HostValue(const RunIo& io, const std::string& name) {
+  if (const Tensor* host = io.FindHost(name)) return *host;
+  const DeviceTensor* on_device = io.FindDevice(name);
+  if (on_device == nullptr) return InvalidArgument("missing input \"" + name + "\"");
+  SY_ASSIGN_OR_RETURN(Tensor copy, on_device->ToHost());
+  stats_.host_bytes_in += copy.byte_size();
+  return copy;
+}
+
+Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
   Specializations& d = *dynamic_;
   // This run's input shapes, in graph input order; dtypes and names checked here because
   // a specialisation is looked up (or built) before any static session sees the inputs.
@@ -151,55 +163,69 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
       d.input_shapes[k] = input_types_[k].shape;
       continue;
     }
-    auto it = inputs.find(input_names_[k]);
-    if (it == inputs.end()) {
+    const TensorType* type = io.FindType(input_names_[k]);
+    if (type == nullptr) {
       return InvalidArgument("missing input \"" + input_names_[k] + "\" (" +
                              ValueTypeString(d.graph.values[d.graph.inputs[k]]) + ")");
     }
-    if (it->second.dtype() != input_types_[k].dtype) {
-      return InvalidArgument("input \"" + input_names_[k] + "\" is " +
-                             it->second.type().ToString() + " but the model expects " +
+    if (type->dtype != input_types_[k].dtype) {
+      return InvalidArgument("input \"" + input_names_[k] + "\" is " + type->ToString() +
+                             " but the model expects " +
                              ValueTypeString(d.graph.values[d.graph.inputs[k]]));
     }
-    d.input_shapes[k].assign(it->second.shape().begin(), it->second.shape().end());
+    d.input_shapes[k].assign(type->shape.begin(), type->shape.end());
   }
   if (d.stages.size() == 1) {
     // One stage: its inputs are the graph's.
     std::swap(d.shapes, d.input_shapes);
     d.data_sizes.clear();
     for (const auto& [symbol, value] : d.stages[0].data) {
-      auto it = inputs.find(value);
-      if (it == inputs.end()) return InvalidArgument("missing input \"" + value + "\"");
-      SY_ASSIGN_OR_RETURN(int64_t size, DataSize(it->second, symbol, value));
-      d.data_sizes.push_back(size);
+      // A size read from a device tensor comes through the host (one integer).
+      Expected<Tensor> t = HostValue(io, value);
+      Expected<int64_t> size = t.ok() ? DataSize(*t, symbol, value) : t.status();
+      if (!size.ok()) {
+        std::swap(d.shapes, d.input_shapes);
+        return size.status();
+      }
+      d.data_sizes.push_back(*size);
     }
     Expected<Session*> active = SpecializationFor(0, nullptr);
     std::swap(d.shapes, d.input_shapes);
     if (!active.ok()) return active.status();
-    return RunSpecialization(**active, inputs);
+    return RunSpecialization(**active, io);
   }
 
-  // Stages: each reads the graph inputs and the values of earlier stages by name.
+  // Stages: each reads the graph inputs and the values of earlier stages by name. Values
+  // pass between stages through host memory (each stage's sizes are read from them); graph
+  // inputs bound on a device go to the stages that read them as they are.
   SY_ASSIGN_OR_RETURN(SymbolBinding input_sizes, BindSymbols(d.graph, d.input_shapes));
-  d.values = inputs;
+  d.values = *io.host;
   for (size_t s = 0; s < d.stages.size(); ++s) {
     const Stage& stage = d.stages[s];
     std::map<std::string, Tensor> stage_inputs;
+    std::map<std::string, DeviceTensor> stage_device_inputs;
     d.shapes.clear();
     for (ValueId id : stage.graph.inputs) {
       const std::string& name = stage.graph.values[id].name;
-      auto found = d.values.find(name);
-      if (found == d.values.end()) {
+      if (auto found = d.values.find(name); found != d.values.end()) {
+        const Tensor& t = found->second;
+        d.shapes.emplace_back(t.shape().begin(), t.shape().end());
+        stage_inputs.emplace(name, t);
+      } else if (const DeviceTensor* t = io.FindDevice(name)) {
+        d.shapes.emplace_back(t->shape().begin(), t->shape().end());
+        stage_device_inputs.emplace(name, *t);
+      } else {
         return Internal("stage " + std::to_string(s) + " reads '" + name +
                         "', which no earlier stage produced");
       }
-      const Tensor& t = found->second;
-      d.shapes.emplace_back(t.shape().begin(), t.shape().end());
-      stage_inputs.emplace(name, t);
     }
     d.data_sizes.clear();
     for (const auto& [symbol, value] : stage.data) {
       auto found = d.values.find(value);
+      if (found == d.values.end() && io.FindDevice(value) != nullptr) {
+        SY_ASSIGN_OR_RETURN(Tensor copy, HostValue(io, value));
+        found = d.values.emplace(value, std::move(copy)).first;
+      }
       if (found == d.values.end()) {
         return Internal("symbol " + symbol + " takes its size from '" + value +
                         "', which no earlier stage produced");
@@ -208,15 +234,23 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(
       d.data_sizes.push_back(size);
     }
     SY_ASSIGN_OR_RETURN(Session * active, SpecializationFor(s, &input_sizes));
-    SY_ASSIGN_OR_RETURN(auto outputs, RunSpecialization(*active, stage_inputs));
+    RunIo stage_io;
+    stage_io.host = &stage_inputs;
+    stage_io.device = &stage_device_inputs;
+    SY_ASSIGN_OR_RETURN(auto outputs, RunSpecialization(*active, stage_io));
     for (auto& [name, tensor] : outputs) d.values.insert_or_assign(name, std::move(tensor));
   }
   std::map<std::string, Tensor> result;
   for (ValueId id : d.graph.outputs) {
     const std::string& name = d.graph.values[id].name;
     auto found = d.values.find(name);
-    if (found == d.values.end()) return Internal("no stage produced output '" + name + "'");
-    result.emplace(name, found->second);
+    const DeviceTensor* on_device = found == d.values.end() ? io.FindDevice(name) : nullptr;
+    if (found == d.values.end() && on_device == nullptr) {
+      return Internal("no stage produced output '" + name + "'");
+    }
+    const Tensor* host = found != d.values.end() ? &found->second : nullptr;
+    SY_RETURN_IF_ERROR(
+        DeliverOutput(io, name, host ? host->type() : on_device->type(), host, on_device, result));
   }
   d.values.clear();
   return result;

@@ -27,10 +27,9 @@ Status Session::Reset() {
   return state_->Clear();
 }
 
-Expected<std::map<std::string, Tensor>> Session::RunStateful(
-    const std::map<std::string, Tensor>& inputs) {
+Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
   StateStore& state = *state_;
-  for (const auto& [name, tensor] : inputs) {
+  auto refuse_state = [&](const std::string& name) -> Status {
     if (state.IsStateInput(name)) {
       return InvalidArgument("input \"" + name +
                              "\" is decoding state: the session keeps it between runs on the "
@@ -42,20 +41,24 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(
                              "positions the state holds (" +
                              std::to_string(state.length) + ")");
     }
+    return Status::Ok();
+  };
+  for (const auto& entry : *io.host) SY_RETURN_IF_ERROR(refuse_state(entry.first));
+  if (io.device != nullptr) {
+    for (const auto& entry : *io.device) SY_RETURN_IF_ERROR(refuse_state(entry.first));
   }
-  auto advance = inputs.find(state.advance_name);
-  if (advance == inputs.end()) {
+  const TensorType* advance = io.FindType(state.advance_name);
+  if (advance == nullptr) {
     return InvalidArgument("missing input \"" + state.advance_name + "\" (its size along axis " +
                            std::to_string(state.advance_axis) +
                            " is the number of positions a run adds to the state)");
   }
-  const Tensor& a = advance->second;
-  if (a.type().rank() <= state.advance_axis) {
-    return InvalidArgument("input \"" + state.advance_name + "\" is " + a.type().ToString() +
+  if (advance->rank() <= state.advance_axis) {
+    return InvalidArgument("input \"" + state.advance_name + "\" is " + advance->ToString() +
                            " but the state advances by its axis " +
                            std::to_string(state.advance_axis));
   }
-  const int64_t adds = a.shape()[state.advance_axis];
+  const int64_t adds = advance->shape[state.advance_axis];
   for (const StateStore::Entry& e : state.entries()) {
     const int64_t capacity = e.type.shape[e.axis];
     if (adds > capacity - state.length) {
@@ -67,9 +70,9 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(
     }
   }
   std::map<std::string, Tensor> with_position;
-  const std::map<std::string, Tensor>* run_inputs = &inputs;
+  RunIo run = io;
   if (!state.position_name.empty()) {
-    with_position = inputs;
+    with_position = *io.host;
     SY_ASSIGN_OR_RETURN(Tensor position,
                         Tensor::Allocate(state.position_type.dtype, state.position_type.shape));
     if (state.position_type.dtype == DType::kI32) {
@@ -78,9 +81,9 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(
       position.mutable_values<int64_t>()[0] = state.length;
     }
     with_position[state.position_name] = std::move(position);
-    run_inputs = &with_position;
+    run.host = &with_position;
   }
-  Expected<std::map<std::string, Tensor>> outputs = RunUnstated(*run_inputs);
+  Expected<std::map<std::string, Tensor>> outputs = RunUnstated(run);
   if (outputs.ok()) state.length += adds;
   return outputs;
 }

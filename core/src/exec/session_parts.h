@@ -1,0 +1,69 @@
+// The parts of a Session that its source files share (session.cpp builds them,
+// session_run.cpp runs them): device buffers, copies and steps.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/shared_executables.h"
+#include "plugin/node_descriptors.h"
+#include "switchyard/session.h"
+
+namespace sy {
+
+// A device buffer, freed with its plugin's buffer_free.
+struct Session::Buffer {
+  const Device* device = nullptr;
+  sy_buffer* handle = nullptr;
+  uint64_t bytes = 0;
+  void* host = nullptr;  // buffer_host_pointer, or null for device memory
+  bool owned = true;     // false: another's (a decoding state buffer, the StateStore's)
+  ~Buffer() {
+    if (handle != nullptr && owned) device->plugin->api()->buffer_free(handle);
+  }
+};
+
+// A copy between two buffers of different devices, resolved at creation to the
+// cheapest path the plugins offer.
+struct Session::Transfer {
+  enum class Path { kDirect, kIntoHostDestination, kFromHostSource, kStaged };
+  const Buffer* from = nullptr;
+  const Buffer* to = nullptr;
+  uint64_t bytes = 0;
+  Path path = Path::kStaged;
+  std::string what;  // for error messages
+};
+
+// One step of a run: a partition's execution, or a copy before it.
+struct Session::Step {
+  Transfer copy;  // when executable is null
+  const Plugin* plugin = nullptr;
+  const Device* device = nullptr;
+  sy_executable* executable = nullptr;  // owner's handle
+  // Released when the last session holding it goes: other specialisations of a dynamic
+  // session may run the same executable at their sizes (exec/shared_executables.h).
+  std::shared_ptr<SharedExecutable> owner;
+  // On a device that runs executables at other sizes, in a dynamic session: this
+  // specialisation's partition, passed to execute_resized on every run (the executable may
+  // have run another specialisation's sizes since), and the structure key it is shelved
+  // under. Its sy_nodes point into the session's descriptors_.
+  std::unique_ptr<PartitionDescriptor> sized;
+  ExecutableShelf* shelf = nullptr;
+  std::string shelf_key;
+  bool borrowed = false;  // the executable was prepared by another specialisation
+  // Names this step's sizes for SharedExecutable::sized_for; unique for the process's life
+  // (an address could be reused by a later step).
+  uint64_t sizes_id = NextSizesId();
+  static uint64_t NextSizesId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+  std::vector<sy_buffer*> bound;  // partition inputs, then outputs
+  size_t partition = 0;
+  // Profiling: when each node of the partition ran (execute_profiled), in its order.
+  std::vector<sy_node_time> node_times;
+};
+
+}  // namespace sy
