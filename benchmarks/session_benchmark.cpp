@@ -27,6 +27,9 @@
 //   BM_DecodeStep/L    one token's run of the toy decoder (tests/data/decoder/, decoding
 //                      state of capacity 32; docs/decoding.md) with L positions already in
 //                      its state: how a token's cost grows as the past does
+//   BM_BoundRun/B/D    Session::Run of a 2-add chain on 16 MiB tensors on cpu (D = 0) or
+//                      opencl:0 (D = 1) with host tensors (B = 0) or DeviceTensors bound
+//                      on the device (B = 1, IoBinding; docs/host-api.md)
 //   BM_MlpRun          Session::Run of examples/mlp on `cpu` with its bundled input: the
 //                      C++ side of benchmarks/python_overhead.py, which times the same run
 //                      through the Python module (docs/performance.md, "Python")
@@ -214,6 +217,37 @@ void BM_DecodeStep(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DecodeStep)->Arg(0)->Arg(8)->Arg(16)->Arg(31);
+
+// Session::Run of a chain of 2 `add` nodes on f32 [1, 4M] (16 MiB a tensor) on `cpu`
+// (D = 0) or `opencl:0` (D = 1, skipped without one), with the input and output as host
+// tensors (B = 0: on opencl the input is copied in and the output out, 32 MiB a run; on cpu
+// the input is read in place and the output copied out) or as DeviceTensors bound on the
+// device (B = 1, IoBinding: nothing through host memory).
+void BM_BoundRun(benchmark::State& state) {
+  const bool bound = state.range(0) != 0;
+  auto device = Host().FindDevice(state.range(1) != 0 ? "opencl:0" : "cpu");
+  if (!device.ok()) return state.SkipWithError(device.status().message().c_str());
+  constexpr int64_t kElements = int64_t{1} << 22;
+  auto session = sy::Session::Create(AddChain(2, kElements), **device);
+  if (!session.ok()) return state.SkipWithError(session.status().message().c_str());
+  const sy::Tensor x = *sy::Tensor::Allocate(sy::DType::kF32, {1, kElements});
+  const std::map<std::string, sy::Tensor> inputs{{"x", x}};
+  sy::IoBinding io;
+  io.BindInput("x", *sy::DeviceTensor::FromHost(**device, x));
+  io.BindOutput((*session)->output_names()[0], **device);
+  for (auto _ : state) {
+    const sy::Status ran = bound ? (*session)->Run(io) : (*session)->Run(inputs).status();
+    if (!ran.ok()) return state.SkipWithError(ran.message().c_str());
+  }
+  const sy::Session::Stats& st = (*session)->stats();
+  state.counters["host_MiB_per_run"] = static_cast<double>(st.host_bytes_in + st.host_bytes_out) /
+                                       (1 << 20) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_BoundRun)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"bound", "opencl"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();  // PoCL computes on threads of its own
 
 void BM_MlpRun(benchmark::State& state) {
   auto graph = sy::LoadModel(SY_SOURCE_DIR "/examples/mlp");

@@ -1,6 +1,7 @@
 // `switchyard bench MODEL`: latency of Session::Run after warm-up: median, min, max wall
 // time, and the median process CPU time per run (every thread of the process: the CPU
 // plugin's pool and BLAS's own threads), which is what a loaded machine distorts least.
+// --io-binding runs with the inputs and outputs on the session's device (IoBinding).
 #include <time.h>
 
 #include <algorithm>
@@ -43,16 +44,20 @@ int RunBench(const std::vector<std::string>& args) {
       "usage: switchyard bench MODEL [--device SPEC] [--strict] [--memory-limit DEVICE=BYTES]...\n"
       "                        [--input ...] [--warmup N] [--repeat N] [--no-island-pass]\n"
       "                        [--optimize 0|1|2] [--isolate PLUGIN|all]... [--timeout S]\n"
-      "                        [--profile FILE] [--json]\n\n"
+      "                        [--io-binding] [--profile FILE] [--json]\n\n"
       "Prepares MODEL once (as 'switchyard run' does, inputs included), runs it --warmup\n"
       "times, then times --repeat runs and prints the median, minimum, maximum, 90th and\n"
       "99th percentile latency of one run (inputs copied in, outputs copied out), and the\n"
       "median CPU time of one run summed over the process's threads. An input given\n"
-      "neither by --input nor in <model>/inputs gets seeded random data (said on stderr).\n\n"
+      "neither by --input nor in <model>/inputs gets seeded random data (said on stderr).\n"
+      "With --io-binding the inputs are put on the session's device once, before the runs,\n"
+      "and the outputs stay there (docs/host-api.md, \"Device-resident inputs and\n"
+      "outputs\"): the runs time the device's work without the copies through host memory.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("warmup", po::value<int>()->default_value(3),
                                                     "untimed runs first")(
-      "repeat", po::value<int>()->default_value(20), "timed runs")("json", "print JSON");
+      "repeat", po::value<int>()->default_value(20), "timed runs")(
+      "io-binding", "inputs on the session's device, outputs left there")("json", "print JSON");
   AddPluginOptions(visible);
   AddModelOptions(visible);
   AddProfileOption(visible);
@@ -88,14 +93,31 @@ int RunBench(const std::vector<std::string>& args) {
     if (!reset.ok()) PrintError("bench", reset.message());
     return reset.ok();
   };
-  for (int i = 0; i < warmup; ++i) {
-    if (!make_room()) return kExitFailure;
-    Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);
-    if (!out.ok()) {
-      PrintError("bench", out.status().message());
-      return kExitFailure;
+  // --io-binding: device tensors made once; the outputs' are reused run after run (the
+  // binding holds the only handle).
+  const bool bound = vm.count("io-binding") > 0;
+  IoBinding binding;
+  if (bound) {
+    const Device& device = session.device();
+    for (const auto& [name, tensor] : prepared->inputs) {
+      Expected<DeviceTensor> on_device = DeviceTensor::FromHost(device, tensor);
+      if (!on_device.ok()) {
+        PrintError("bench", on_device.status().WithContext("input '" + name + "'").message());
+        return kExitFailure;
+      }
+      binding.BindInput(name, std::move(*on_device));
     }
+    for (const std::string& name : session.output_names()) binding.BindOutput(name, device);
   }
+  const auto run_once = [&]() -> bool {
+    const Status ran = bound ? session.Run(binding) : session.Run(prepared->inputs).status();
+    if (!ran.ok()) PrintError("bench", ran.message());
+    return ran.ok();
+  };
+  for (int i = 0; i < warmup; ++i) {
+    if (!make_room() || !run_once()) return kExitFailure;
+  }
+  const Session::Stats before = session.stats();
   std::cerr << "switchyard bench: " << PlacementSummary(session.plan()) << "\n";
   // --profile: the timed runs are recorded (and pay for it: a clock read per node).
   session.set_profiling(vm.count("profile") > 0);
@@ -106,16 +128,18 @@ int RunBench(const std::vector<std::string>& args) {
     if (!make_room()) return kExitFailure;
     const double cpu_start = ProcessCpuMicros();
     const auto start = std::chrono::steady_clock::now();
-    Expected<std::map<std::string, Tensor>> out = session.Run(prepared->inputs);
+    const bool ran = run_once();
     micros.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
             .count());
     cpu_micros.push_back(ProcessCpuMicros() - cpu_start);
-    if (!out.ok()) {
-      PrintError("bench", out.status().message());
-      return kExitFailure;
-    }
+    if (!ran) return kExitFailure;
   }
+  // Bytes the timed runs moved between host memory and devices, per run.
+  const double host_bytes =
+      static_cast<double>(session.stats().host_bytes_in - before.host_bytes_in +
+                          session.stats().host_bytes_out - before.host_bytes_out) /
+      repeat;
   if (vm.count("profile")) {
     const Status written = WriteProfile(session.profile(), vm["profile"].as<std::string>());
     if (!written.ok()) {
@@ -142,6 +166,8 @@ int RunBench(const std::vector<std::string>& args) {
                      {"p90_us", p90},
                      {"p99_us", p99},
                      {"median_cpu_us", median_cpu},
+                     {"io_binding", bound},
+                     {"host_bytes_per_run", host_bytes},
                      {"profile", vm.count("profile")
                                      ? boost::json::value(ProfileByOpJson(session.profile()))
                                      : boost::json::value(nullptr)}})
@@ -150,7 +176,11 @@ int RunBench(const std::vector<std::string>& args) {
     std::cout << model << " on " << DevicesUsed(session.plan()) << ": median " << median
               << " us, min " << micros.front() << " us, max " << micros.back() << " us, p90 " << p90
               << " us, p99 " << p99 << " us over " << repeat << " runs (median CPU time "
-              << median_cpu << " us)\n";
+              << median_cpu << " us)\n"
+              << (bound ? "inputs and outputs bound on " + session.device().Spec() + "; "
+                        : std::string())
+              << "host memory traffic " << FormatBytes(static_cast<uint64_t>(host_bytes))
+              << " per run\n";
     if (vm.count("profile")) {
       std::cout << "time by op over the " << repeat << " timed runs (profile written to "
                 << vm["profile"].as<std::string>() << "):\n"

@@ -85,6 +85,9 @@ class Session {
   // (which the session fills).
   const std::vector<TensorType>& input_types() const { return caller_input_types_; }
   const std::vector<std::string>& input_names() const { return caller_input_names_; }
+  // The outputs a run returns, in the graph's order: every graph output but the decoding
+  // state's next contents.
+  const std::vector<std::string>& output_names() const { return caller_output_names_; }
 
   // Decoding state (docs/decoding.md): a graph with "state" keeps its state values (a
   // decoder's key and value caches) on the device between runs. Each run appends the
@@ -296,6 +299,7 @@ class Session {
   bool owns_state_ = false;
   std::vector<std::string> caller_input_names_;
   std::vector<TensorType> caller_input_types_;
+  std::vector<std::string> caller_output_names_;
   const Session* shown_ = nullptr;  // owned by dynamic_'s cache
 };
 

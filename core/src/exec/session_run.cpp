@@ -39,13 +39,7 @@ Status Session::Run(IoBinding& binding) {
   std::swap(previous, binding.device_outputs_);
   binding.host_outputs_.clear();
   // Names, empties and shared storage refused before anything runs.
-  const Graph& graph = dynamic_ != nullptr ? dynamic_->graph : graph_;
-  std::vector<std::string> outputs;
-  for (ValueId id : graph.outputs) {
-    const bool state = std::any_of(graph.state.values.begin(), graph.state.values.end(),
-                                   [id](const StateValue& v) { return v.output == id; });
-    if (!state) outputs.push_back(graph.values[id].name);
-  }
+  const std::vector<std::string>& outputs = caller_output_names_;
   auto known = [&](const std::string& name) -> Status {
     if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) return Status::Ok();
     std::string list;

@@ -151,6 +151,37 @@ TEST_F(StatefulSessionTest, SpecializationsShareOneState) {
   ExpectSum(*s, {1, 1, 2, 2}, 3, 3);
 }
 
+// Device tensors bound to a stateful, dynamic session: the advance input's shape comes from
+// the device tensor, and state and position stay the session's.
+TEST_F(StatefulSessionTest, BoundDeviceTensorsAdvanceTheState) {
+  std::unique_ptr<Session> s = Create(AppendingGraph("\"seq\""));
+  ASSERT_TRUE(s);
+  const Device& cpu = **host_->FindDevice("cpu");
+  IoBinding io;
+  io.BindInput("x", *DeviceTensor::FromHost(cpu, X({1, 2, 3, 4}).at("x")));
+  io.BindOutput("sum", cpu);
+  SY_ASSERT_OK(s->Run(io));
+  EXPECT_EQ(s->state_length(), 2);
+  Expected<Tensor> sum = io.device_outputs().at("sum").ToHost();
+  SY_ASSERT_OK(sum);
+  EXPECT_EQ(sum->values<float>()[0], 4);
+  EXPECT_EQ(sum->values<float>()[1], 6);
+  io.BindInput("x", *DeviceTensor::FromHost(cpu, X({10, 20}).at("x")));
+  SY_ASSERT_OK(s->Run(io));
+  EXPECT_EQ(s->state_length(), 3);
+  sum = io.device_outputs().at("sum").ToHost();
+  SY_ASSERT_OK(sum);
+  EXPECT_EQ(sum->values<float>()[0], 14);
+  EXPECT_EQ(sum->values<float>()[1], 26);
+  io.BindInput("k", *DeviceTensor::Allocate(cpu, {DType::kF32, {1, 4, 2}}));
+  SY_EXPECT_ERROR(s->Run(io), "input \"k\" is decoding state");
+  io.ClearInputs();
+  io.BindInput("x", *DeviceTensor::FromHost(cpu, X({1, 1, 1, 1}).at("x")));
+  SY_EXPECT_ERROR(s->Run(io), "past its capacity of 4");
+  EXPECT_EQ(s->state_length(), 3);
+  EXPECT_TRUE(io.device_outputs().empty());
+}
+
 // A specialisation's nodes that read a state already kept on a device get that device as
 // their hint (StateStore::PinReaders), so that no later plan puts them elsewhere.
 TEST_F(StatefulSessionTest, LaterSpecializationsReadTheStateWhereItIsKept) {
