@@ -203,6 +203,11 @@ for model in mlp cnn transformer; do
 done
 expect "run --strict fails before running" 1 "strict mode forbids" \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" run "$SRC/examples/cnn" --device partial --strict
+expect "bench --io-binding on a device without host memory" 0 \
+  "inputs and outputs bound on remote:0; host memory traffic 0 B per run" \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device remote --io-binding --repeat 2
+expect "bench without --io-binding copies" 0 '"io_binding":false,"host_bytes_per_run":[1-9]' \
+  -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device remote --repeat 2 --json
 expect "bench mixed devices" 0 '"devices":"cpu:0 \(cpu\), partial:0 \(partial-accel\)".*"median_us"' \
   -- "${WITH_TEST_PLUGINS[@]}" "$SY" bench "$SRC/examples/transformer" --device partial --repeat 2 --json
 
@@ -298,6 +303,8 @@ expect "plugins --isolate all" 0 "loaded   cpu .*\[isolated: worker pid [0-9]+\]
 expect "plugins --json --isolate" 0 '"name":"cpu","version":"[^"]*","abi_version":1,"isolated":true,"worker_pid":[0-9]+' \
   -- "$SY" plugins --json --isolate cpu
 expect "bench --isolate" 0 '"median_us"' -- "$SY" bench "$SRC/examples/mlp" --isolate all --repeat 3 --json
+expect "bench --io-binding --isolate" 0 '"io_binding":true,"host_bytes_per_run":0' \
+  -- "$SY" bench "$SRC/examples/mlp" --isolate all --io-binding --repeat 3 --json
 expect "run --isolate --profile times nodes in the worker" 0 "^fused_conv +[0-9.]+%" \
   -- "$SY" run "$SRC/examples/cnn" --isolate cpu --profile "$TMP/isolated.json"
 expect "crash in execute, isolated" 1 \

@@ -99,3 +99,16 @@ def test_opencl_device_tensors(root):
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
     assert s.stats["host_bytes_in"] == before["host_bytes_in"]
     assert s.stats["host_bytes_out"] == before["host_bytes_out"]
+
+
+def test_isolated_plugin_device_tensors(root):
+    """The cpu plugin in a worker process (docs/plugin-isolation.md): its buffers live
+    there, and bound runs still read and write them in place."""
+    s = switchyard.Session(root / "examples/mlp", device="cpu", isolate="all")
+    x = np.load(root / "examples/mlp/inputs/x.npy")
+    (name,) = s.output_names
+    want = mlp_reference(root, x)[name]
+    y = s.empty(*s.output_types[name])
+    s.run({"x": s.to_device(x)}, outputs={name: y})
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-6)
+    assert s.stats["host_bytes_in"] == 0 and s.stats["outputs_in_place"] == 1

@@ -4,6 +4,7 @@
 
 #include "switchyard/decoder.h"
 #include "switchyard/model_io.h"
+#include "switchyard/npy.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
 #include "test_util.h"
@@ -115,6 +116,51 @@ TEST(HostApiTest, TheDocumentedDecoderWorks) {
   const std::vector<int64_t> expected = {14, 1, 7, 4, 3, 14, 1, 7, 2, 10, 7, 7};
   EXPECT_EQ(generated, expected);
   EXPECT_EQ(first_two, (std::vector<int64_t>{14, 1}));
+}
+
+}  // namespace
+}  // namespace sy
+
+namespace sy {
+namespace {
+
+// docs/host-api.md, "Device-resident inputs and outputs", on the CPU: the snippet's calls,
+// and y equal to a plain run's.
+Status BoundApplication(Tensor& bound_y, Tensor& plain_y, uint64_t& host_bytes) {
+  sy::DiscoveryOptions discovery;
+  discovery.scan_default_paths = false;
+  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, sy::PluginHost::Create(discovery));
+  SY_ASSIGN_OR_RETURN(sy::Graph graph, sy::LoadModel(std::string(SY_SOURCE_DIR) + "/examples/mlp"));
+  SY_ASSIGN_OR_RETURN(const sy::Device* cpu, host->FindDevice("cpu"));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::Session> session, sy::Session::Create(graph, *cpu));
+  SY_ASSIGN_OR_RETURN(sy::Tensor x,
+                      sy::ReadNpy(std::string(SY_SOURCE_DIR) + "/examples/mlp/inputs/x.npy"));
+  {
+    // The documented snippet:
+    const sy::Device& gpu = session->device();
+    SY_ASSIGN_OR_RETURN(sy::DeviceTensor x_dev, sy::DeviceTensor::FromHost(gpu, x));
+    SY_ASSIGN_OR_RETURN(sy::DeviceTensor y_dev,
+                        sy::DeviceTensor::Allocate(gpu, {sy::DType::kF32, {2, 4}}));
+    sy::IoBinding io;
+    io.BindInput("x", x_dev);
+    io.BindOutput("y", y_dev);
+    SY_RETURN_IF_ERROR(session->Run(io));
+    SY_ASSIGN_OR_RETURN(sy::Tensor y, y_dev.ToHost());
+    bound_y = y;
+  }
+  host_bytes = session->stats().host_bytes_in + session->stats().host_bytes_out;
+  SY_ASSIGN_OR_RETURN(auto outputs, session->Run({{"x", x}}));
+  plain_y = outputs.at("y");
+  return Status::Ok();
+}
+
+TEST(HostApiTest, TheDeviceResidentSnippetWorks) {
+  Tensor bound_y, plain_y;
+  uint64_t host_bytes = 1;
+  SY_ASSERT_OK(BoundApplication(bound_y, plain_y, host_bytes));
+  EXPECT_TRUE(bound_y.BitwiseEquals(plain_y));
+  EXPECT_EQ(host_bytes, 0u);
 }
 
 }  // namespace
