@@ -5,16 +5,19 @@
 #
 #   1. the GPU and driver (nvidia-smi)
 #   2. configure and build the release tree with the CUDA plugin (only the targets used)
-#   3. the plugin's unit tests, GPU tests included (sy_cuda_tests)
-#   4. every bundled example with --device cuda and --device cuda,cpu, against NumPy
+#   3. the plugin's unit tests, GPU tests included (sy_cuda_tests; device-resident inputs
+#      and outputs through a session among them)
+#   4. every bundled example with --device cuda and --device cuda,cpu, against NumPy;
+#      decoding (generate on the toy decoder) against NumPy's tokens; the real models
+#      tools/gpu_models.sh packed (out/gpu-models) against PyTorch's outputs
 #   5. the conformance suite on the cuda plugin (JUnit and the console report): first the
 #      decoding ops alone (sample, cache_write: issue 16), then every case
 #   6. the ONNX backend node tests on cuda:0 (when libonnx-testdata is installed)
 #   7. benchmarks: sy_cuda_benchmark (benchmarks/cuda_benchmark.cpp: matmul 4096^3 f32 and
 #      f16 through the plugin against a direct cuBLAS call, the dispatch-overhead chain
 #      with and without CUDA-graph replay, per node; JSON in $OUT/cuda_benchmark.json, the
-#      figures go to docs/performance.md), then `switchyard bench` of the examples on cuda
-#      and cpu
+#      figures go to docs/performance.md; also the session with DeviceTensors bound), then
+#      `switchyard bench` of the examples on cuda (with and without --io-binding) and cpu
 #
 # Everything goes to $OUT (default: out/cuda-check): one log per step and summary.txt with
 # one line per step (PASS, FAIL, SKIP, TIMEOUT). Exit status: 0 when no step failed.
@@ -132,6 +135,56 @@ examples() {
 export -f examples
 step examples 60 bash -c examples
 
+# 4b. Decoding: the toy decoder (tests/data/decoder/, tools/make_toy_decoder.py) greedy and
+#     seeded top-k on the GPU, its state and the sample op on cuda, against the NumPy
+#     reference's tokens.
+generate() {
+  local rc=0 dec=$SRC/tests/data/decoder
+  for device in cuda cuda,cpu; do
+    local got want
+    got=$("$SY" generate "$dec/model.json" --prompt 1,2,3 --max-new-tokens 12 --device "$device" \
+      --json) || rc=1
+    want=$(cat "$dec/greedy_1_2_3.txt")
+    echo "$device greedy: $got"
+    echo "$got" | grep -q "\"tokens\":\[$want\]" || { echo "  expected tokens [$want]"; rc=1; }
+    got=$("$SY" generate "$dec/model.json" --prompt 1,2,3 --max-new-tokens 12 --device "$device" \
+      --sample top-k --top-k 4 --temperature 0.8 --seed 7 --json) || rc=1
+    want=$(cat "$dec/top_k4_t0.8_seed7_1_2_3.txt")
+    echo "$device top-k: $got"
+    echo "$got" | grep -q "\"tokens\":\[$want\]" || { echo "  expected tokens [$want]"; rc=1; }
+  done
+  "$SY" plan "$dec/model.json" --device cuda | tail -n 20
+  return $rc
+}
+export -f generate
+step generate 60 bash -c generate
+
+# 4c. Real models (tools/gpu_models.sh packs them on a machine with PyTorch: MobileNetV2
+#     and ResNet-18 by default, carried here in out/gpu-models) against PyTorch's outputs,
+#     on the GPU and with the CPU as the fallback; then their latency on cuda with host
+#     tensors and with the inputs and outputs on the GPU (--io-binding).
+real_models() {
+  local dir=${GPU_MODELS:-$SRC/out/gpu-models} rc=0 found=0
+  for model in "$dir"/*/; do
+    [ -d "$model/expected" ] || continue
+    found=1
+    for device in cuda cuda,cpu; do
+      echo "-- $(basename "$model") --device $device"
+      "$SY" run "$model" --device "$device" --compare "$model/expected" --rtol 1e-3 --atol 1e-3 |
+        tail -n 3 || rc=1
+    done
+    "$SY" bench "$model" --device cuda --repeat 50 --json || rc=1
+    "$SY" bench "$model" --device cuda --repeat 50 --io-binding --json || rc=1
+  done
+  if [ "$found" = 0 ]; then
+    echo "no packed models in $dir (tools/gpu_models.sh makes them; carry out/gpu-models)"
+    return 77
+  fi
+  return $rc
+}
+export -f real_models
+step real_models 90 bash -c real_models
+
 # 5. The conformance suite. First the decoding ops on their own (sample, whose token must
 #    be the reference's in every case, and cache_write), so that their verdict stands even
 #    when the whole suite runs out of time; then every case (mandatory and the rest).
@@ -184,6 +237,8 @@ bench() {
       echo "-- $model on $device"
       "$SY" bench "$SRC/examples/$model" --device "$device" --repeat 50 --json || return 1
     done
+    echo "-- $model on cuda, inputs and outputs on the GPU"
+    "$SY" bench "$SRC/examples/$model" --device cuda --repeat 50 --io-binding --json || return 1
   done
   echo "-- transformer on cuda without CUDA graphs"
   SWITCHYARD_CUDA_GRAPHS=0 "$SY" bench "$SRC/examples/transformer" --device cuda --repeat 50 --json
