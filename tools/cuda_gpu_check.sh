@@ -86,7 +86,8 @@ build() {
     configure -DSY_BUILD_TESTS=ON -DSY_BUILD_BENCHMARKS=OFF ||
     configure -DSY_BUILD_TESTS=OFF -DSY_BUILD_BENCHMARKS=ON ||
     configure -DSY_BUILD_TESTS=OFF -DSY_BUILD_BENCHMARKS=OFF; } || return 1
-  local targets=(switchyard switchyard_cpu switchyard_cuda)
+  local targets=(switchyard switchyard_cpu switchyard_cuda switchyard-plugin-probe
+    switchyard-plugin-worker)
   for t in sy_cuda_tests onnx_node_tests sy_cuda_benchmark; do
     ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q "^$t:" && targets+=("$t")
   done

@@ -7,7 +7,8 @@
 // with buffer_view, as the memory plan says) and prepares every partition with its plugin. Each Run
 // copies the named inputs to the devices that read them, runs the partitions in order with the
 // planned copies between devices, and copies the outputs back. Nothing is allocated on a device
-// after creation.
+// after creation. A run with an IoBinding (switchyard/io_binding.h) reads and writes the
+// caller's DeviceTensors where they are instead of copying through host memory.
 //
 // A graph with run-time sizes (docs/dynamic-shapes.md) makes a dynamic session: Create
 // checks and keeps the graph, and each Run with a set of input shapes not seen before
