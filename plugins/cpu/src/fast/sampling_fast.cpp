@@ -35,6 +35,7 @@
 
 #include "fast/fast_kernels.h"
 #include "ref/ref_kernels.h"
+#include "ref/sample_params.h"
 #include "switchyard/sample_errors.h"
 #include "thread_pool.h"
 
@@ -42,24 +43,6 @@ namespace sy::cpu {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-enum class Method { kGreedy, kTemperature, kTopK, kTopP, kMinP };
-
-Method ParseMethod(const std::string& name) {
-  if (name == "temperature") return Method::kTemperature;
-  if (name == "top_k") return Method::kTopK;
-  if (name == "top_p") return Method::kTopP;
-  if (name == "min_p") return Method::kMinP;
-  return Method::kGreedy;  // the schema allows nothing else
-}
-
-struct Params {
-  Method method;
-  double temperature;
-  int64_t top_k;
-  double top_p;
-  double min_p;
-};
 
 // A row's outcome: its token, or the data error the reference reports for it (a NaN first,
 // then the uniform number).
@@ -96,15 +79,16 @@ struct Scratch {
 // on the calling thread, so that no loop body allocates (they must not throw).
 class ScratchSlots {
  public:
-  ScratchSlots(int count, const Params& a, DType dtype, int64_t v)
+  ScratchSlots(int count, const SampleParams& a, DType dtype, int64_t v)
       : slots_(static_cast<size_t>(count)), used_(std::make_unique<std::atomic<bool>[]>(count)) {
     const size_t n = static_cast<size_t>(v);
     for (Scratch& s : slots_) {
       if (dtype == DType::kF16 || dtype == DType::kBF16)
         s.f = std::make_unique_for_overwrite<float[]>(n);
-      if (a.method == Method::kGreedy) continue;
-      if (a.method != Method::kMinP) s.p = std::make_unique_for_overwrite<double[]>(n);
-      if (a.method != Method::kTemperature) s.cands = std::make_unique_for_overwrite<Cand[]>(n);
+      if (a.method == SampleMethod::kGreedy) continue;
+      if (a.method != SampleMethod::kMinP) s.p = std::make_unique_for_overwrite<double[]>(n);
+      if (a.method != SampleMethod::kTemperature)
+        s.cands = std::make_unique_for_overwrite<Cand[]>(n);
     }
   }
   Scratch* Claim() {
@@ -290,7 +274,7 @@ int64_t MinP(const T* x, double t, double m, int64_t v, double min_p, double u, 
 
 // A non-greedy row x[0, v) of float or double: its token, or its data error.
 template <typename T>
-RowResult RowOf(const T* x, int64_t v, double u, const Params& a, Scratch& s) {
+RowResult RowOf(const T* x, int64_t v, double u, const SampleParams& a, Scratch& s) {
   RowResult r;
   bool any_nan = false;
   const T max_x = MaxOf(x, v, any_nan);
@@ -309,13 +293,13 @@ RowResult RowOf(const T* x, int64_t v, double u, const Params& a, Scratch& s) {
   const double t = a.temperature;
   const double m = static_cast<double>(max_x) / t;
   switch (a.method) {
-    case Method::kTopK:
+    case SampleMethod::kTopK:
       if (a.top_k < v) {
         r.token = TopK(x, t, m, v, a.top_k, u, s.p.get(), s.cands.get());
         return r;
       }
       break;  // k >= V keeps every token
-    case Method::kMinP:
+    case SampleMethod::kMinP:
       r.token = MinP(x, t, m, v, a.min_p, u, s.cands.get());
       return r;
     default:
@@ -323,17 +307,17 @@ RowResult RowOf(const T* x, int64_t v, double u, const Params& a, Scratch& s) {
   }
   double* p = s.p.get();
   for (int64_t i = 0; i < v; ++i) p[i] = P(static_cast<double>(x[i]) / t, m);
-  r.token = a.method == Method::kTopP ? TopP(p, v, a.top_p, u, s.cands.get())
-                                      : WalkAll(p, v, u);  // temperature, top_k with k >= V
+  r.token = a.method == SampleMethod::kTopP ? TopP(p, v, a.top_p, u, s.cands.get())
+                                            : WalkAll(p, v, u);  // temperature, top_k with k >= V
   return r;
 }
 
 // Row r of `logits`; `u` is its uniform number (unread for greedy).
-RowResult Row(const ConstTensorView& logits, int64_t r, int64_t v, double u, const Params& a,
+RowResult Row(const ConstTensorView& logits, int64_t r, int64_t v, double u, const SampleParams& a,
               Scratch& s) {
   const DType dt = logits.dtype();
   const std::byte* base = logits.data + r * v * static_cast<int64_t>(DTypeSize(dt));
-  const bool greedy = a.method == Method::kGreedy;
+  const bool greedy = a.method == SampleMethod::kGreedy;
   if (dt == DType::kF32) {
     const float* x = reinterpret_cast<const float*>(base);
     return greedy ? GreedyOf(x, v) : RowOf(x, v, u, a, s);
@@ -362,14 +346,12 @@ Status Sample(const KernelContext& ctx) {
   if (reinterpret_cast<uintptr_t>(logits.data) % esize != 0) {
     return RefKernels().Find(ctx.op)(ctx);
   }
-  const Params a = {ParseMethod(ctx.attrs.GetString("method")), ctx.attrs.GetFloat("temperature"),
-                    ctx.attrs.GetInt("top_k"), ctx.attrs.GetFloat("top_p"),
-                    ctx.attrs.GetFloat("min_p")};
+  const SampleParams a = ReadSampleParams(ctx.attrs);
   const int64_t n = logits.shape()[0];
   const int64_t v = logits.shape()[1];
   if (n == 0) return Status::Ok();
   std::vector<double> u;  // as the reference loads them
-  if (a.method != Method::kGreedy) {
+  if (a.method != SampleMethod::kGreedy) {
     const ConstTensorView& uniform = ctx.inputs[1];
     u.resize(static_cast<size_t>(n));
     for (int64_t r = 0; r < n; ++r)

@@ -14,28 +14,11 @@
 #include <vector>
 
 #include "ref/ref_kernels.h"
+#include "ref/sample_params.h"
 #include "switchyard/sample_errors.h"
 
 namespace sy::cpu {
 namespace {
-
-enum class Method { kGreedy, kTemperature, kTopK, kTopP, kMinP };
-
-Method ParseMethod(const std::string& name) {
-  if (name == "temperature") return Method::kTemperature;
-  if (name == "top_k") return Method::kTopK;
-  if (name == "top_p") return Method::kTopP;
-  if (name == "min_p") return Method::kMinP;
-  return Method::kGreedy;  // the schema allows nothing else
-}
-
-struct SampleAttrs {
-  Method method;
-  double temperature;
-  int64_t top_k;
-  double top_p;
-  double min_p;
-};
 
 // The index of the largest of `row`, the first one on ties (no NaN: checked before).
 int64_t Greedy(const std::vector<double>& row) {
@@ -47,7 +30,7 @@ int64_t Greedy(const std::vector<double>& row) {
 }
 
 // The token of one row of logits (already loaded as doubles, none NaN) for uniform `u`.
-int64_t SampleRow(const std::vector<double>& logits, double u, const SampleAttrs& a) {
+int64_t SampleRow(const std::vector<double>& logits, double u, const SampleParams& a) {
   const size_t v = logits.size();
   // z = logit / temperature; p = exp(z - max z), written as 1 where z is the maximum, so
   // that an infinite maximum gives 1 for the tokens at it (and 0 for the rest with +inf,
@@ -59,9 +42,9 @@ int64_t SampleRow(const std::vector<double>& logits, double u, const SampleAttrs
   for (size_t i = 0; i < v; ++i) p[i] = z[i] == max_z ? 1.0 : std::exp(z[i] - max_z);
 
   std::vector<char> keep(v, 0);
-  if (a.method == Method::kTemperature) {
+  if (a.method == SampleMethod::kTemperature) {
     std::fill(keep.begin(), keep.end(), 1);
-  } else if (a.method == Method::kMinP) {
+  } else if (a.method == SampleMethod::kMinP) {
     for (size_t i = 0; i < v; ++i) keep[i] = p[i] >= a.min_p ? 1 : 0;
   } else {
     // top_k and top_p walk the tokens by p descending, index ascending.
@@ -69,7 +52,7 @@ int64_t SampleRow(const std::vector<double>& logits, double u, const SampleAttrs
     std::iota(order.begin(), order.end(), size_t{0});
     std::sort(order.begin(), order.end(),
               [&p](size_t x, size_t y) { return p[x] != p[y] ? p[x] > p[y] : x < y; });
-    if (a.method == Method::kTopK) {
+    if (a.method == SampleMethod::kTopK) {
       const size_t k = std::min(static_cast<size_t>(a.top_k), v);
       for (size_t j = 0; j < k; ++j) keep[order[j]] = 1;
     } else {
@@ -104,9 +87,7 @@ int64_t SampleRow(const std::vector<double>& logits, double u, const SampleAttrs
 Status Sample(const KernelContext& ctx) {
   const ConstTensorView& logits = ctx.inputs[0];
   const TensorView& token = ctx.outputs[0];
-  const SampleAttrs a = {ParseMethod(ctx.attrs.GetString("method")),
-                         ctx.attrs.GetFloat("temperature"), ctx.attrs.GetInt("top_k"),
-                         ctx.attrs.GetFloat("top_p"), ctx.attrs.GetFloat("min_p")};
+  const SampleParams a = ReadSampleParams(ctx.attrs);
   const int64_t n = logits.shape()[0];
   const int64_t v = logits.shape()[1];
   std::vector<double> row(static_cast<size_t>(v));
@@ -118,7 +99,7 @@ Status Sample(const KernelContext& ctx) {
       }
     }
     int64_t chosen = 0;
-    if (a.method == Method::kGreedy) {
+    if (a.method == SampleMethod::kGreedy) {
       chosen = Greedy(row);  // greedy does not read uniform
     } else {
       const ConstTensorView& uniform = ctx.inputs[1];
