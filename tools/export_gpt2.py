@@ -13,10 +13,12 @@ import argparse
 import inspect
 
 import torch
-import transformers
 
 
 class WithPast(torch.nn.Module):
+    """A transformers causal LM called as optimum's export calls it (tools/pytorch_decode.py
+    exports a small one the same way)."""
+
     def __init__(self, model, layers):
         super().__init__()
         self.model, self.layers = model, layers
@@ -27,22 +29,15 @@ class WithPast(torch.nn.Module):
                          position_ids=position_ids, past_key_values=cache, use_cache=True,
                          return_dict=True)
         presents = out.past_key_values
-        if hasattr(presents, "to_legacy_cache"):
+        if hasattr(presents, "to_legacy_cache"):  # a Cache object in newer transformers
             presents = presents.to_legacy_cache()
         return (out.logits,) + tuple(t for kv in presents for t in kv)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("out")
-    parser.add_argument("--layers", type=int, default=12)
-    args = parser.parse_args()
-    torch.manual_seed(124)
-    config = transformers.GPT2Config(n_layer=args.layers)
-    config._attn_implementation = "eager"
-    module = WithPast(transformers.GPT2LMHeadModel(config).eval(), args.layers)
-    heads, head_dim = config.n_head, config.n_embd // config.n_head
-    past_names = ["past_key_values.%d.%s" % (i, kv) for i in range(args.layers)
+def optimum_names(layers):
+    """optimum's decoder-with-past convention for `layers` layers: the past inputs' names,
+    the outputs' names (logits, then the presents) and the dynamic axes of them all."""
+    past_names = ["past_key_values.%d.%s" % (i, kv) for i in range(layers)
                   for kv in ("key", "value")]
     outputs = ["logits"] + [n.replace("past_key_values", "present") for n in past_names]
     axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
@@ -52,6 +47,21 @@ def main():
     axes.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past_names})
     axes.update({n: {0: "batch_size", 2: "past_sequence_length + sequence_length"}
                  for n in outputs[1:]})
+    return past_names, outputs, axes
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--layers", type=int, default=12)
+    args = parser.parse_args()
+    import transformers  # here: tools/pytorch_decode.py imports this module without it
+    torch.manual_seed(124)
+    config = transformers.GPT2Config(n_layer=args.layers)
+    config._attn_implementation = "eager"
+    module = WithPast(transformers.GPT2LMHeadModel(config).eval(), args.layers)
+    heads, head_dim = config.n_head, config.n_embd // config.n_head
+    past_names, outputs, axes = optimum_names(args.layers)
     inputs = (torch.ones(2, 3, dtype=torch.long), torch.ones(2, 8, dtype=torch.long),
               torch.tensor([[5, 6, 7]] * 2), *[torch.zeros(2, heads, 5, head_dim)
                                                for _ in past_names])

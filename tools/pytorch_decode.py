@@ -28,6 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pytorch_dynamic as pd  # noqa: E402  (finds a Python with torch, or exits 77)
+import export_gpt2  # noqa: E402  (optimum's names; needs torch, found above)
 
 torch = pd.torch
 np = pd.np
@@ -83,41 +84,18 @@ class GptMask(pd.GptPast):
         return (self.lm_head(self.ln_f(h)),) + tuple(presents)
 
 
-class HfGpt2Mask(torch.nn.Module):
-    """transformers.GPT2LMHeadModel called as optimum's export calls it."""
-
-    def __init__(self, transformers, layers):
-        super().__init__()
-        config = transformers.GPT2Config(vocab_size=100, n_positions=64, n_embd=32,
-                                         n_layer=layers, n_head=4)
-        config._attn_implementation = "eager"
-        self.model = transformers.GPT2LMHeadModel(config)
-        self.layers = layers
-
-    def forward(self, input_ids, attention_mask, position_ids, *past):
-        cache = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
-        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
-                         position_ids=position_ids, past_key_values=cache, use_cache=True,
-                         return_dict=True)
-        presents = out.past_key_values
-        if hasattr(presents, "to_legacy_cache"):  # a Cache object in newer transformers
-            presents = presents.to_legacy_cache()
-        return (out.logits,) + tuple(t for kv in presents for t in kv)
+def hf_gpt2_mask(transformers, layers):
+    """A small transformers.GPT2LMHeadModel called as optimum's export calls it."""
+    config = transformers.GPT2Config(vocab_size=100, n_positions=64, n_embd=32,
+                                     n_layer=layers, n_head=4)
+    config._attn_implementation = "eager"
+    return export_gpt2.WithPast(transformers.GPT2LMHeadModel(config), layers)
 
 
 def optimum_case(module, vocab, layers, heads, head_dim, rng):
     """The export of a masked decoder under optimum's names and dim names, traced at
     batch 2, seq 3, past 5 (the mask's last two positions of row 1 zero)."""
-    past_names = ["past_key_values.%d.%s" % (i, kv) for i in range(layers)
-                  for kv in ("key", "value")]
-    output_names = ["logits"] + [n.replace("past_key_values", "present") for n in past_names]
-    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
-            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-            "position_ids": {0: "batch_size", 1: "sequence_length"},
-            "logits": {0: "batch_size", 1: "sequence_length"}}
-    axes.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past_names})
-    axes.update({n: {0: "batch_size", 2: "past_sequence_length + sequence_length"}
-                 for n in output_names[1:]})
+    past_names, output_names, axes = export_gpt2.optimum_names(layers)
     pd.vary_defaults(module).eval()
     mask = np.ones((2, 8), np.int64)
     mask[1, 6:] = 0
@@ -146,7 +124,7 @@ def models():
         return
     yield "hf_gpt2_past", scaled(pd.hf_gpt2_past(transformers)), False
     torch.manual_seed(27)
-    yield "hf_gpt2_optimum", scaled(optimum_case(HfGpt2Mask(transformers, 2), 100, 2, 4, 8,
+    yield "hf_gpt2_optimum", scaled(optimum_case(hf_gpt2_mask(transformers, 2), 100, 2, 4, 8,
                                                  np.random.default_rng(27))), True
 
 
