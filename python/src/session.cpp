@@ -24,17 +24,6 @@ int64_t SteadyNs() {
       .count();
 }
 
-// What the caller receives: the graph's outputs but the decoding state's next contents.
-std::vector<std::pair<std::string, TensorType>> CallerOutputs(const Graph& graph) {
-  std::vector<std::pair<std::string, TensorType>> out;
-  for (ValueId id : graph.outputs) {
-    const bool state = std::any_of(graph.state.values.begin(), graph.state.values.end(),
-                                   [id](const StateValue& s) { return s.output == id; });
-    if (!state) out.emplace_back(graph.values[id].name, graph.values[id].type);
-  }
-  return out;
-}
-
 // ("f32", (2, None)): a dim that is a symbol (-1 in a dynamic session's types) is None.
 nb::tuple TypeTuple(const TensorType& type) {
   nb::list dims;
@@ -87,10 +76,12 @@ PySession::PySession(nb::object host, const std::string& model,
     if (!graph.ok()) {
       failed = graph.status();
     } else {
-      outputs_ = CallerOutputs(*graph);
       Expected<std::unique_ptr<Session>> session = Session::Create(*graph, plugins, options);
       if (session.ok()) {
         session_ = std::move(*session);
+        for (size_t k = 0; k < session_->output_names().size(); ++k) {
+          outputs_.emplace_back(session_->output_names()[k], session_->output_types()[k]);
+        }
       } else {
         failed = session.status();
       }

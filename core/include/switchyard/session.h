@@ -87,8 +87,9 @@ class Session {
   const std::vector<TensorType>& input_types() const { return caller_input_types_; }
   const std::vector<std::string>& input_names() const { return caller_input_names_; }
   // The outputs a run returns, in the graph's order: every graph output but the decoding
-  // state's next contents.
+  // state's next contents. Types as input_types() gives them.
   const std::vector<std::string>& output_names() const { return caller_output_names_; }
+  const std::vector<TensorType>& output_types() const { return caller_output_types_; }
 
   // Decoding state (docs/decoding.md): a graph with "state" keeps its state values (a
   // decoder's key and value caches) on the device between runs. Each run appends the
@@ -301,6 +302,7 @@ class Session {
   std::vector<std::string> caller_input_names_;
   std::vector<TensorType> caller_input_types_;
   std::vector<std::string> caller_output_names_;
+  std::vector<TensorType> caller_output_types_;
   const Session* shown_ = nullptr;  // owned by dynamic_'s cache
 };
 

@@ -135,11 +135,14 @@ void Session::Finish(Session& s, std::shared_ptr<StateStore> state) {
     s.caller_input_types_.push_back(s.input_types_[k]);
   }
   s.caller_output_names_.clear();
+  s.caller_output_types_.clear();
   const Graph& graph = s.dynamic_ != nullptr ? s.dynamic_->graph : s.graph_;
   for (ValueId id : graph.outputs) {
     const bool next_state = std::any_of(graph.state.values.begin(), graph.state.values.end(),
                                         [id](const StateValue& v) { return v.output == id; });
-    if (!next_state) s.caller_output_names_.push_back(graph.values[id].name);
+    if (next_state) continue;
+    s.caller_output_names_.push_back(graph.values[id].name);
+    s.caller_output_types_.push_back(graph.values[id].type);
   }
   s.owns_state_ = state != nullptr;
   s.state_ = std::move(state);

@@ -114,18 +114,12 @@ Status Session::CopyBuffers(const Device& from, sy_buffer* from_buffer, const De
                             uint64_t& host_bytes) {
   if (bytes == 0) return Status::Ok();
   // Borrowed handles: these Buffers free nothing.
-  Buffer source;
-  source.device = &from;
-  source.handle = from_buffer;
-  source.bytes = bytes;
-  source.host = from.plugin->api()->buffer_host_pointer(from_buffer);
-  source.owned = false;
-  Buffer destination;
-  destination.device = &to;
-  destination.handle = to_buffer;
-  destination.bytes = bytes;
-  destination.host = to.plugin->api()->buffer_host_pointer(to_buffer);
-  destination.owned = false;
+  const auto borrowed = [bytes](const Device& device, sy_buffer* handle) {
+    return Buffer{&device, handle, bytes, device.plugin->api()->buffer_host_pointer(handle),
+                  /*owned=*/false};
+  };
+  const Buffer source = borrowed(from, from_buffer);
+  const Buffer destination = borrowed(to, to_buffer);
   uint64_t staging = 0;
   const Transfer t = Route(&source, &destination, bytes, std::move(what), staging);
   if (t.path == Transfer::Path::kStaged) {
