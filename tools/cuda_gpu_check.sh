@@ -140,19 +140,20 @@ step examples 60 bash -c examples
 #     seeded top-k on the GPU, its state and the sample op on cuda, against the NumPy
 #     reference's tokens.
 generate() {
-  local rc=0 dec=$SRC/tests/data/decoder
+  local rc=0 dec=$SRC/tests/data/decoder device sampling
+  # (sampling options, file of the reference's tokens) pairs
+  local -a cases=("--sample greedy" greedy_1_2_3.txt
+    "--sample top-k --top-k 4 --temperature 0.8 --seed 7" top_k4_t0.8_seed7_1_2_3.txt)
   for device in cuda cuda,cpu; do
-    local got want
-    got=$("$SY" generate "$dec/model.json" --prompt 1,2,3 --max-new-tokens 12 --device "$device" \
-      --json) || rc=1
-    want=$(cat "$dec/greedy_1_2_3.txt")
-    echo "$device greedy: $got"
-    echo "$got" | grep -q "\"tokens\":\[$want\]" || { echo "  expected tokens [$want]"; rc=1; }
-    got=$("$SY" generate "$dec/model.json" --prompt 1,2,3 --max-new-tokens 12 --device "$device" \
-      --sample top-k --top-k 4 --temperature 0.8 --seed 7 --json) || rc=1
-    want=$(cat "$dec/top_k4_t0.8_seed7_1_2_3.txt")
-    echo "$device top-k: $got"
-    echo "$got" | grep -q "\"tokens\":\[$want\]" || { echo "  expected tokens [$want]"; rc=1; }
+    for ((k = 0; k < ${#cases[@]}; k += 2)); do
+      local got want
+      # shellcheck disable=SC2086  # the options are words
+      got=$("$SY" generate "$dec/model.json" --prompt 1,2,3 --max-new-tokens 12 \
+        --device "$device" ${cases[k]} --json) || rc=1
+      want=$(cat "$dec/${cases[k + 1]}")
+      echo "$device ${cases[k]}: $got"
+      echo "$got" | grep -q "\"tokens\":\[$want\]" || { echo "  expected tokens [$want]"; rc=1; }
+    done
   done
   "$SY" plan "$dec/model.json" --device cuda | tail -n 20
   return $rc
