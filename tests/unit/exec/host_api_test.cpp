@@ -12,6 +12,15 @@
 namespace sy {
 namespace {
 
+// The CPU plugin alone, loaded by path: the plumbing of the snippets below but the first
+// (which shows it).
+Expected<std::unique_ptr<PluginHost>> CpuPluginHost() {
+  DiscoveryOptions discovery;
+  discovery.scan_default_paths = false;
+  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
+  return PluginHost::Create(discovery);
+}
+
 // The documented snippet, as a function so that SY_ASSIGN_OR_RETURN can return.
 Status HostApplication(std::string& explanation, Tensor& result) {
   sy::DiscoveryOptions discovery;
@@ -44,10 +53,7 @@ TEST(HostApiTest, TheDocumentedPathWorks) {
 // docs/host-api.md, "Models with decoding state": a prompt, a token, Reset. The model is
 // the toy decoder of tools/make_toy_decoder.py (docs/decoding.md).
 Status DecodingApplication(int64_t& length_after_two_runs, int64_t& length_after_reset) {
-  sy::DiscoveryOptions discovery;
-  discovery.scan_default_paths = false;
-  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, sy::PluginHost::Create(discovery));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, CpuPluginHost());
   SY_ASSIGN_OR_RETURN(sy::Graph graph,
                       sy::LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json"));
   sy::PlanOptions options;
@@ -77,10 +83,7 @@ TEST(HostApiTest, TheDocumentedDecodingPathWorks) {
 
 // docs/host-api.md, the Decoder snippet, on the same toy decoder: the tokens it returns.
 Status DecoderApplication(std::vector<int64_t>& first_two, std::vector<int64_t>& generated) {
-  sy::DiscoveryOptions discovery;
-  discovery.scan_default_paths = false;
-  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, sy::PluginHost::Create(discovery));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, CpuPluginHost());
   SY_ASSIGN_OR_RETURN(sy::Graph graph,
                       sy::LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json"));
   SY_ASSIGN_OR_RETURN(const sy::Device* cpu, host->FindDevice("cpu"));
@@ -118,19 +121,10 @@ TEST(HostApiTest, TheDocumentedDecoderWorks) {
   EXPECT_EQ(first_two, (std::vector<int64_t>{14, 1}));
 }
 
-}  // namespace
-}  // namespace sy
-
-namespace sy {
-namespace {
-
 // docs/host-api.md, "Device-resident inputs and outputs", on the CPU: the snippet's calls,
 // and y equal to a plain run's.
 Status BoundApplication(Tensor& bound_y, Tensor& plain_y, uint64_t& host_bytes) {
-  sy::DiscoveryOptions discovery;
-  discovery.scan_default_paths = false;
-  discovery.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, sy::PluginHost::Create(discovery));
+  SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::PluginHost> host, CpuPluginHost());
   SY_ASSIGN_OR_RETURN(sy::Graph graph, sy::LoadModel(std::string(SY_SOURCE_DIR) + "/examples/mlp"));
   SY_ASSIGN_OR_RETURN(const sy::Device* cpu, host->FindDevice("cpu"));
   SY_ASSIGN_OR_RETURN(std::unique_ptr<sy::Session> session, sy::Session::Create(graph, *cpu));
