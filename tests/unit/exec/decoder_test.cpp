@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "exec/cpu_host_suite.h"
 #include "switchyard/model_io.h"
 #include "test_util.h"
 
@@ -23,21 +24,8 @@ std::vector<int64_t> ReadTokens(const std::string& file) {
   return tokens;
 }
 
-class DecoderTest : public testing::Test {
+class DecoderTest : public test::CpuHostSuite<> {
  protected:
-  static void SetUpTestSuite() {
-    DiscoveryOptions options;
-    options.scan_default_paths = false;
-    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
-    ASSERT_TRUE(host.ok()) << host.status().ToString();
-    host_ = std::move(*host).release();
-  }
-  static void TearDownTestSuite() {
-    delete host_;
-    host_ = nullptr;
-  }
-
   void SetUp() override {
     Expected<Graph> graph =
         LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
@@ -57,10 +45,8 @@ class DecoderTest : public testing::Test {
     return decoder.ok() ? std::move(*decoder) : nullptr;
   }
 
-  static PluginHost* host_;
   std::unique_ptr<Session> session_;
 };
-PluginHost* DecoderTest::host_ = nullptr;
 
 const std::vector<int64_t> kPrompt = {1, 2, 3};
 

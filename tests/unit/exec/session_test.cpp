@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "exec/cpu_host_suite.h"
 #include "graph_builder.h"
 #include "switchyard/graph.h"
 #include "switchyard/model_io.h"
@@ -58,21 +59,8 @@ std::vector<T> ValuesOf(const Tensor& t) {
 
 // ---- the fixture: the CPU plugin, loaded once for the suite ----
 
-class SessionTest : public testing::TestWithParam<std::string> {
+class SessionTest : public test::CpuHostSuite<testing::TestWithParam<std::string>> {
  protected:
-  static void SetUpTestSuite() {
-    DiscoveryOptions options;
-    options.scan_default_paths = false;
-    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
-    ASSERT_TRUE(host.ok()) << host.status().ToString();
-    host_ = std::move(*host).release();
-  }
-  static void TearDownTestSuite() {
-    delete host_;
-    host_ = nullptr;
-  }
-
   // The device of this parameter: "cpu" or "cpu-ref".
   static const Device& DeviceFor(const std::string& spec) {
     Expected<const Device*> device = host_->FindDevice(spec);
@@ -86,10 +74,7 @@ class SessionTest : public testing::TestWithParam<std::string> {
     EXPECT_TRUE(session.ok()) << session.status().ToString();
     return session.ok() ? std::move(*session) : nullptr;
   }
-
-  static PluginHost* host_;
 };
-PluginHost* SessionTest::host_ = nullptr;
 
 std::string PrintDevice(const testing::TestParamInfo<std::string>& info) {
   return info.param == "cpu" ? "cpu" : "cpu_ref";

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "exec/cpu_host_suite.h"
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -34,21 +35,8 @@ constexpr const char* kGraph = R"json({
   ]
 })json";
 
-class SpecializingSessionTest : public testing::Test {
+class SpecializingSessionTest : public test::CpuHostSuite<> {
  protected:
-  static void SetUpTestSuite() {
-    DiscoveryOptions options;
-    options.scan_default_paths = false;
-    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
-    ASSERT_TRUE(host.ok()) << host.status().ToString();
-    host_ = std::move(*host).release();
-  }
-  static void TearDownTestSuite() {
-    delete host_;
-    host_ = nullptr;
-  }
-
   std::unique_ptr<Session> Create(size_t max_specializations, const char* device = "cpu") {
     Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
     EXPECT_TRUE(graph.ok()) << graph.status().ToString();
@@ -78,10 +66,7 @@ class SpecializingSessionTest : public testing::Test {
       }
     }
   }
-
-  static PluginHost* host_;
 };
-PluginHost* SpecializingSessionTest::host_ = nullptr;
 
 TEST_F(SpecializingSessionTest, RunsEveryShapeAndReusesSeenOnes) {
   std::unique_ptr<Session> session = Create(8);

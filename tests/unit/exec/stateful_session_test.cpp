@@ -5,6 +5,7 @@
 // tests compute by hand.
 #include <gtest/gtest.h>
 
+#include "exec/cpu_host_suite.h"
 #include "exec/state_store.h"
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
@@ -35,21 +36,8 @@ std::string AppendingGraph(const std::string& seq) {
               "advance": {"input": 0, "axis": 1}}})";
 }
 
-class StatefulSessionTest : public testing::Test {
+class StatefulSessionTest : public test::CpuHostSuite<> {
  protected:
-  static void SetUpTestSuite() {
-    DiscoveryOptions options;
-    options.scan_default_paths = false;
-    options.explicit_plugins = {SY_CPU_PLUGIN_PATH};
-    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
-    ASSERT_TRUE(host.ok()) << host.status().ToString();
-    host_ = std::move(*host).release();
-  }
-  static void TearDownTestSuite() {
-    delete host_;
-    host_ = nullptr;
-  }
-
   static std::unique_ptr<Session> Create(const std::string& json, const char* device = "cpu") {
     Expected<Graph> graph = ParseGraphJson(json, nullptr);
     EXPECT_TRUE(graph.ok()) << graph.status().ToString();
@@ -78,10 +66,7 @@ class StatefulSessionTest : public testing::Test {
     EXPECT_EQ(sum.values<float>()[0], a);
     EXPECT_EQ(sum.values<float>()[1], b);
   }
-
-  static PluginHost* host_;
 };
-PluginHost* StatefulSessionTest::host_ = nullptr;
 
 TEST_F(StatefulSessionTest, AppendsAcrossRunsInPlaceOnTheDevice) {
   std::unique_ptr<Session> s = Create(AppendingGraph("1"));
