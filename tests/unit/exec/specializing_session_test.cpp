@@ -48,6 +48,18 @@ class SpecializingSessionTest : public test::CpuHostSuite<> {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
+  // A session for `json` with the CPU as its only device; null on failure.
+  std::unique_ptr<Session> CreateOnCpu(const std::string& json) {
+    Expected<Graph> graph = ParseGraphJson(json, nullptr);
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    if (!graph.ok()) return nullptr;
+    PlanOptions options;
+    options.devices = {*host_->FindDevice("cpu")};
+    Expected<std::unique_ptr<Session>> s = Session::Create(*graph, *host_, options);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
   // Runs at [batch, seq, 4] with x[i] = (i % 7) - 3 and checks y = relu(x @ w).
   static void RunAndCheck(Session& session, int64_t batch, int64_t seq) {
     Tensor x = *Tensor::Allocate(DType::kF32, {batch, seq, 4});
@@ -213,7 +225,7 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
 // before must resize it back, not execute it as it is (which would read and write its
 // buffers at the failed run's sizes).
 TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
-  Expected<Graph> graph = ParseGraphJson(R"json({
+  std::unique_ptr<Session> made = CreateOnCpu(R"json({
     "format": "rml-graph", "version": 1,
     "symbols": [{"name": "seq", "example": 7}],
     "values": [
@@ -229,14 +241,9 @@ TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
       {"op": "matmul", "inputs": [0, 2], "outputs": [3]},
       {"op": "gather", "inputs": [3, 1], "outputs": [4], "attrs": {"axis": 0}}
     ]
-  })json",
-                                         nullptr);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  PlanOptions options;
-  options.devices = {*host_->FindDevice("cpu")};
-  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  Session& session = **made;
+  })json");
+  ASSERT_NE(made, nullptr);
+  Session& session = *made;
   const float w[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 2}};
   const auto run = [&](int64_t seq, int64_t index) {
     Tensor x = *Tensor::Allocate(DType::kF32, {seq, 4});
@@ -267,7 +274,7 @@ TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
 // A prepared kernel whose node reads one value several times (more inputs than the
 // partition has values) resizes: y = x @ x + x + x at three sizes.
 TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
-  Expected<Graph> graph = ParseGraphJson(R"json({
+  std::unique_ptr<Session> made = CreateOnCpu(R"json({
     "format": "rml-graph", "version": 1,
     "symbols": [{"name": "n", "example": 2}],
     "values": [
@@ -276,18 +283,13 @@ TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
     ],
     "inputs": [0], "outputs": [1],
     "nodes": [{"op": "fused_matmul", "inputs": [0, 0, 0, 0], "outputs": [1]}]
-  })json",
-                                         nullptr);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  PlanOptions options;
-  options.devices = {*host_->FindDevice("cpu")};
-  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  })json");
+  ASSERT_NE(made, nullptr);
   for (int64_t n : {3, 5, 2, 3}) {
     Tensor x = *Tensor::Allocate(DType::kF32, {n, n});
     std::span<float> xs = x.mutable_values<float>();
     for (int64_t k = 0; k < x.element_count(); ++k) xs[k] = static_cast<float>(k % 3) - 1;
-    Expected<std::map<std::string, Tensor>> out = (*made)->Run({{"x", x}});
+    Expected<std::map<std::string, Tensor>> out = made->Run({{"x", x}});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t c = 0; c < n; ++c) {
@@ -297,7 +299,7 @@ TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
       }
     }
   }
-  EXPECT_EQ((*made)->stats().prepares, 1u);
+  EXPECT_EQ(made->stats().prepares, 1u);
 }
 
 // A convolution's oneDNN primitive is prepared for its sizes and cannot take others: the
@@ -306,7 +308,7 @@ TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
 TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
   std::string ones = "1";
   for (int i = 1; i < 16 * 16 * 9; ++i) ones += ", 1";
-  Expected<Graph> graph = ParseGraphJson(R"json({
+  std::unique_ptr<Session> made = CreateOnCpu(R"json({
     "format": "rml-graph", "version": 1,
     "symbols": [{"name": "batch", "example": 2}],
     "values": [
@@ -316,16 +318,11 @@ TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
     ],
     "inputs": [0], "outputs": [2],
     "constants": [{"value": 1, "data": [)json" +
-                                             ones + R"json(]}],
+                                              ones + R"json(]}],
     "nodes": [{"op": "conv", "inputs": [0, 1], "outputs": [2]}]
-  })json",
-                                         nullptr);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  PlanOptions options;
-  options.devices = {*host_->FindDevice("cpu")};
-  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, *host_, options);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
-  Session& session = **made;
+  })json");
+  ASSERT_NE(made, nullptr);
+  Session& session = *made;
   for (int64_t batch : {1, 3, 1}) {
     Tensor x = *Tensor::Allocate(DType::kF32, {batch, 16, 4, 4});
     std::span<float> xs = x.mutable_values<float>();
