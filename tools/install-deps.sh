@@ -12,7 +12,7 @@ apt-get install -y -qq --no-install-recommends \
   libboost-filesystem1.81-dev \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
-  libonnx-dev libprotobuf-dev libonnx-testdata python3-torch \
+  libprotobuf-dev protobuf-compiler libonnx-testdata python3-torch \
   graphviz python3 ca-certificates \
   python3-dev python3-venv python3-numpy ccache >/dev/null
 echo "install-deps: done"

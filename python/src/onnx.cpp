@@ -1,5 +1,5 @@
 // switchyard._native.import_onnx: `switchyard import` for Python, where the importer is
-// built (libonnx-dev); elsewhere it raises UnsupportedError saying so.
+// built (libprotobuf-dev, protobuf-compiler); elsewhere it raises UnsupportedError saying so.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
@@ -35,8 +35,8 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
   (void)input_values;
   (void)decoder_state, (void)max_fold_bytes;
   Throw(
-      Unsupported("this build has no ONNX importer (it needs libonnx-dev and "
-                  "libprotobuf-dev; tools/install-deps.sh)"));
+      Unsupported("this build has no ONNX importer (it needs libprotobuf-dev and "
+                  "protobuf-compiler; tools/install-deps.sh)"));
 #else
   onnx_import::ImportOptions options;
   Expected<uint64_t> bytes = ParseByteSize(max_fold_bytes);

@@ -301,42 +301,42 @@ Status FoldWindow(NodeContext& ctx) {
 }  // namespace
 
 void AddShapeFolds(MappingTable& table) {
-  table["Constant"].fold = FoldConstant;
-  table["Constant"].fold_needs_values = false;
-  table["Shape"].fold = FoldShape;
-  table["Shape"].fold_needs_values = false;
-  table["Size"].fold = FoldSize;
-  table["Size"].fold_needs_values = false;
-  table["EyeLike"].fold = FoldEyeLike;
-  table["EyeLike"].fold_needs_values = false;
-  table["Identity"].fold = FoldIdentity;
-  table["Dropout"].fold = FoldDropout;
-  table["Cast"].fold = FoldCast;
-  table["CastLike"].fold = FoldCastLike;
-  table["ConstantOfShape"].fold = FoldConstantOfShape;
-  table["Gather"].fold = FoldGather;
-  table["Slice"].fold = FoldSlice;
-  table["Concat"].fold = FoldConcat;
-  table["Squeeze"].fold = FoldReshapeLike<SqueezeShape>;
-  table["Unsqueeze"].fold = FoldReshapeLike<UnsqueezeShape>;
-  table["Flatten"].fold = FoldReshapeLike<FlattenShape>;
-  table["Reshape"].fold = FoldReshapeLike<ReshapeShape>;
-  table["Transpose"].fold = FoldTranspose;
-  table["Expand"].fold = FoldExpand;
-  table["Range"].fold = FoldRange;
+  table.At("Constant").fold = FoldConstant;
+  table.At("Constant").fold_needs_values = false;
+  table.At("Shape").fold = FoldShape;
+  table.At("Shape").fold_needs_values = false;
+  table.At("Size").fold = FoldSize;
+  table.At("Size").fold_needs_values = false;
+  table.At("EyeLike").fold = FoldEyeLike;
+  table.At("EyeLike").fold_needs_values = false;
+  table.At("Identity").fold = FoldIdentity;
+  table.At("Dropout").fold = FoldDropout;
+  table.At("Cast").fold = FoldCast;
+  table.At("CastLike").fold = FoldCastLike;
+  table.At("ConstantOfShape").fold = FoldConstantOfShape;
+  table.At("Gather").fold = FoldGather;
+  table.At("Slice").fold = FoldSlice;
+  table.At("Concat").fold = FoldConcat;
+  table.At("Squeeze").fold = FoldReshapeLike<SqueezeShape>;
+  table.At("Unsqueeze").fold = FoldReshapeLike<UnsqueezeShape>;
+  table.At("Flatten").fold = FoldReshapeLike<FlattenShape>;
+  table.At("Reshape").fold = FoldReshapeLike<ReshapeShape>;
+  table.At("Transpose").fold = FoldTranspose;
+  table.At("Expand").fold = FoldExpand;
+  table.At("Range").fold = FoldRange;
   for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"})
-    table[op].fold = FoldWindow;
-  table["Where"].fold = FoldWhere;
+    table.At(op).fold = FoldWindow;
+  table.At("Where").fold = FoldWhere;
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "Equal", "Less", "Greater",
                          "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"}) {
-    table[op].fold = FoldBinary;
+    table.At(op).fold = FoldBinary;
   }
-  for (const char* op : {"Max", "Min", "Sum"}) table[op].fold = FoldVariadic;
+  for (const char* op : {"Max", "Min", "Sum"}) table.At(op).fold = FoldVariadic;
   for (const char* op : {"Neg", "Abs", "Floor", "Ceil", "Sqrt", "Not", "Reciprocal", "Sign"}) {
-    table[op].fold = FoldUnary;
+    table.At(op).fold = FoldUnary;
   }
   for (const char* op : {"ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"}) {
-    table[op].fold = FoldReduce;
+    table.At(op).fold = FoldReduce;
   }
 }
 

@@ -220,7 +220,7 @@ const std::set<std::string>& ImportState::Dependencies(const std::string& name) 
 std::string NodeContext::Describe() const {
   std::string text = node_.op_type() + " node " + std::to_string(index_);
   if (!node_.name().empty()) text += " \"" + node_.name() + "\"";
-  return text;
+  return text + origin_;
 }
 
 Status NodeContext::Fail(ImportProblem problem, std::string message) {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include <onnx/onnx_pb.h>
+#include "onnx_proto.h"
 
 #include "switchyard/graph.h"
 #include "switchyard/onnx_import.h"
@@ -128,11 +128,24 @@ class ImportState {
 // What an op mapping sees: its node, its inputs and attributes, and how to emit nodes.
 class NodeContext {
  public:
-  NodeContext(ImportState& state, const onnx::NodeProto& node, size_t index)
-      : state_(state), node_(node), index_(index) {}
+  // `since_version`: the version of the node's op in effect at `opset`, the version of
+  // the node's domain it binds against (the model's, or a function body's own).
+  // `origin` says where an expanded function's node came from (onnx_functions.h).
+  NodeContext(ImportState& state, const onnx::NodeProto& node, size_t index,
+              int64_t since_version = 0, int64_t opset = 0, std::string origin = "")
+      : state_(state),
+        node_(node),
+        index_(index),
+        since_version_(since_version),
+        opset_(opset == 0 ? state.opset : opset),
+        origin_(std::move(origin)) {}
 
   const onnx::NodeProto& node() const { return node_; }
-  int64_t opset() const { return state_.opset; }
+  // The opset of the node's domain that the node binds against.
+  int64_t opset() const { return opset_; }
+  // The version of the node's op schema in effect (its since_version): what a mapping
+  // reads to tell ONNX's versions of an op apart.
+  int64_t since_version() const { return since_version_; }
   ImportState& state() { return state_; }
   // `Conv node 3 "conv1"`: how messages name the ONNX node.
   std::string Describe() const;
@@ -204,6 +217,9 @@ class NodeContext {
   ImportState& state_;
   const onnx::NodeProto& node_;
   size_t index_;
+  int64_t since_version_;
+  int64_t opset_;
+  std::string origin_;
   ImportProblem problem_ = ImportProblem::kNone;
   std::set<size_t> symbolic_ok_;  // inputs a mapping reads with SymbolicInts
 };

@@ -256,13 +256,13 @@ Status MapLrn(NodeContext& ctx) {
 }  // namespace
 
 void AddConvPoolMappings(MappingTable& table) {
-  table["Conv"].map = MapConv;
-  table["ConvTranspose"].map = MapConv;
-  table["MaxPool"].map = MapPool;
-  table["AveragePool"].map = MapPool;
-  table["GlobalAveragePool"].map = MapGlobalPool;
-  table["GlobalMaxPool"].map = MapGlobalPool;
-  table["LRN"].map = MapLrn;
+  table.At("Conv").map = MapConv;
+  table.At("ConvTranspose").map = MapConv;
+  table.At("MaxPool").map = MapPool;
+  table.At("AveragePool").map = MapPool;
+  table.At("GlobalAveragePool").map = MapGlobalPool;
+  table.At("GlobalMaxPool").map = MapGlobalPool;
+  table.At("LRN").map = MapLrn;
 }
 
 }  // namespace sy::onnx_import

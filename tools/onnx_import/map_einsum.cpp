@@ -271,6 +271,6 @@ Status MapEinsum(NodeContext& ctx) {
 
 }  // namespace
 
-void AddEinsumMappings(MappingTable& table) { table["Einsum"].map = MapEinsum; }
+void AddEinsumMappings(MappingTable& table) { table.At("Einsum").map = MapEinsum; }
 
 }  // namespace sy::onnx_import

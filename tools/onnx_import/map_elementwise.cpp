@@ -64,7 +64,7 @@ const std::map<std::string, std::string, std::less<>>& DirectOps() {
 // channel (dim 1), which the same reshape expresses.
 Expected<ValueId> LegacyAlign(NodeContext& ctx, ValueId a, ValueId b) {
   const bool prelu = ctx.node().op_type() == "PRelu";
-  if (ctx.opset() >= 7 || (!prelu && ctx.AttrInt("broadcast", 0) == 0)) return b;
+  if (ctx.since_version() >= 7 || (!prelu && ctx.AttrInt("broadcast", 0) == 0)) return b;
   const Shape& as = ctx.TypeOf(a).shape;
   const Shape bs = ctx.TypeOf(b).shape;
   int64_t axis = ctx.AttrInt("axis", -1);
@@ -141,7 +141,7 @@ Status MapAlias(NodeContext& ctx) {
                         "runs in training mode (training_mode is true)");
       }
     }
-    if (ctx.opset() < 7 && ctx.AttrInt("is_test", 0) == 0) {
+    if (ctx.since_version() < 7 && ctx.AttrInt("is_test", 0) == 0) {
       return ctx.Fail(ImportProblem::kTrainingOnly, "runs in training mode (is_test is 0)");
     }
   }
@@ -157,7 +157,7 @@ Status MapAlias(NodeContext& ctx) {
 Status MapClip(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   Attrs attrs;
-  if (ctx.opset() < 11) {
+  if (ctx.since_version() < 11) {
     if (ctx.Attr("min") != nullptr) attrs.Set("min", ctx.AttrFloat("min", 0));
     if (ctx.Attr("max") != nullptr) attrs.Set("max", ctx.AttrFloat("max", 0));
   } else {
@@ -169,6 +169,11 @@ Status MapClip(NodeContext& ctx) {
       SY_ASSIGN_OR_RETURN(double v, ctx.StaticScalar(2, "max"));
       attrs.Set("max", v);
     }
+  }
+  // ONNX: when min exceeds max every element becomes max (min(max(x, min), max)); the
+  // catalogue's clip takes min <= max, so min is lowered to max.
+  if (attrs.Has("min") && attrs.Has("max") && attrs.GetFloat("min") > attrs.GetFloat("max")) {
+    attrs.Set("min", attrs.GetFloat("max"));
   }
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("clip", {x}, std::move(attrs)));
   ctx.SetOutput(0, out);
@@ -350,25 +355,25 @@ Status MapHyperbolic(NodeContext& ctx) {
 }  // namespace
 
 void AddElementwiseMappings(MappingTable& table) {
-  for (const auto& [onnx_op, op] : DirectOps()) table[onnx_op].map = MapDirect;
+  for (const auto& [onnx_op, op] : DirectOps()) table.At(onnx_op).map = MapDirect;
   for (const char* op : {"LeakyRelu", "Elu", "HardSigmoid", "Selu", "Gelu"}) {
-    table[op].map = MapUnaryWithAttrs;
+    table.At(op).map = MapUnaryWithAttrs;
   }
-  table["Identity"].map = MapAlias;
-  table["Dropout"].map = MapAlias;
-  table["Clip"].map = MapClip;
-  table["Cast"].map = MapCast;
-  table["CastLike"].map = MapCast;
-  table["Mod"].map = MapMod;
-  table["Pow"].map = MapPow;
-  for (const char* op : {"Sum", "Mean", "Max", "Min"}) table[op].map = MapVariadic;
-  table["IsNaN"].map = MapIsNaN;
-  table["IsInf"].map = MapIsInf;
-  table["Celu"].map = MapCelu;
-  table["ThresholdedRelu"].map = MapThresholdedRelu;
-  table["Shrink"].map = MapShrink;
-  table["Sinh"].map = MapHyperbolic;
-  table["Cosh"].map = MapHyperbolic;
+  table.At("Identity").map = MapAlias;
+  table.At("Dropout").map = MapAlias;
+  table.At("Clip").map = MapClip;
+  table.At("Cast").map = MapCast;
+  table.At("CastLike").map = MapCast;
+  table.At("Mod").map = MapMod;
+  table.At("Pow").map = MapPow;
+  for (const char* op : {"Sum", "Mean", "Max", "Min"}) table.At(op).map = MapVariadic;
+  table.At("IsNaN").map = MapIsNaN;
+  table.At("IsInf").map = MapIsInf;
+  table.At("Celu").map = MapCelu;
+  table.At("ThresholdedRelu").map = MapThresholdedRelu;
+  table.At("Shrink").map = MapShrink;
+  table.At("Sinh").map = MapHyperbolic;
+  table.At("Cosh").map = MapHyperbolic;
 }
 
 }  // namespace sy::onnx_import

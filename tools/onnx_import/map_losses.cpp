@@ -108,8 +108,8 @@ Status MapSoftmaxCrossEntropy(NodeContext& ctx) {
 }  // namespace
 
 void AddLossMappings(MappingTable& table) {
-  table["NegativeLogLikelihoodLoss"].map = MapNll;
-  table["SoftmaxCrossEntropyLoss"].map = MapSoftmaxCrossEntropy;
+  table.At("NegativeLogLikelihoodLoss").map = MapNll;
+  table.At("SoftmaxCrossEntropyLoss").map = MapSoftmaxCrossEntropy;
 }
 
 }  // namespace sy::onnx_import

@@ -79,7 +79,7 @@ Status MapSymbolicReshape(NodeContext& ctx, Expected<Shape> (*shape_fn)(NodeCont
 template <Expected<Shape> (*ShapeFn)(NodeContext&)>
 Status MapReshapeLike(NodeContext& ctx) {
   const std::string& type = ctx.node().op_type();
-  const bool is_reshape = type == "Reshape" && ctx.opset() >= 5;
+  const bool is_reshape = type == "Reshape" && ctx.since_version() >= 5;
   if (ctx.state().symbolic() &&
       (type != "Reshape" || (is_reshape && ctx.AttrInt("allowzero", 0) == 0))) {
     return MapSymbolicReshape(ctx, ShapeFn);
@@ -149,7 +149,7 @@ Status MapSplit(NodeContext& ctx) {
   attrs.Set("axis", axis);
   std::optional<std::vector<int64_t>> sizes;
   std::vector<DimExpr> symbolic_sizes;
-  if (ctx.opset() >= 13) {
+  if (ctx.since_version() >= 13) {
     if (ctx.HasInput(1)) {
       symbolic_sizes = ctx.SymbolicInts(1);
       SY_ASSIGN_OR_RETURN(std::vector<int64_t> s, ctx.StaticInts(1, "split"));
@@ -169,7 +169,7 @@ Status MapSplit(NodeContext& ctx) {
 Status MapSlice(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   std::vector<DimExpr> starts, ends;
-  if (ctx.opset() >= 10) {
+  if (ctx.since_version() >= 10) {
     starts = ctx.SymbolicInts(1);
     ends = ctx.SymbolicInts(2);
   }
@@ -218,7 +218,7 @@ Status MapPad(NodeContext& ctx) {
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
   std::vector<int64_t> pads;
   double value = 0;
-  if (ctx.opset() < 11) {
+  if (ctx.since_version() < 11) {
     pads = ctx.AttrInts("pads").value_or(std::vector<int64_t>{});
     value = ctx.AttrFloat("value", 0.0);
   } else {
@@ -292,7 +292,26 @@ Status MapDepthSpace(NodeContext& ctx) {
     attrs.Set("mode", ctx.AttrString("mode", "DCR"));
     return Emit1To(ctx, "depth_to_space", {x}, std::move(attrs));
   }
-  return Emit1To(ctx, "space_to_depth", {x}, std::move(attrs));
+  const std::string mode = ctx.AttrString("mode", "DCR");
+  if (mode == "DCR") return Emit1To(ctx, "space_to_depth", {x}, std::move(attrs));
+  if (mode != "CRD") return ctx.Invalid("mode must be DCR or CRD, not '" + mode + "'");
+  // SpaceToDepth-28's CRD order: [N, C, H/b, b, W/b, b] -> [N, C, b, b, H/b, W/b] ->
+  // [N, C*b*b, H/b, W/b] (DCR puts the two block axes before C).
+  const Shape in = ctx.TypeOf(x).shape;  // a copy: emitting nodes grows the value table
+  const int64_t b = ctx.AttrInt("blocksize", 0);
+  if (in.size() != 4 || b <= 0 || in[2] % b != 0 || in[3] % b != 0) {
+    return ctx.Invalid("expected a rank-4 input whose H and W the blocksize divides, got " +
+                       ShapeToString(in) + " and blocksize " + std::to_string(b));
+  }
+  Attrs split;
+  split.Set("shape", std::vector<int64_t>{in[0], in[1], in[2] / b, b, in[3] / b, b});
+  SY_ASSIGN_OR_RETURN(ValueId blocks, ctx.Emit1("reshape", {x}, std::move(split)));
+  Attrs perm;
+  perm.Set("perm", std::vector<int64_t>{0, 1, 3, 5, 2, 4});
+  SY_ASSIGN_OR_RETURN(ValueId moved, ctx.Emit1("transpose", {blocks}, std::move(perm)));
+  Attrs merge;
+  merge.Set("shape", std::vector<int64_t>{in[0], in[1] * b * b, in[2] / b, in[3] / b});
+  return Emit1To(ctx, "reshape", {moved}, std::move(merge));
 }
 
 // OneHot(indices, depth, values [off, on], axis): equal(indices inserted at `axis`, an
@@ -348,27 +367,27 @@ Status MapOneHot(NodeContext& ctx) {
 }  // namespace
 
 void AddMovementMappings(MappingTable& table) {
-  table["Reshape"].map = MapReshapeLike<ReshapeShape>;
-  table["Flatten"].map = MapReshapeLike<FlattenShape>;
-  table["Squeeze"].map = MapReshapeLike<SqueezeShape>;
-  table["Unsqueeze"].map = MapReshapeLike<UnsqueezeShape>;
-  table["Transpose"].map = MapTranspose;
-  table["Expand"].map = MapExpand;
-  table["Concat"].map = MapConcat;
-  table["Split"].map = MapSplit;
-  table["Slice"].map = MapSlice;
+  table.At("Reshape").map = MapReshapeLike<ReshapeShape>;
+  table.At("Flatten").map = MapReshapeLike<FlattenShape>;
+  table.At("Squeeze").map = MapReshapeLike<SqueezeShape>;
+  table.At("Unsqueeze").map = MapReshapeLike<UnsqueezeShape>;
+  table.At("Transpose").map = MapTranspose;
+  table.At("Expand").map = MapExpand;
+  table.At("Concat").map = MapConcat;
+  table.At("Split").map = MapSplit;
+  table.At("Slice").map = MapSlice;
   for (const char* op : {"Gather", "GatherElements", "ScatterElements", "Scatter"}) {
-    table[op].map = MapGatherLike;
+    table.At(op).map = MapGatherLike;
   }
-  table["GatherND"].map = MapGatherScatterND;
-  table["ScatterND"].map = MapGatherScatterND;
-  table["Pad"].map = MapPad;
-  table["Tile"].map = MapTile;
-  table["Range"].map = MapRange;
-  table["Trilu"].map = MapTrilu;
-  table["OneHot"].map = MapOneHot;
-  table["DepthToSpace"].map = MapDepthSpace;
-  table["SpaceToDepth"].map = MapDepthSpace;
+  table.At("GatherND").map = MapGatherScatterND;
+  table.At("ScatterND").map = MapGatherScatterND;
+  table.At("Pad").map = MapPad;
+  table.At("Tile").map = MapTile;
+  table.At("Range").map = MapRange;
+  table.At("Trilu").map = MapTrilu;
+  table.At("OneHot").map = MapOneHot;
+  table.At("DepthToSpace").map = MapDepthSpace;
+  table.At("SpaceToDepth").map = MapDepthSpace;
 }
 
 }  // namespace sy::onnx_import

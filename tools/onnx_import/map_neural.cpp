@@ -79,7 +79,7 @@ Status MapSoftmaxFamily(NodeContext& ctx) {
     return ctx.Emit1(op, {in}, std::move(attrs));
   };
   ValueId out;
-  if (ctx.opset() >= 13) {
+  if (ctx.since_version() >= 13) {
     SY_ASSIGN_OR_RETURN(out, apply(x, ctx.AttrInt("axis", -1)));
   } else {
     int64_t axis = ctx.AttrInt("axis", 1);
@@ -103,7 +103,7 @@ Status MapBatchNorm(NodeContext& ctx) {
     return ctx.Fail(ImportProblem::kTrainingOnly,
                     "runs in training mode (training_mode or the running-statistics outputs)");
   }
-  if (ctx.opset() < 9 && ctx.AttrInt("spatial", 1) == 0) {
+  if (ctx.since_version() < 9 && ctx.AttrInt("spatial", 1) == 0) {
     return ctx.UnsupportedOp("spatial=0 (per-element statistics) is outside the catalogue");
   }
   return MapStatsNorm(ctx);
@@ -166,6 +166,39 @@ Status MapLayerNorm(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// RMSNormalization (opset 23) and ONNX Runtime's SimplifiedLayerNormalization (which
+// its tools write at any opset): x / sqrt(mean(x^2 over [axis, rank)) + epsilon) * scale.
+// SimplifiedLayerNormalization's optional inv_std_var output is computed alongside.
+Status MapRmsNorm(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
+  const int64_t axis = ctx.AttrInt("axis", -1);
+  const double epsilon = ctx.AttrFloat("epsilon", 1e-5);
+  Attrs attrs;
+  attrs.Set("axis", axis);
+  attrs.Set("epsilon", epsilon);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("rms_norm", {x, scale}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
+    const TensorType type = ctx.TypeOf(x);
+    const int64_t rank = static_cast<int64_t>(type.shape.size());
+    Expected<int64_t> a = NormalizeAxis(axis, rank);
+    if (!a.ok()) return ctx.Invalid(a.status().message());
+    std::vector<int64_t> axes;
+    for (int64_t d = *a; d < rank; ++d) axes.push_back(d);
+    Attrs reduce;
+    reduce.Set("axes", axes);
+    reduce.Set("keepdims", int64_t{1});
+    SY_ASSIGN_OR_RETURN(ValueId x2, ctx.Emit1("mul", {x, x}));
+    SY_ASSIGN_OR_RETURN(ValueId ms, ctx.Emit1("reduce_mean", {x2}, reduce));
+    SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(type.dtype, epsilon));
+    SY_ASSIGN_OR_RETURN(ValueId me, ctx.Emit1("add", {ms, eps}));
+    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Emit1("rsqrt", {me}));
+    ctx.SetOutput(1, inv);
+  }
+  return Status::Ok();
+}
+
 // MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9), as ONNX's
 // function body defines it.
 Status MapMvn(NodeContext& ctx) {
@@ -204,7 +237,7 @@ Status MapResize(NodeContext& ctx) {
   }
   std::string ctm = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
   std::string nearest_mode = ctx.AttrString("nearest_mode", "round_prefer_floor");
-  if (upsample || ctx.opset() < 11) {
+  if (upsample || ctx.since_version() < 11) {
     ctm = "asymmetric";
     nearest_mode = "floor";
   }
@@ -217,15 +250,15 @@ Status MapResize(NodeContext& ctx) {
   }
   std::optional<std::vector<double>> scales;
   std::optional<std::vector<int64_t>> sizes;
-  if (upsample && ctx.opset() < 9) {
+  if (upsample && ctx.since_version() < 9) {
     scales = ctx.AttrFloats("scales");
   } else {
-    const size_t scales_at = upsample || ctx.opset() < 11 ? 1 : 2;
+    const size_t scales_at = upsample || ctx.since_version() < 11 ? 1 : 2;
     if (ctx.HasInput(scales_at)) {
       SY_ASSIGN_OR_RETURN(Tensor t, ctx.StaticInput(scales_at, "scales"));
       if (t.element_count() > 0) scales = ToDoubles(t);
     }
-    if (!upsample && ctx.opset() >= 11 && ctx.HasInput(3)) {
+    if (!upsample && ctx.since_version() >= 11 && ctx.HasInput(3)) {
       SY_ASSIGN_OR_RETURN(std::vector<int64_t> s, ctx.StaticInts(3, "sizes"));
       if (!s.empty()) sizes = std::move(s);
     }
@@ -300,18 +333,20 @@ Status MapGridSample(NodeContext& ctx) {
 }  // namespace
 
 void AddNeuralMappings(MappingTable& table) {
-  table["MatMul"].map = MapMatMul;
-  table["Gemm"].map = MapGemm;
-  table["Softmax"].map = MapSoftmaxFamily;
-  table["LogSoftmax"].map = MapSoftmaxFamily;
-  table["Hardmax"].map = MapSoftmaxFamily;
-  table["BatchNormalization"].map = MapBatchNorm;
-  table["InstanceNormalization"].map = MapStatsNorm;
-  table["LayerNormalization"].map = MapLayerNorm;
-  table["MeanVarianceNormalization"].map = MapMvn;
-  table["Resize"].map = MapResize;
-  table["Upsample"].map = MapResize;
-  table["GridSample"].map = MapGridSample;
+  table.At("MatMul").map = MapMatMul;
+  table.At("Gemm").map = MapGemm;
+  table.At("Softmax").map = MapSoftmaxFamily;
+  table.At("LogSoftmax").map = MapSoftmaxFamily;
+  table.At("Hardmax").map = MapSoftmaxFamily;
+  table.At("BatchNormalization").map = MapBatchNorm;
+  table.At("InstanceNormalization").map = MapStatsNorm;
+  table.At("LayerNormalization").map = MapLayerNorm;
+  table.At("RMSNormalization").map = MapRmsNorm;
+  table.At("SimplifiedLayerNormalization").map = MapRmsNorm;
+  table.At("MeanVarianceNormalization").map = MapMvn;
+  table.At("Resize").map = MapResize;
+  table.At("Upsample").map = MapResize;
+  table.At("GridSample").map = MapGridSample;
 }
 
 }  // namespace sy::onnx_import

@@ -325,7 +325,7 @@ Status MapRecurrent(NodeContext& ctx) { return Recurrent(ctx).Map(); }
 }  // namespace
 
 void AddRecurrentMappings(MappingTable& table) {
-  for (const char* op : {"RNN", "GRU", "LSTM"}) table[op].map = MapRecurrent;
+  for (const char* op : {"RNN", "GRU", "LSTM"}) table.At(op).map = MapRecurrent;
 }
 
 }  // namespace sy::onnx_import

@@ -112,7 +112,7 @@ Status MapTopK(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   int64_t k = ctx.AttrInt("k", -1);
   std::string k_symbol;  // k computed at run time: a data symbol (docs/dynamic-shapes.md)
-  if (ctx.opset() >= 10) {
+  if (ctx.since_version() >= 10) {
     const KnownValue* known = ctx.state().Find(ctx.node().input(1));
     const bool given = ctx.state().options().input_values.count(ctx.node().input(1)) != 0;
     if (known != nullptr && !known->constant && !given && !ctx.InputSymbolic(1)) {
@@ -143,12 +143,12 @@ void AddReductionMappings(MappingTable& table) {
   for (const char* op :
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
-    table[op].map = MapReduce;
+    table.At(op).map = MapReduce;
   }
-  table["ArgMax"].map = MapArg;
-  table["ArgMin"].map = MapArg;
-  table["CumSum"].map = MapCumSum;
-  table["TopK"].map = MapTopK;
+  table.At("ArgMax").map = MapArg;
+  table.At("ArgMin").map = MapArg;
+  table.At("CumSum").map = MapCumSum;
+  table.At("TopK").map = MapTopK;
 }
 
 }  // namespace sy::onnx_import

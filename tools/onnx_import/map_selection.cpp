@@ -104,10 +104,10 @@ Status MapNonMaxSuppression(NodeContext& ctx) {
 }  // namespace
 
 void AddSelectionMappings(MappingTable& table) {
-  table["NonZero"].map = MapNonZero;
-  table["Compress"].map = MapCompress;
-  table["Unique"].map = MapUnique;
-  table["NonMaxSuppression"].map = MapNonMaxSuppression;
+  table.At("NonZero").map = MapNonZero;
+  table.At("Compress").map = MapCompress;
+  table.At("Unique").map = MapUnique;
+  table.At("NonMaxSuppression").map = MapNonMaxSuppression;
 }
 
 }  // namespace sy::onnx_import

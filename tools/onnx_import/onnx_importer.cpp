@@ -2,15 +2,16 @@
 // nodes in order (folding what is known at import time, mapping the rest through the
 // table in op_mapping.h), names the outputs, and validates the result against the
 // catalogue.
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 
-#include <onnx/defs/schema.h>
-
 #include "import_context.h"
+#include "onnx_functions.h"
+#include "onnx_schemas.h"
 #include "onnx_tensor.h"
 #include "op_mapping.h"
 #include "switchyard/model_io.h"
@@ -112,30 +113,43 @@ void MarkDataSizedValues(Graph& g) {
   }
 }
 
-std::string NodeLabel(const onnx::NodeProto& node, int index) {
-  std::string label = "node " + std::to_string(index);
-  if (!node.name().empty()) label += " \"" + node.name() + "\"";
-  return label;
+std::string NodeLabel(const FlatNode& flat) {
+  std::string label = "node " + std::to_string(flat.index);
+  if (!flat.node.name().empty()) label += " \"" + flat.node.name() + "\"";
+  return label + flat.origin;
 }
 
-// The newest opset of the default domain whose changes the mappings were checked
-// against (ONNX 1.18's opset 23: opsets 22 and 23 changed existing ops only by adding
-// element types, which the type checks refuse where the catalogue has none). A later opset
-// may change what an op means.
-constexpr int64_t kNewestKnownOpset = 23;
+// The opset of `domain` a node binds against (0 when its opsets do not import it).
+int64_t OpsetOf(const FlatNode& flat, const std::string& domain) {
+  const auto it = flat.opsets->find(CanonicalDomain(domain));
+  return it == flat.opsets->end() ? 0 : it->second;
+}
+
+// The schema a node's op resolves to at its opset (null: unknown, or not yet at it).
+const OnnxSchema* SchemaOf(const FlatNode& flat) {
+  return FindOnnxSchema(flat.node.domain(), flat.node.op_type(), OpsetOf(flat, flat.node.domain()));
+}
+
+// Whether a mapping covers the op at the version the opsets resolve it to.
+bool IsMappedAt(const std::string& domain, const std::string& op, const OpsetMap& opsets) {
+  const auto it = opsets.find(CanonicalDomain(domain));
+  if (it == opsets.end()) return false;
+  const OnnxSchema* schema = FindOnnxSchema(domain, op, it->second);
+  return schema != nullptr && Mappings().Find(MappingKey(domain, op), schema->since_version);
+}
 
 // An ONNX graph is in single-assignment form: no two nodes write one name, and no node
 // writes a graph input's or an initializer's name. Refused rather than renamed, which
 // would silently change what later nodes read.
-std::optional<Failure> CheckSingleAssignment(const onnx::GraphProto& graph) {
+std::optional<Failure> CheckSingleAssignment(const onnx::GraphProto& graph, const FlatGraph& flat) {
   std::map<std::string, std::string> writer;  // name -> what defines it
   for (const onnx::ValueInfoProto& input : graph.input()) writer[input.name()] = "a graph input";
   for (const onnx::TensorProto& init : graph.initializer()) writer[init.name()] = "an initializer";
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
+  for (const FlatNode& f : flat.nodes) {
+    const onnx::NodeProto& node = f.node;
     for (const std::string& out : node.output()) {
       if (out.empty()) continue;  // an omitted optional output
-      const std::string label = node.op_type() + " " + NodeLabel(node, i);
+      const std::string label = node.op_type() + " " + NodeLabel(f);
       const auto [it, inserted] = writer.emplace(out, label);
       if (!inserted) {
         return Failure{ImportProblem::kInvalidModel,
@@ -148,56 +162,54 @@ std::optional<Failure> CheckSingleAssignment(const onnx::GraphProto& graph) {
   return std::nullopt;
 }
 
-// Each node of the default domain against its op's ONNX schema (the newest version the
-// linked ONNX library has at the model's opset): as many inputs and outputs as the op
-// takes. Mappings and folds read the inputs the schema requires without checking again.
-// Ops the library does not describe (newer than it) are left to their mapping's checks.
-std::optional<Failure> CheckArity(const onnx::GraphProto& graph, int64_t opset) {
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
-    if (!IsDefaultDomain(node.domain())) continue;
-    const onnx::OpSchema* schema =
-        onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
-    if (schema == nullptr) {
-      // An op that exists only in later opsets than the model imports.
-      if (const onnx::OpSchema* later = onnx::OpSchemaRegistry::Schema(node.op_type(), "")) {
-        return Failure{
-            ImportProblem::kInvalidModel,
-            InvalidModel(node.op_type() + " " + NodeLabel(node, i) + ": " + node.op_type() +
-                         " exists from opset " + std::to_string(later->since_version()) +
-                         " on, but the model imports opset " + std::to_string(opset))};
-      }
-      continue;
-    }
+// Each node against its op's schema (onnx_schemas.h, at the version the node's opset
+// resolves it to): as many inputs and outputs as the op takes, required inputs present,
+// required attributes given. Mappings and folds read the inputs the schema requires
+// without checking again. Ops the table does not describe are left to CheckAllOpsKnown.
+std::optional<Failure> CheckArity(const FlatGraph& flat) {
+  for (const FlatNode& f : flat.nodes) {
+    const onnx::NodeProto& node = f.node;
+    const OnnxSchema* schema = SchemaOf(f);
+    if (schema == nullptr) continue;
     const auto count = [](int n, int lo, int hi) { return n >= lo && n <= hi; };
     // Trailing optional inputs and outputs may be given as "" (absent); they still count.
-    if (!count(node.input_size(), schema->min_input(), schema->max_input()) ||
-        !count(node.output_size(), schema->min_output(), schema->max_output())) {
+    if (!count(node.input_size(), schema->min_inputs, schema->max_inputs) ||
+        !count(node.output_size(), schema->min_outputs, schema->max_outputs)) {
       const auto range = [](int lo, int hi) {
-        return hi == std::numeric_limits<int>::max()
+        return hi == std::numeric_limits<int32_t>::max()
                    ? std::to_string(lo) + " or more"
                    : (lo == hi ? std::to_string(lo)
                                : std::to_string(lo) + " to " + std::to_string(hi));
       };
       return Failure{
           ImportProblem::kInvalidModel,
-          InvalidModel(node.op_type() + " " + NodeLabel(node, i) + " has " +
+          InvalidModel(node.op_type() + " " + NodeLabel(f) + " has " +
                        std::to_string(node.input_size()) + " inputs and " +
-                       std::to_string(node.output_size()) + " outputs; " + node.op_type() + "-" +
-                       std::to_string(schema->since_version()) + " takes " +
-                       range(schema->min_input(), schema->max_input()) + " inputs and " +
-                       range(schema->min_output(), schema->max_output()) + " outputs")};
+                       std::to_string(node.output_size()) + " outputs; " + schema->Label() +
+                       " takes " + range(schema->min_inputs, schema->max_inputs) + " inputs and " +
+                       range(schema->min_outputs, schema->max_outputs) + " outputs")};
     }
     // An input the schema does not mark optional must be given (not "").
-    const auto& formals = schema->inputs();
+    const auto formals = schema->Inputs();
     for (int k = 0; k < node.input_size() && !formals.empty(); ++k) {
-      const auto& formal = formals[std::min<size_t>(static_cast<size_t>(k), formals.size() - 1)];
-      if (node.input(k).empty() &&
-          formal.GetOption() != onnx::OpSchema::FormalParameterOption::Optional) {
-        return Failure{
-            ImportProblem::kInvalidModel,
-            InvalidModel(node.op_type() + " " + NodeLabel(node, i) + ": input " +
-                         std::to_string(k) + " (" + formal.GetName() + ") is required but absent")};
+      const OnnxFormal& formal =
+          formals[std::min<size_t>(static_cast<size_t>(k), formals.size() - 1)];
+      if (node.input(k).empty() && formal.option != OnnxFormalOption::kOptional) {
+        return Failure{ImportProblem::kInvalidModel,
+                       InvalidModel(node.op_type() + " " + NodeLabel(f) + ": input " +
+                                    std::to_string(k) + " (" + std::string(formal.name) + ") of " +
+                                    schema->Label() + " is required but absent")};
+      }
+    }
+    for (const OnnxAttrSpec& spec : schema->Attributes()) {
+      if (!spec.required) continue;
+      bool given = false;
+      for (const auto& attr : node.attribute()) given = given || attr.name() == spec.name;
+      if (!given) {
+        return Failure{ImportProblem::kInvalidModel,
+                       InvalidModel(node.op_type() + " " + NodeLabel(f) + ": attribute '" +
+                                    std::string(spec.name) + "' of " + schema->Label() +
+                                    " is required but absent")};
       }
     }
   }
@@ -205,19 +217,53 @@ std::optional<Failure> CheckArity(const onnx::GraphProto& graph, int64_t opset) 
 }
 
 // Every node the table has no entry for, listed in one message.
-std::optional<Failure> CheckAllOpsKnown(const onnx::GraphProto& graph) {
+std::optional<Failure> CheckAllOpsKnown(const FlatGraph& flat) {
   std::map<std::string, std::vector<std::string>> unknown;
   bool training = false;
   bool only_type_bound = true;
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
-    const bool known = IsDefaultDomain(node.domain()) && Mappings().count(node.op_type()) != 0;
-    if (known) continue;
+  for (const FlatNode& f : flat.nodes) {
+    const onnx::NodeProto& node = f.node;
+    const std::string key = MappingKey(node.domain(), node.op_type());
+    const int64_t opset = OpsetOf(f, node.domain());
+    const OnnxSchema* schema = SchemaOf(f);
+    if (opset == 0 && !IsDefaultDomain(node.domain()) && !IsTrainingDomain(node.domain())) {
+      return Failure{
+          ImportProblem::kInvalidModel,
+          InvalidModel(node.op_type() + " " + NodeLabel(f) + " is in domain '" + node.domain() +
+                       "', which the model does not import (no "
+                       "opset_import entry for it)")};
+    }
+    if (schema != nullptr && Mappings().Find(key, schema->since_version) != nullptr) continue;
+    if (schema != nullptr && Mappings().Knows(key)) {
+      // A version of a mapped op that no mapping has been checked against.
+      std::string ranges;
+      for (const VersionRange& r : Mappings().Ranges(key)) {
+        ranges += (ranges.empty() ? "" : ", ") + std::to_string(r.first) +
+                  (r.last == r.first ? "" : " to " + std::to_string(r.last));
+      }
+      return Failure{ImportProblem::kUnsupportedOp,
+                     Unsupported(node.op_type() + " " + NodeLabel(f) + ": the model's opset " +
+                                 std::to_string(opset) + " resolves it to " + schema->Label() +
+                                 ", and the importer maps versions " + ranges + " of " + key)};
+    }
+    if (schema == nullptr && opset > 0) {
+      const auto versions = OnnxSchemaVersions(node.domain(), node.op_type());
+      if (!versions.empty() && versions.front().since_version > opset) {
+        return Failure{
+            ImportProblem::kInvalidModel,
+            InvalidModel(node.op_type() + " " + NodeLabel(f) + ": " + key + " exists from opset " +
+                         std::to_string(versions.front().since_version) +
+                         " of its domain on, but the model imports opset " +
+                         std::to_string(opset))};
+      }
+    }
     training = training || IsTrainingDomain(node.domain());
     only_type_bound = only_type_bound && IsTypeBoundOp(node.op_type());
-    const std::string op =
-        IsDefaultDomain(node.domain()) ? node.op_type() : node.domain() + ":" + node.op_type();
-    unknown[op].push_back(NodeLabel(node, i));
+    std::string op = IsDefaultDomain(node.domain()) ? node.op_type() : key;
+    if (schema != nullptr && schema->context_dependent_body) {
+      op += " [ONNX defines it by a body built from its input types, not expanded yet]";
+    }
+    unknown[op].push_back(NodeLabel(f));
   }
   if (unknown.empty()) return std::nullopt;
   std::string message =
@@ -427,24 +473,38 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     if (IsDefaultDomain(opset.domain())) state.opset = opset.version();
   }
   const onnx::GraphProto& graph = model.graph();
-  if (std::optional<Failure> f = CheckAllOpsKnown(graph)) return fail(f->problem, f->status);
-  if (state.opset == 0 && graph.node_size() > 0) {
+  const bool default_domain_nodes =
+      std::any_of(graph.node().begin(), graph.node().end(),
+                  [](const onnx::NodeProto& n) { return IsDefaultDomain(n.domain()); });
+  if (state.opset == 0 && default_domain_nodes) {
     return fail(ImportProblem::kInvalidModel,
                 InvalidModel("the model imports no opset of the default ONNX domain"));
   }
   // Opset 7 and later is the contract; earlier models import too where their ops kept
   // their meaning, and the mappings handle the pre-7 differences they know (binary ops'
-  // broadcast along an axis, PRelu's per-channel slope). An opset newer than
-  // kNewestKnownOpset may have changed what an op means: refused, as is one below 1.
-  const int64_t newest = kNewestKnownOpset;
-  if (graph.node_size() > 0 && (state.opset < 1 || state.opset > newest)) {
-    return fail(ImportProblem::kInvalidModel,
-                InvalidModel("the model imports opset " + std::to_string(state.opset) +
-                             " of the default ONNX domain; this importer knows opsets 1 to " +
-                             std::to_string(newest)));
+  // broadcast along an axis, PRelu's per-channel slope). A domain version newer than the
+  // schema table may have changed what its ops mean: refused.
+  for (const auto& opset : model.opset_import()) {
+    const int64_t newest = NewestOnnxOpset(opset.domain());
+    const bool default_domain = IsDefaultDomain(opset.domain());
+    if ((default_domain && graph.node_size() > 0 && opset.version() < 1) ||
+        (newest > 0 && opset.version() > newest)) {
+      const std::string domain =
+          default_domain ? "the default ONNX domain" : "domain '" + opset.domain() + "'";
+      return fail(ImportProblem::kInvalidModel,
+                  InvalidModel("the model imports opset " + std::to_string(opset.version()) +
+                               " of " + domain + "; this importer's schema table (" +
+                               std::string(OnnxSchemas().source) + ") knows opsets 1 to " +
+                               std::to_string(newest)));
+    }
   }
-  if (std::optional<Failure> f = CheckSingleAssignment(graph)) return fail(f->problem, f->status);
-  if (std::optional<Failure> f = CheckArity(graph, state.opset)) return fail(f->problem, f->status);
+  Expected<FlatGraph> flat = ExpandFunctions(model, IsMappedAt);
+  if (!flat.ok()) return fail(ImportProblem::kInvalidModel, flat.status());
+  if (std::optional<Failure> f = CheckAllOpsKnown(*flat)) return fail(f->problem, f->status);
+  if (std::optional<Failure> f = CheckSingleAssignment(graph, *flat)) {
+    return fail(f->problem, f->status);
+  }
+  if (std::optional<Failure> f = CheckArity(*flat)) return fail(f->problem, f->status);
   if (graph.sparse_initializer_size() > 0) {
     return fail(ImportProblem::kUnsupportedType,
                 Unsupported("the model has sparse initializers, which the importer does not read"));
@@ -486,14 +546,19 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
 
   ImportResult result;
   result.opset = state.opset;
-  result.onnx_nodes = static_cast<size_t>(graph.node_size());
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
+  result.onnx_nodes = flat->nodes.size();
+  result.expanded_function_calls = flat->local_calls;
+  result.expanded_op_bodies = flat->schema_bodies;
+  const size_t total = flat->nodes.size();
+  for (size_t i = 0; i < total; ++i) {
+    const FlatNode& flat_node = flat->nodes[i];
+    const onnx::NodeProto& node = flat_node.node;
     if (options.on_node) {
-      options.on_node(static_cast<size_t>(i), static_cast<size_t>(graph.node_size()),
-                      node.op_type());
+      options.on_node(i, total, node.op_type());
     }
-    NodeContext ctx(state, node, static_cast<size_t>(i));
+    const OnnxSchema* schema = SchemaOf(flat_node);
+    NodeContext ctx(state, node, static_cast<size_t>(flat_node.index), schema->since_version,
+                    OpsetOf(flat_node, node.domain()), flat_node.origin);
     for (const std::string& in : node.input()) {
       if (!in.empty() && state.Find(in) == nullptr) {
         return fail(ImportProblem::kInvalidModel,
@@ -503,7 +568,9 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
                                  "be in topological order)"));
       }
     }
-    const OpMapping& mapping = Mappings().find(node.op_type())->second;
+    // CheckAllOpsKnown made sure that the op has a schema and a mapping of its version.
+    const OpMapping& mapping =
+        *Mappings().Find(MappingKey(node.domain(), node.op_type()), schema->since_version);
     bool all_constant = true;
     for (size_t k = 0; k < ctx.num_inputs(); ++k) {
       if (ctx.HasInput(k) && !ctx.IsConstant(k)) all_constant = false;

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include <onnx/onnx_pb.h>
+#include "onnx_proto.h"
 
 #include "switchyard/dtype.h"
 #include "switchyard/status.h"

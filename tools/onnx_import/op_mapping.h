@@ -13,6 +13,23 @@
 
 namespace sy::onnx_import {
 
+// The schema versions (since_version, onnx_schemas.h) a mapping was written and checked
+// for, first to last. A model whose op resolves to a version no mapping claims is refused
+// with the op, its domain and version; the coverage test (tests/unit/onnx_import/
+// op_coverage_test.cpp) lists every tabled version that no mapping claims, so that a
+// regenerated table with a newer opset shows each new version to be checked.
+struct VersionRange {
+  int64_t first = 1;
+  int64_t last = 1;
+  bool Contains(int64_t v) const { return v >= first && v <= last; }
+};
+
+// The default-domain opset every mapping registered without a range has been checked
+// against (onnx 1.23's opset 28: docs/onnx-import.md lists what its versions 24 to 28
+// changed and how each mapping takes it). Registering with All() claims every version
+// up to it.
+constexpr int64_t kMappingsCheckedThrough = 28;
+
 struct OpMapping {
   // Emits catalogue nodes for the node (null: the op is only ever folded).
   OpMapper map = nullptr;
@@ -23,7 +40,27 @@ struct OpMapping {
   bool fold_needs_values = true;
 };
 
-using MappingTable = std::map<std::string, OpMapping, std::less<>>;
+// (domain, op) -> the mappings of its versions. The key is the op's name for the default
+// domain and "domain:Op" for others ("com.microsoft:FastGelu").
+class MappingTable {
+ public:
+  // The mapping of versions `versions` of `op` (created on first use). Every
+  // registration of one op must claim the same range or disjoint ones.
+  OpMapping& At(std::string_view op, VersionRange versions = All());
+  // The mapping that handles version `since_version` of op `key`, or null.
+  const OpMapping* Find(std::string_view key, int64_t since_version) const;
+  // The ranges registered for `key` (empty when none).
+  std::vector<VersionRange> Ranges(std::string_view key) const;
+  bool Knows(std::string_view key) const { return entries_.count(key) != 0; }
+  std::vector<std::string> Keys() const;
+  static VersionRange All() { return {1, kMappingsCheckedThrough}; }
+
+ private:
+  std::map<std::string, std::vector<std::pair<VersionRange, OpMapping>>, std::less<>> entries_;
+};
+
+// The table key of an op: its name, or "domain:name" outside the default domain.
+std::string MappingKey(std::string_view domain, std::string_view op);
 
 void AddShapeFolds(MappingTable& table);
 void AddElementwiseMappings(MappingTable& table);
@@ -36,6 +73,7 @@ void AddQuantizationMappings(MappingTable& table);
 void AddEinsumMappings(MappingTable& table);
 void AddRecurrentMappings(MappingTable& table);
 void AddSelectionMappings(MappingTable& table);
+void AddContribMappings(MappingTable& table);
 
 // The whole table, built once.
 const MappingTable& Mappings();

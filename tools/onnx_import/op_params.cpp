@@ -7,27 +7,8 @@
 
 namespace sy::onnx_import {
 
-const MappingTable& Mappings() {
-  static const MappingTable table = [] {
-    MappingTable t;
-    AddShapeFolds(t);
-    AddElementwiseMappings(t);
-    AddMovementMappings(t);
-    AddReductionMappings(t);
-    AddNeuralMappings(t);
-    AddConvPoolMappings(t);
-    AddLossMappings(t);
-    AddQuantizationMappings(t);
-    AddEinsumMappings(t);
-    AddRecurrentMappings(t);
-    AddSelectionMappings(t);
-    return t;
-  }();
-  return table;
-}
-
 Expected<std::vector<int64_t>> AxesParam(NodeContext& ctx, size_t input, int64_t input_since) {
-  if (ctx.opset() >= input_since) {
+  if (ctx.since_version() >= input_since) {
     if (!ctx.HasInput(input)) return std::vector<int64_t>();
     return ctx.StaticInts(input, "axes");
   }
@@ -93,7 +74,7 @@ Expected<Shape> FlattenShape(NodeContext& ctx) {
 Expected<Shape> ReshapeShape(NodeContext& ctx) {
   const Shape& in = ctx.InputType(0).shape;
   std::vector<int64_t> target;
-  if (ctx.opset() < 5) {
+  if (ctx.since_version() < 5) {
     target = ctx.AttrInts("shape").value_or(std::vector<int64_t>{});
   } else {
     SY_ASSIGN_OR_RETURN(target, ctx.StaticInts(1, "shape"));
@@ -138,7 +119,7 @@ Expected<Shape> ReshapeShape(NodeContext& ctx) {
 
 Expected<SliceParams> SliceParamsOf(NodeContext& ctx) {
   SliceParams p;
-  if (ctx.opset() < 10) {
+  if (ctx.since_version() < 10) {
     p.starts = ctx.AttrInts("starts").value_or(std::vector<int64_t>{});
     p.ends = ctx.AttrInts("ends").value_or(std::vector<int64_t>{});
     p.axes = ctx.AttrInts("axes").value_or(std::vector<int64_t>{});

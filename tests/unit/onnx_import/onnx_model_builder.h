@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <onnx/onnx_pb.h>
+#include "onnx_proto.h"
 
 namespace sy::onnx_import::testing {
 

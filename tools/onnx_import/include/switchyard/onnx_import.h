@@ -82,8 +82,10 @@ struct ImportResult {
   int64_t opset = 0;  // of the default ONNX domain
   // ONNX graph inputs frozen into constants from ImportOptions::input_values.
   std::vector<std::string> frozen_inputs;
-  size_t onnx_nodes = 0;    // nodes in the ONNX graph
-  size_t folded_nodes = 0;  // of them, evaluated at import time
+  size_t onnx_nodes = 0;               // nodes in the ONNX graph, after expanding functions
+  size_t expanded_function_calls = 0;  // calls to the model's own functions expanded
+  size_t expanded_op_bodies = 0;       // ops expanded from the function body ONNX defines
+  size_t folded_nodes = 0;             // of them, evaluated at import time
 };
 
 // Imports the model at `path` (external data is resolved relative to its folder). On
