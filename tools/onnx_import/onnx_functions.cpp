@@ -12,7 +12,7 @@ namespace {
 // Bounds on what a hostile model can make the expander build: nesting (a call chain of
 // bodies) and the expanded node count.
 constexpr int kMaxDepth = 64;
-constexpr size_t kMaxNodes = 4'000'000;
+constexpr size_t kMaxNodes = 1'000'000;
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
