@@ -126,6 +126,35 @@ Status MapStatsNorm(NodeContext& ctx) {
   return Status::Ok();
 }
 
+}  // namespace
+
+Expected<NormStats> EmitNormStats(NodeContext& ctx, ValueId x, int64_t axis, double epsilon,
+                                  bool centred) {
+  const TensorType type = ctx.TypeOf(x);
+  const int64_t rank = static_cast<int64_t>(type.shape.size());
+  Expected<int64_t> first = NormalizeAxis(axis, rank);
+  if (!first.ok()) return ctx.Invalid(first.status().message());
+  std::vector<int64_t> axes;
+  for (int64_t d = *first; d < rank; ++d) axes.push_back(d);
+  Attrs reduce;
+  reduce.Set("axes", axes);
+  reduce.Set("keepdims", int64_t{1});
+  NormStats stats;
+  ValueId deviation = x;
+  if (centred) {
+    SY_ASSIGN_OR_RETURN(stats.mean, ctx.Emit1("reduce_mean", {x}, reduce));
+    SY_ASSIGN_OR_RETURN(deviation, ctx.Emit1("sub", {x, stats.mean}));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId squared, ctx.Emit1("mul", {deviation, deviation}));
+  SY_ASSIGN_OR_RETURN(ValueId variance, ctx.Emit1("reduce_mean", {squared}, reduce));
+  SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(type.dtype, epsilon));
+  SY_ASSIGN_OR_RETURN(ValueId shifted, ctx.Emit1("add", {variance, eps}));
+  SY_ASSIGN_OR_RETURN(stats.inv_std_dev, ctx.Emit1("rsqrt", {shifted}));
+  return stats;
+}
+
+namespace {
+
 // LayerNormalization; its optional Mean and InvStdDev outputs are computed alongside
 // from their definitions (reduce_mean over the normalised axes, kept dims).
 Status MapLayerNorm(NodeContext& ctx) {
@@ -144,24 +173,9 @@ Status MapLayerNorm(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("layer_norm", inputs, std::move(attrs)));
   ctx.SetOutput(0, out);
   if (ctx.OutputWanted(1) || ctx.OutputWanted(2)) {
-    const TensorType type = ctx.TypeOf(x);
-    const int64_t rank = static_cast<int64_t>(type.shape.size());
-    Expected<int64_t> a = NormalizeAxis(axis, rank);
-    if (!a.ok()) return ctx.Invalid(a.status().message());
-    std::vector<int64_t> axes;
-    for (int64_t d = *a; d < rank; ++d) axes.push_back(d);
-    Attrs reduce;
-    reduce.Set("axes", axes);
-    reduce.Set("keepdims", int64_t{1});
-    SY_ASSIGN_OR_RETURN(ValueId mean, ctx.Emit1("reduce_mean", {x}, reduce));
-    SY_ASSIGN_OR_RETURN(ValueId d, ctx.Emit1("sub", {x, mean}));
-    SY_ASSIGN_OR_RETURN(ValueId d2, ctx.Emit1("mul", {d, d}));
-    SY_ASSIGN_OR_RETURN(ValueId var, ctx.Emit1("reduce_mean", {d2}, reduce));
-    SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(type.dtype, epsilon));
-    SY_ASSIGN_OR_RETURN(ValueId ve, ctx.Emit1("add", {var, eps}));
-    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Emit1("rsqrt", {ve}));
-    ctx.SetOutput(1, mean);
-    ctx.SetOutput(2, inv);
+    SY_ASSIGN_OR_RETURN(NormStats stats, EmitNormStats(ctx, x, axis, epsilon, true));
+    ctx.SetOutput(1, stats.mean);
+    ctx.SetOutput(2, stats.inv_std_dev);
   }
   return Status::Ok();
 }
@@ -180,21 +194,8 @@ Status MapRmsNorm(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("rms_norm", {x, scale}, std::move(attrs)));
   ctx.SetOutput(0, out);
   if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
-    const TensorType type = ctx.TypeOf(x);
-    const int64_t rank = static_cast<int64_t>(type.shape.size());
-    Expected<int64_t> a = NormalizeAxis(axis, rank);
-    if (!a.ok()) return ctx.Invalid(a.status().message());
-    std::vector<int64_t> axes;
-    for (int64_t d = *a; d < rank; ++d) axes.push_back(d);
-    Attrs reduce;
-    reduce.Set("axes", axes);
-    reduce.Set("keepdims", int64_t{1});
-    SY_ASSIGN_OR_RETURN(ValueId x2, ctx.Emit1("mul", {x, x}));
-    SY_ASSIGN_OR_RETURN(ValueId ms, ctx.Emit1("reduce_mean", {x2}, reduce));
-    SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(type.dtype, epsilon));
-    SY_ASSIGN_OR_RETURN(ValueId me, ctx.Emit1("add", {ms, eps}));
-    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Emit1("rsqrt", {me}));
-    ctx.SetOutput(1, inv);
+    SY_ASSIGN_OR_RETURN(NormStats stats, EmitNormStats(ctx, x, axis, epsilon, false));
+    ctx.SetOutput(1, stats.inv_std_dev);
   }
   return Status::Ok();
 }

@@ -2,6 +2,7 @@
 // whole table built once from every family's file.
 #include <algorithm>
 
+#include "onnx_schemas.h"
 #include "op_mapping.h"
 
 namespace sy::onnx_import {
@@ -41,7 +42,7 @@ std::vector<std::string> MappingTable::Keys() const {
 }
 
 std::string MappingKey(std::string_view domain, std::string_view op) {
-  if (domain.empty() || domain == "ai.onnx") return std::string(op);
+  if (CanonicalOnnxDomain(domain).empty()) return std::string(op);
   return std::string(domain) + ":" + std::string(op);
 }
 

@@ -14,6 +14,9 @@ namespace {
 constexpr int kMaxDepth = 64;
 constexpr size_t kMaxNodes = 1'000'000;
 
+// "" and "ai.onnx" are one domain (onnx_schemas.h); a string for the maps' keys.
+std::string Domain(const std::string& domain) { return std::string(CanonicalOnnxDomain(domain)); }
+
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 std::string FunctionLabel(const std::string& domain, const std::string& name) {
@@ -31,7 +34,7 @@ class Expander {
   Expected<FlatGraph> Run() {
     const onnx::GraphProto& graph = model_.graph();
     for (const onnx::FunctionProto& f : model_.functions()) {
-      const auto key = std::make_tuple(CanonicalDomain(f.domain()), f.name(), f.overload());
+      const auto key = std::make_tuple(Domain(f.domain()), f.name(), f.overload());
       if (!local_.emplace(key, &f).second) {
         return InvalidModel("the model defines function " + FunctionLabel(f.domain(), f.name()) +
                             " twice");
@@ -41,8 +44,7 @@ class Expander {
     for (const auto& t : graph.initializer()) names_.insert(t.name());
     for (const auto& n : graph.node()) names_.insert(n.output().begin(), n.output().end());
     auto opsets = std::make_shared<OpsetMap>();
-    for (const auto& o : model_.opset_import())
-      (*opsets)[CanonicalDomain(o.domain())] = o.version();
+    for (const auto& o : model_.opset_import()) (*opsets)[Domain(o.domain())] = o.version();
     model_opsets_ = opsets;
     SY_RETURN_IF_ERROR(Walk(graph.node(), opsets, "", 0));
     return std::move(out_);
@@ -53,7 +55,7 @@ class Expander {
               const std::shared_ptr<const OpsetMap>& opsets, const std::string& origin, int depth) {
     for (int i = 0; i < nodes.size(); ++i) {
       const onnx::NodeProto& node = nodes.Get(i);
-      const std::string domain = CanonicalDomain(node.domain());
+      const std::string domain = Domain(node.domain());
       std::string where = node.op_type() + " node " + std::to_string(i);
       if (!node.name().empty()) where += " " + Quoted(node.name());
       where += origin;
@@ -109,7 +111,7 @@ class Expander {
 
   Status Expand(const onnx::NodeProto& call, const onnx::FunctionProto& f,
                 const AttrDefaults& defaults, const std::string& where, int depth) {
-    const std::string label = FunctionLabel(CanonicalDomain(f.domain()), f.name());
+    const std::string label = FunctionLabel(Domain(f.domain()), f.name());
     if (depth >= kMaxDepth) {
       return InvalidModel(where + ": functions nest deeper than " + std::to_string(kMaxDepth) +
                           " calls (expanding " + label + ")");
@@ -192,7 +194,7 @@ class Expander {
       *body.Add() = std::move(node);
     }
     auto opsets = std::make_shared<OpsetMap>(*model_opsets_);
-    for (const auto& o : f.opset_import()) (*opsets)[CanonicalDomain(o.domain())] = o.version();
+    for (const auto& o : f.opset_import()) (*opsets)[Domain(o.domain())] = o.version();
     stack_.push_back(label);
     std::string origin = " (in function " + label + ", expanded from " + where + ")";
     Status status = Walk(body, opsets, origin, depth + 1);
@@ -210,10 +212,6 @@ class Expander {
 };
 
 }  // namespace
-
-std::string CanonicalDomain(const std::string& domain) {
-  return domain == "ai.onnx" ? std::string() : domain;
-}
 
 Expected<FlatGraph> ExpandFunctions(const onnx::ModelProto& model, const IsMapped& is_mapped) {
   return Expander(model, is_mapped).Run();

@@ -47,7 +47,4 @@ using IsMapped =
 // that reads a name nothing defines, an attribute reference with nothing to bind.
 Expected<FlatGraph> ExpandFunctions(const onnx::ModelProto& model, const IsMapped& is_mapped);
 
-// "" and "ai.onnx" are one domain.
-std::string CanonicalDomain(const std::string& domain);
-
 }  // namespace sy::onnx_import

@@ -96,6 +96,16 @@ Expected<SliceParams> SliceParamsOf(NodeContext& ctx);
 // A catalogue conv of x and w (and bias) with the node's Conv attributes (auto_pad,
 // strides, pads, dilations, group) resolved; shared by Conv and the quantized convs.
 Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias);
+// The statistics of a norm over axes [axis, rank) of x, dims kept: the mean (centred only)
+// and 1 / sqrt(variance + epsilon), the variance taken about the mean when `centred`, else
+// the mean square (RMS norms). For the optional outputs of LayerNormalization and its
+// relatives (map_neural.cpp, map_contrib.cpp).
+struct NormStats {
+  ValueId mean = -1;
+  ValueId inv_std_dev = -1;
+};
+Expected<NormStats> EmitNormStats(NodeContext& ctx, ValueId x, int64_t axis, double epsilon,
+                                  bool centred);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.
 Expected<DType> DTypeParam(NodeContext& ctx, int64_t onnx_type, std::string_view what);
 
