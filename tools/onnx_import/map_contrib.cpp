@@ -106,7 +106,8 @@ Status MapFusedMatMul(NodeContext& ctx) {
 // Skip(Simplified)LayerNormalization(input, skip, gamma, [beta,] [bias]; epsilon):
 // s = input + skip (+ bias), normalised over the last axis: layer_norm with gamma and
 // beta, or rms_norm with gamma (the simplified form). Output 3 is s; outputs 1 and 2
-// (mean, inverse standard deviation) are computed from their definitions.
+// (mean, inverse standard deviation; the simplified form has no mean) are computed from
+// their definitions.
 Status MapSkipNorm(NodeContext& ctx, bool simplified) {
   SY_ASSIGN_OR_RETURN(ValueId input, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId skip, ctx.Input(1));
@@ -126,26 +127,14 @@ Status MapSkipNorm(NodeContext& ctx, bool simplified) {
   SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1(simplified ? "rms_norm" : "layer_norm", inputs, attrs));
   ctx.SetOutput(0, y);
   if (ctx.OutputWanted(1) || ctx.OutputWanted(2)) {
-    const DType dtype = ctx.TypeOf(sum).dtype;
-    const int64_t rank = static_cast<int64_t>(ctx.TypeOf(sum).shape.size());
-    Attrs reduce;
-    reduce.Set("axes", std::vector<int64_t>{rank - 1});
-    reduce.Set("keepdims", int64_t{1});
-    SY_ASSIGN_OR_RETURN(ValueId mean, ctx.Emit1("reduce_mean", {sum}, reduce));
-    ValueId centred = sum;
-    if (!simplified) {
-      SY_ASSIGN_OR_RETURN(centred, ctx.Emit1("sub", {sum, mean}));
+    if (simplified && ctx.OutputWanted(1)) {
+      return ctx.UnsupportedOp(
+          "SkipSimplifiedLayerNormalization's output 1 (mean) is not mapped: an RMS norm "
+          "computes no mean, and ONNX Runtime leaves it unset");
     }
-    SY_ASSIGN_OR_RETURN(ValueId sq, ctx.Emit1("mul", {centred, centred}));
-    SY_ASSIGN_OR_RETURN(ValueId var, ctx.Emit1("reduce_mean", {sq}, reduce));
-    SY_ASSIGN_OR_RETURN(ValueId eps, ctx.Scalar(dtype, epsilon));
-    SY_ASSIGN_OR_RETURN(ValueId ve, ctx.Emit1("add", {var, eps}));
-    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Emit1("rsqrt", {ve}));
-    if (!simplified) ctx.SetOutput(1, mean);
-    ctx.SetOutput(simplified ? 1 : 2, inv);
-    if (simplified && ctx.OutputWanted(2)) {
-      return ctx.UnsupportedOp("SkipSimplifiedLayerNormalization's output 2 is not mapped");
-    }
+    SY_ASSIGN_OR_RETURN(NormStats stats, EmitNormStats(ctx, sum, -1, epsilon, !simplified));
+    if (!simplified) ctx.SetOutput(1, stats.mean);
+    ctx.SetOutput(2, stats.inv_std_dev);
   }
   if (ctx.OutputWanted(3)) ctx.SetOutput(3, sum);
   return Status::Ok();

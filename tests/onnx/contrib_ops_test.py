@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""ONNX Runtime's com.microsoft ops that the importer maps (docs/onnx-import.md), each in a
+one-node model with random inputs: `switchyard import` and `switchyard run` on cpu against
+ONNX Runtime's own outputs (every output the node has, optional ones included).
+
+usage: contrib_ops_test.py SWITCHYARD   (skips, exit 77, without onnx and onnxruntime)
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+except ImportError as e:
+    print(f"contrib_ops_test: skipped: {e}")
+    sys.exit(77)
+
+F = TensorProto.FLOAT
+RNG = np.random.default_rng(7)
+
+
+def case(name, op, inputs, outputs, domain="com.microsoft", reference=None, **attrs):
+    """inputs: (name, array); outputs: (name,) or None for an omitted optional output;
+    reference: a NumPy function of the inputs, for an op ONNX Runtime has no CPU kernel of."""
+    node = helper.make_node(op, [n for n, _ in inputs],
+                            [o[0] if o else "" for o in outputs], domain=domain, **attrs)
+    graph = helper.make_graph(
+        [node], name,
+        [helper.make_tensor_value_info(n, F, a.shape) for n, a in inputs],
+        [helper.make_tensor_value_info(o[0], F, None) for o in outputs if o])
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=8)
+    return name, model, dict(inputs), reference
+
+
+def cases():
+    x = RNG.standard_normal((2, 3, 8)).astype(np.float32)
+    skip = RNG.standard_normal((2, 3, 8)).astype(np.float32)
+    gamma = RNG.standard_normal(8).astype(np.float32)
+    beta = RNG.standard_normal(8).astype(np.float32)
+    bias = RNG.standard_normal(8).astype(np.float32)
+    a = RNG.standard_normal((2, 4, 5)).astype(np.float32)
+    b = RNG.standard_normal((2, 6, 5)).astype(np.float32)
+    yield case("gelu", "Gelu", [("x", x)], [("y",)])
+    yield case("fast_gelu", "FastGelu", [("x", x), ("bias", bias)], [("y",)])
+    yield case("bias_gelu", "BiasGelu", [("x", x), ("bias", bias)], [("y",)])
+    yield case("quick_gelu", "QuickGelu", [("x", x)], [("y",)], alpha=1.5)
+    # BiasAdd has only a CUDA kernel in ONNX Runtime: NumPy's sum instead.
+    yield case("bias_add", "BiasAdd", [("x", x), ("bias", bias), ("skip", skip)], [("y",)],
+               reference=lambda f: [f["x"] + f["bias"] + f["skip"]])
+    yield case("fused_matmul", "FusedMatMul", [("a", a), ("b", b)], [("y",)], transB=1,
+               alpha=0.5)
+    yield case("skip_layer_norm", "SkipLayerNormalization",
+               [("x", x), ("skip", skip), ("gamma", gamma), ("beta", beta), ("bias", bias)],
+               [("y",), ("mean",), ("inv_std",), ("sum",)], epsilon=1e-5)
+    yield case("skip_simplified_layer_norm", "SkipSimplifiedLayerNormalization",
+               [("x", x), ("skip", skip), ("gamma", gamma), ("bias", bias)],
+               [("y",), None, ("inv_std",), ("sum",)], epsilon=1e-5)
+    yield case("simplified_layer_norm", "SimplifiedLayerNormalization",
+               [("x", x), ("gamma", gamma)], [("y",), ("inv_std",)], domain="",
+               axis=-1, epsilon=1e-5)
+
+
+def main() -> int:
+    sy = os.path.abspath(sys.argv[1])
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for name, model, feeds, reference in cases():
+            folder = os.path.join(work, name)
+            os.makedirs(os.path.join(folder, "inputs"))
+            os.makedirs(os.path.join(folder, "ort"))
+            path = os.path.join(folder, "model.onnx")
+            onnx.save(model, path)
+            names = [o.name for o in model.graph.output]
+            if reference is None:
+                session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+                want = session.run(None, feeds)
+            else:
+                want = reference(feeds)
+            for k, v in zip(names, want):
+                np.save(os.path.join(folder, "ort", k + ".npy"), v)
+            run_inputs = []
+            for k, v in feeds.items():
+                np.save(os.path.join(folder, "inputs", k + ".npy"), v)
+                run_inputs += ["--input", f"{k}={os.path.join(folder, 'inputs', k + '.npy')}"]
+            stem = os.path.join(folder, "sy", "model")
+            steps = [[sy, "import", path, "-o", stem],
+                     [sy, "run", stem, "--device", "cpu", *run_inputs, "--compare",
+                      os.path.join(folder, "ort")]]
+            ok = True
+            for step in steps:
+                r = subprocess.run(step, capture_output=True, text=True,
+                                   cwd=folder, env={**os.environ})
+                if r.returncode != 0:
+                    print(f"FAIL {name}: {' '.join(step[:2])}: {(r.stdout + r.stderr).strip()}")
+                    ok = False
+                    break
+            passed += ok
+            failed += not ok
+            if ok:
+                print(f"ok {name}: {', '.join(names)} match " + ("NumPy" if reference else "ONNX Runtime"))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
