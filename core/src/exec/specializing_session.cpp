@@ -176,23 +176,29 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
     d.input_shapes[k].assign(type->shape.begin(), type->shape.end());
   }
   if (d.stages.size() == 1) {
-    // One stage: its inputs are the graph's.
-    std::swap(d.shapes, d.input_shapes);
+    // One stage: its inputs are graph inputs, though not always all of them (an input
+    // that only gives a data symbol its value, as TopK's k, is read by no node).
+    const Graph& stage_graph = d.stages[0].graph;
+    d.shapes.clear();
+    for (ValueId id : stage_graph.inputs) {
+      const auto at =
+          std::find(input_names_.begin(), input_names_.end(), stage_graph.values[id].name);
+      if (at == input_names_.end()) {
+        return Internal("stage 0 reads '" + stage_graph.values[id].name +
+                        "', which is not a graph input");
+      }
+      d.shapes.push_back(d.input_shapes[static_cast<size_t>(at - input_names_.begin())]);
+    }
     d.data_sizes.clear();
     for (const auto& [symbol, value] : d.stages[0].data) {
       // A size read from a device tensor comes through the host (one integer).
       Expected<Tensor> t = HostValue(io, value);
       Expected<int64_t> size = t.ok() ? DataSize(*t, symbol, value) : t.status();
-      if (!size.ok()) {
-        std::swap(d.shapes, d.input_shapes);
-        return size.status();
-      }
+      if (!size.ok()) return size.status();
       d.data_sizes.push_back(*size);
     }
-    Expected<Session*> active = SpecializationFor(0, nullptr);
-    std::swap(d.shapes, d.input_shapes);
-    if (!active.ok()) return active.status();
-    return RunSpecialization(**active, io);
+    SY_ASSIGN_OR_RETURN(Session * active, SpecializationFor(0, nullptr));
+    return RunSpecialization(*active, io);
   }
 
   // Stages: each reads the graph inputs and the values of earlier stages by name. Values

@@ -129,7 +129,15 @@ Expected<std::vector<Stage>> SplitIntoStages(const Graph& graph) {
         if (!produced[id] && !is_constant[id]) inputs.insert(id);
       }
     }
-    for (ValueId old : inputs) {
+    // Stage 0 takes every graph input, in the graph's order, even one no node reads (an
+    // input that only gives a data symbol its value, as TopK's k): a run passes them all.
+    std::vector<ValueId> ordered;
+    if (s == 0) {
+      ordered = graph.inputs;
+      for (ValueId id : graph.inputs) inputs.erase(id);
+    }
+    ordered.insert(ordered.end(), inputs.begin(), inputs.end());
+    for (ValueId old : ordered) {
       if (is_constant[old]) continue;
       const ValueId id = add_value(old);
       g.inputs.push_back(id);

@@ -458,6 +458,50 @@ TEST_F(SpecializingSessionTest, StagesRunOnceADataSizeIsKnown) {
   SY_EXPECT_ERROR(run({-5, 0, 0}, 2), "symbol n takes its size from 'n_value', which holds -5");
 }
 
+// TopK with k a graph input, as the ONNX importer writes it: the input only gives data
+// symbol k its value and no node reads it, so the graph runs in one stage whose graph
+// must still take every graph input (it once took only x, and every run failed with
+// "expected shapes for 1 graph inputs, got 2").
+constexpr const char* kTopKOfInputK = R"json({
+  "format": "rml-graph", "version": 1,
+  "symbols": [{"name": "k", "example": 3, "value": 1}],
+  "values": [
+    {"name": "x", "dtype": "f32", "shape": [2, 5]},
+    {"name": "k", "dtype": "i64", "shape": [1]},
+    {"name": "v", "dtype": "f32", "shape": ["?", "?"]},
+    {"name": "i", "dtype": "i64", "shape": ["?", "?"]}
+  ],
+  "inputs": [0, 1], "outputs": [2, 3],
+  "nodes": [
+    {"op": "topk", "inputs": [0], "outputs": [2, 3], "attrs": {"axis": 1},
+     "attr_exprs": {"k": "k"}}
+  ]
+})json";
+
+TEST_F(SpecializingSessionTest, AnInputThatOnlyGivesADataSymbolItsValueIsTaken) {
+  Expected<Graph> graph = ParseGraphJson(kTopKOfInputK, nullptr);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  ASSERT_TRUE(ValidateGraphTypes(*graph).ok());
+  Expected<std::unique_ptr<Session>> made = Session::Create(*graph, **host_->FindDevice("cpu"));
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  Tensor x = *Tensor::Allocate(DType::kF32, {2, 5});
+  const float data[10] = {3, 9, 1, 7, 5, 0, 2, 8, 6, 4};
+  std::copy(data, data + 10, x.mutable_values<float>().begin());
+  for (int64_t k : {3, 1, 5}) {
+    Tensor kt = *Tensor::Allocate(DType::kI64, {1});
+    kt.mutable_values<int64_t>()[0] = k;
+    auto out = (*made)->Run({{"x", x}, {"k", kt}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const Tensor& v = out->at("v");
+    ASSERT_EQ(v.shape()[1], k);
+    // Row 0 sorted descending: 9 7 5 3 1; row 1: 8 6 4 2 0.
+    for (int64_t j = 0; j < k; ++j) {
+      EXPECT_EQ(v.values<float>()[j], 9.0f - 2.0f * static_cast<float>(j));
+      EXPECT_EQ(v.values<float>()[k + j], 8.0f - 2.0f * static_cast<float>(j));
+    }
+  }
+}
+
 // A later stage that uses an input's symbol (len) without reading that input: its cache
 // key must still tell len = 4 from len = 5.
 constexpr const char* kLaterStageUsesLen = R"json({
