@@ -2,6 +2,7 @@
 // ConvTranspose's output_shape are resolved to explicit pads from the static shapes,
 // because the catalogue takes explicit pads only.
 #include <algorithm>
+#include <cmath>
 
 #include "op_mapping.h"
 #include "switchyard/shape.h"
@@ -200,6 +201,55 @@ Status MapPool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// LpPool: (sum over the window of |x|^p)^(1/p), as an average pool of |x|^p that counts
+// the padding (zeros) times the kernel's volume.
+Status MapLpPool(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const TensorType type = ctx.TypeOf(x);
+  if (type.shape.size() < 3) {
+    return ctx.Invalid("needs an input of rank >= 3, not " + ShapeToString(type.shape));
+  }
+  auto kernel = ctx.AttrInts("kernel_shape");
+  if (!kernel) return ctx.Invalid("has no kernel_shape");
+  // LpPool-1's p is a float; later versions' an int.
+  const double p =
+      ctx.since_version() < 2 ? ctx.AttrFloat("p", 2.0) : static_cast<double>(ctx.AttrInt("p", 2));
+  if (!(p > 0) || !std::isfinite(p)) return ctx.Invalid("p must be positive");
+  SY_ASSIGN_OR_RETURN(Window win, ResolveWindow(ctx, type.shape, *kernel, x));
+  double volume = 1;
+  for (int64_t k : win.kernel) volume *= static_cast<double>(k);
+  ValueId powered;
+  if (p == 2) {
+    SY_ASSIGN_OR_RETURN(powered, ctx.Emit1("mul", {x, x}));
+  } else {
+    SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("abs", {x}));
+    powered = a;
+    if (p != 1) {
+      SY_ASSIGN_OR_RETURN(ValueId e, ctx.Scalar(type.dtype, p));
+      SY_ASSIGN_OR_RETURN(powered, ctx.Emit1("pow", {a, e}));
+    }
+  }
+  Attrs attrs;
+  attrs.Set("kernel_shape", win.kernel);
+  attrs.Set("strides", win.strides);
+  attrs.Set("pads", win.pads);
+  attrs.Set("dilations", win.dilations);
+  attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
+  attrs.Set("count_include_pad", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId avg, ctx.Emit1("avg_pool", {powered}, std::move(attrs)));
+  if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
+  SY_ASSIGN_OR_RETURN(ValueId n, ctx.Scalar(type.dtype, volume));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("mul", {avg, n}));
+  if (p == 2) {
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("sqrt", {out}));
+  } else if (p != 1) {
+    SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Scalar(type.dtype, 1.0 / p));
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("pow", {out, inv}));
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 Status MapGlobalPool(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   if (ctx.node().op_type() == "GlobalAveragePool") {
@@ -207,13 +257,28 @@ Status MapGlobalPool(NodeContext& ctx) {
     ctx.SetOutput(0, out);
     return Status::Ok();
   }
-  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  const TensorType type = ctx.TypeOf(x);
+  const int64_t rank = static_cast<int64_t>(type.shape.size());
   std::vector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
   Attrs attrs;
   attrs.Set("axes", axes);
   attrs.Set("keepdims", int64_t{1});
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("reduce_max", {x}, std::move(attrs)));
+  if (ctx.node().op_type() == "GlobalMaxPool") {
+    SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("reduce_max", {x}, std::move(attrs)));
+    ctx.SetOutput(0, out);
+    return Status::Ok();
+  }
+  // GlobalLpPool: (sum over the spatial dims of |x|^p)^(1/p).
+  const double p =
+      ctx.since_version() < 2 ? ctx.AttrFloat("p", 2.0) : static_cast<double>(ctx.AttrInt("p", 2));
+  if (!(p > 0) || !std::isfinite(p)) return ctx.Invalid("p must be positive");
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("abs", {x}));
+  SY_ASSIGN_OR_RETURN(ValueId e, ctx.Scalar(type.dtype, p));
+  SY_ASSIGN_OR_RETURN(ValueId powered, ctx.Emit1("pow", {a, e}));
+  SY_ASSIGN_OR_RETURN(ValueId sum, ctx.Emit1("reduce_sum", {powered}, std::move(attrs)));
+  SY_ASSIGN_OR_RETURN(ValueId inv, ctx.Scalar(type.dtype, 1.0 / p));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("pow", {sum, inv}));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -260,8 +325,10 @@ void AddConvPoolMappings(MappingTable& table) {
   table.At("ConvTranspose").map = MapConv;
   table.At("MaxPool").map = MapPool;
   table.At("AveragePool").map = MapPool;
+  table.At("LpPool").map = MapLpPool;
   table.At("GlobalAveragePool").map = MapGlobalPool;
   table.At("GlobalMaxPool").map = MapGlobalPool;
+  table.At("GlobalLpPool").map = MapGlobalPool;
   table.At("LRN").map = MapLrn;
 }
 

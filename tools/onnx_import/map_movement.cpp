@@ -1,6 +1,7 @@
 // Shape and data movement ops. Static parameters that ONNX passes as inputs (Reshape's
 // shape, Slice's starts, Tile's repeats, ...) become the catalogue op's attributes.
 #include <algorithm>
+#include <limits>
 
 #include "host_tensor_ops.h"
 #include "op_mapping.h"
@@ -213,6 +214,124 @@ Status MapGatherScatterND(NodeContext& ctx) {
   return Emit1To(ctx, "scatter_nd", {data, indices, updates}, std::move(attrs));
 }
 
+// Pad-19's `wrap` (np.pad's): each axis padded with its own far end, as slices of x
+// concatenated around it; pads may not exceed the dim (np.pad would wrap again), and a
+// negative pad crops, as in the other modes.
+Status EmitWrapPad(NodeContext& ctx, ValueId x, const std::vector<int64_t>& pads) {
+  const size_t rank = ctx.TypeOf(x).shape.size();
+  if (pads.size() != 2 * rank) return ctx.Invalid("pads must hold 2 * rank entries");
+  const std::vector<DimExpr> dims = ctx.state().DimsOf(ctx.node().input(0));
+  const auto slice = [&](ValueId in, size_t axis, int64_t start, int64_t end) {
+    Attrs attrs;
+    attrs.Set("starts", std::vector<int64_t>{start});
+    attrs.Set("ends", std::vector<int64_t>{end});
+    attrs.Set("axes", std::vector<int64_t>{static_cast<int64_t>(axis)});
+    return ctx.Emit1("slice", {in}, std::move(attrs));
+  };
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  ValueId out = x;
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t before = pads[a], after = pads[a + rank];
+    if (before == 0 && after == 0) continue;
+    const int64_t dim = ctx.TypeOf(x).shape[a];
+    if (!dims[a].is_const() || before > dim || after > dim) {
+      return ctx.UnsupportedOp(
+          "mode 'wrap' needs each axis's pads within its size, fixed at "
+          "import (axis " +
+          std::to_string(a) + ": size " + dims[a].ToString() + ", pads " + std::to_string(before) +
+          " and " + std::to_string(after) + ")");
+    }
+    // Crops first (negative pads), then the wrapped ends of what is left.
+    const int64_t lo = std::max<int64_t>(-before, 0), hi = dim - std::max<int64_t>(-after, 0);
+    if (lo > 0 || hi < dim) {
+      SY_ASSIGN_OR_RETURN(out, slice(out, a, lo, hi));
+    }
+    std::vector<ValueId> parts;
+    if (before > 0) {
+      SY_ASSIGN_OR_RETURN(ValueId head, slice(out, a, -before, kEnd));
+      parts.push_back(head);
+    }
+    parts.push_back(out);
+    if (after > 0) {
+      SY_ASSIGN_OR_RETURN(ValueId tail, slice(out, a, 0, after));
+      parts.push_back(tail);
+    }
+    if (parts.size() > 1) {
+      Attrs attrs;
+      attrs.Set("axis", static_cast<int64_t>(a));
+      SY_ASSIGN_OR_RETURN(out, ctx.Emit1("concat", std::move(parts), std::move(attrs)));
+    }
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// CenterCropPad-18: each listed axis cropped or zero-padded to its target size about the
+// centre (the odd element goes to the end), as ONNX's reference does; sizes fixed at import.
+Status MapCenterCropPad(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(std::vector<int64_t> target, ctx.StaticInts(1, "shape"));
+  const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
+  std::vector<int64_t> axes;
+  if (auto given = ctx.AttrInts("axes")) {
+    for (int64_t a : *given) {
+      Expected<int64_t> n = NormalizeAxis(a, rank);
+      if (!n.ok()) return ctx.Invalid(n.status().message());
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  if (target.size() != axes.size()) {
+    return ctx.Invalid("shape has " + std::to_string(target.size()) + " entries for " +
+                       std::to_string(axes.size()) + " axes");
+  }
+  const std::vector<DimExpr> dims = ctx.state().DimsOf(ctx.node().input(0));
+  std::vector<int64_t> starts, ends, slice_axes, pads(static_cast<size_t>(2 * rank), 0);
+  bool padded = false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t a = axes[i], want = target[i];
+    if (!dims[a].is_const()) {
+      return ctx.UnsupportedOp("axis " + std::to_string(a) + " is a run-time size (" +
+                               dims[a].ToString() + "); CenterCropPad needs it fixed at import");
+    }
+    if (want < 0) return ctx.Invalid("shape holds a negative size");
+    const int64_t dim = dims[a].value();
+    if (want < dim) {
+      starts.push_back((dim - want) / 2);
+      ends.push_back((dim - want) / 2 + want);
+      slice_axes.push_back(a);
+    } else if (want > dim) {
+      pads[a] = (want - dim) / 2;
+      pads[a + rank] = want - dim - (want - dim) / 2;
+      padded = true;
+    }
+  }
+  ValueId out = x;
+  if (!slice_axes.empty()) {
+    Attrs attrs;
+    attrs.Set("starts", starts);
+    attrs.Set("ends", ends);
+    attrs.Set("axes", slice_axes);
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("slice", {out}, std::move(attrs)));
+  }
+  if (padded) {
+    Attrs attrs;
+    attrs.Set("pads", pads);
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("pad", {out}, std::move(attrs)));
+  }
+  if (out == x) {
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("reshape", {x}, [&] {
+      Attrs attrs;
+      attrs.Set("shape",
+                std::vector<int64_t>(ctx.TypeOf(x).shape.begin(), ctx.TypeOf(x).shape.end()));
+      return attrs;
+    }()));
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 Status MapPad(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
@@ -240,9 +359,10 @@ Status MapPad(NodeContext& ctx) {
     }
   }
   const std::string mode = ctx.AttrString("mode", "constant");
+  if (mode == "wrap") return EmitWrapPad(ctx, x, pads);
   if (mode != "constant" && mode != "reflect" && mode != "edge") {
     return ctx.UnsupportedOp("mode '" + mode +
-                             "' is outside the catalogue (constant reflect edge)");
+                             "' is outside the catalogue (constant reflect edge wrap)");
   }
   Attrs attrs;
   attrs.Set("pads", pads);
@@ -382,6 +502,7 @@ void AddMovementMappings(MappingTable& table) {
   table.At("GatherND").map = MapGatherScatterND;
   table.At("ScatterND").map = MapGatherScatterND;
   table.At("Pad").map = MapPad;
+  table.At("CenterCropPad").map = MapCenterCropPad;
   table.At("Tile").map = MapTile;
   table.At("Range").map = MapRange;
   table.At("Trilu").map = MapTrilu;

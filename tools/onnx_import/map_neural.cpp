@@ -1,6 +1,9 @@
 // Linear algebra, softmax family, normalisations, Resize and GridSample. ONNX's pre-13 Softmax,
 // LogSoftmax and Hardmax work on the input coerced to 2-D at `axis`; they are mapped as a
 // reshape around the catalogue op.
+#include <algorithm>
+#include <cmath>
+
 #include "host_tensor_ops.h"
 #include "op_mapping.h"
 #include "switchyard/shape.h"
@@ -222,6 +225,69 @@ Status MapMvn(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// LpNormalization: x / ||x||_p along `axis` (p 1 or 2), 0 where the norm is 0 (ONNX's
+// reference and test data).
+Status MapLpNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const DType dtype = ctx.TypeOf(x).dtype;
+  const int64_t p = ctx.AttrInt("p", 2);
+  if (p != 1 && p != 2) return ctx.Invalid("p must be 1 or 2, not " + std::to_string(p));
+  Attrs reduce;
+  reduce.Set("axes", std::vector<int64_t>{ctx.AttrInt("axis", -1)});
+  reduce.Set("keepdims", int64_t{1});
+  ValueId norm;
+  if (p == 1) {
+    SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("abs", {x}));
+    SY_ASSIGN_OR_RETURN(norm, ctx.Emit1("reduce_sum", {a}, std::move(reduce)));
+  } else {
+    SY_ASSIGN_OR_RETURN(ValueId sq, ctx.Emit1("mul", {x, x}));
+    SY_ASSIGN_OR_RETURN(ValueId sum, ctx.Emit1("reduce_sum", {sq}, std::move(reduce)));
+    SY_ASSIGN_OR_RETURN(norm, ctx.Emit1("sqrt", {sum}));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(dtype, 0.0));
+  SY_ASSIGN_OR_RETURN(ValueId is_zero, ctx.Emit1("equal", {norm, zero}));
+  SY_ASSIGN_OR_RETURN(ValueId q, ctx.Emit1("div", {x, norm}));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("where", {is_zero, zero, q}));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+// GroupNormalization onto the catalogue's group_norm, which takes per-channel scale and
+// bias (opset 21). Opset 18's are per group: each repeated over its group's channels.
+Status MapGroupNormalization(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(2));
+  const int64_t groups = ctx.AttrInt("num_groups", 0);
+  if (groups <= 0) return ctx.Invalid("num_groups must be positive");
+  if (ctx.since_version() < 21) {
+    const std::vector<DimExpr> dims = ctx.state().DimsOf(ctx.node().input(0));
+    if (dims.size() < 2 || !dims[1].is_const() || dims[1].value() % groups != 0) {
+      return ctx.UnsupportedOp(
+          "GroupNormalization-18 needs a channel count fixed at import that num_groups "
+          "divides");
+    }
+    const int64_t per_group = dims[1].value() / groups;
+    for (ValueId* v : {&scale, &bias}) {
+      Attrs column;
+      column.Set("shape", std::vector<int64_t>{groups, 1});
+      SY_ASSIGN_OR_RETURN(ValueId c, ctx.Emit1("reshape", {*v}, std::move(column)));
+      Attrs expand;
+      expand.Set("shape", std::vector<int64_t>{groups, per_group});
+      SY_ASSIGN_OR_RETURN(ValueId e, ctx.Emit1("expand", {c}, std::move(expand)));
+      Attrs flat;
+      flat.Set("shape", std::vector<int64_t>{groups * per_group});
+      SY_ASSIGN_OR_RETURN(*v, ctx.Emit1("reshape", {e}, std::move(flat)));
+    }
+  }
+  Attrs attrs;
+  attrs.Set("num_groups", groups);
+  attrs.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("group_norm", {x, scale, bias}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 // Resize (opset 10+) and Upsample (opset 7-9) onto the catalogue's resize: nearest,
 // linear and cubic modes (cubic_coeff_a, exclude_outside), the half_pixel / asymmetric /
 // align_corners / pytorch_half_pixel / tf_half_pixel_for_nn coordinate modes.
@@ -245,9 +311,9 @@ Status MapResize(NodeContext& ctx) {
   if (ctx.AttrInt("antialias", 0) != 0) {
     return ctx.UnsupportedOp("antialias is outside the catalogue");
   }
-  if (ctx.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
-    return ctx.UnsupportedOp(
-        "keep_aspect_ratio_policy other than stretch is outside the catalogue");
+  const std::string policy = ctx.AttrString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    return ctx.Invalid("keep_aspect_ratio_policy must be stretch, not_larger or not_smaller");
   }
   std::optional<std::vector<double>> scales;
   std::optional<std::vector<int64_t>> sizes;
@@ -276,6 +342,39 @@ Status MapResize(NodeContext& ctx) {
     }
     if (scales) scales = full_scales;
     if (sizes) sizes = full_sizes;
+  }
+  // opset 18 keep_aspect_ratio_policy: one scale for every axis sized (axes, or all),
+  // the smallest (not_larger) or largest (not_smaller) of sizes / dims; the output is
+  // round(scale * dim) and coordinates use the scale (ONNX's reference). The catalogue
+  // takes the scale when floor(scale * dim), its output size, is that rounding.
+  if (policy != "stretch" && sizes) {
+    std::vector<int64_t> sized;
+    if (auto axes = ctx.AttrInts("axes")) {
+      for (int64_t a : *axes) sized.push_back(a < 0 ? a + rank : a);
+    } else {
+      for (int64_t a = 0; a < rank; ++a) sized.push_back(a);
+    }
+    std::optional<double> scale;
+    for (int64_t a : sized) {
+      if (a < 0 || a >= rank || shape[a] <= 0) return ctx.Invalid("axes or sizes out of range");
+      const double r = static_cast<double>((*sizes)[a]) / static_cast<double>(shape[a]);
+      if (!scale) scale = r;
+      scale = policy == "not_larger" ? std::min(*scale, r) : std::max(*scale, r);
+    }
+    std::vector<double> full(static_cast<size_t>(rank), 1.0);
+    for (int64_t a : sized) {
+      const double want = std::floor(*scale * static_cast<double>(shape[a]) + 0.5);
+      if (std::floor(*scale * static_cast<double>(shape[a])) != want) {
+        return ctx.UnsupportedOp("keep_aspect_ratio_policy " + policy + ": axis " +
+                                 std::to_string(a) + " rounds up to " +
+                                 std::to_string(static_cast<int64_t>(want)) +
+                                 ", which the catalogue's resize (floor of size * scale) "
+                                 "cannot express");
+      }
+      full[a] = *scale;
+    }
+    scales = full;
+    sizes.reset();
   }
   if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners" &&
       ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn") {
@@ -345,6 +444,8 @@ void AddNeuralMappings(MappingTable& table) {
   table.At("RMSNormalization").map = MapRmsNorm;
   table.At("SimplifiedLayerNormalization").map = MapRmsNorm;
   table.At("MeanVarianceNormalization").map = MapMvn;
+  table.At("LpNormalization").map = MapLpNormalization;
+  table.At("GroupNormalization").map = MapGroupNormalization;
   table.At("Resize").map = MapResize;
   table.At("Upsample").map = MapResize;
   table.At("GridSample").map = MapGridSample;

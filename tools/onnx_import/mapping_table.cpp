@@ -54,6 +54,7 @@ const MappingTable& Mappings() {
     AddMovementMappings(t);
     AddReductionMappings(t);
     AddNeuralMappings(t);
+    AddAttentionMappings(t);
     AddConvPoolMappings(t);
     AddLossMappings(t);
     AddQuantizationMappings(t);

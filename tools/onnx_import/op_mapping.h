@@ -67,6 +67,7 @@ void AddElementwiseMappings(MappingTable& table);
 void AddMovementMappings(MappingTable& table);
 void AddReductionMappings(MappingTable& table);
 void AddNeuralMappings(MappingTable& table);
+void AddAttentionMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
 void AddLossMappings(MappingTable& table);
 void AddQuantizationMappings(MappingTable& table);
