@@ -55,6 +55,8 @@ const MappingTable& Mappings() {
     AddReductionMappings(t);
     AddNeuralMappings(t);
     AddAttentionMappings(t);
+    AddScatterLikeMappings(t);
+    AddGeometryMappings(t);
     AddConvPoolMappings(t);
     AddLossMappings(t);
     AddQuantizationMappings(t);
