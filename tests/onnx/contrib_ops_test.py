@@ -25,18 +25,24 @@ F = TensorProto.FLOAT
 RNG = np.random.default_rng(7)
 
 
-def case(name, op, inputs, outputs, domain="com.microsoft", reference=None, **attrs):
-    """inputs: (name, array); outputs: (name,) or None for an omitted optional output;
-    reference: a NumPy function of the inputs, for an op ONNX Runtime has no CPU kernel of."""
-    node = helper.make_node(op, [n for n, _ in inputs],
+def case(name, op, inputs, outputs, domain="com.microsoft", reference=None, dims=None,
+         **attrs):
+    """inputs: (name, array), (name, None) for an omitted optional input; outputs: (name[, type]) or None for an omitted optional output;
+    reference: a NumPy function of the inputs, for an op ONNX Runtime has no CPU kernel of;
+    dims: input name -> its declared dims (symbolic names kept run-time sizes on import)."""
+    dims = dims or {}
+    node = helper.make_node(op, [n if a is not None else "" for n, a in inputs],
                             [o[0] if o else "" for o in outputs], domain=domain, **attrs)
     graph = helper.make_graph(
         [node], name,
-        [helper.make_tensor_value_info(n, F, a.shape) for n, a in inputs],
-        [helper.make_tensor_value_info(o[0], F, None) for o in outputs if o])
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype),
+                                       dims.get(n, a.shape)) for n, a in inputs
+         if a is not None],
+        [helper.make_tensor_value_info(o[0], o[1] if len(o) > 1 else F, None)
+         for o in outputs if o])
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, ir_version=8)
-    return name, model, dict(inputs), reference
+    return name, model, {n: a for n, a in inputs if a is not None}, reference
 
 
 def cases():
@@ -62,9 +68,64 @@ def cases():
     yield case("skip_simplified_layer_norm", "SkipSimplifiedLayerNormalization",
                [("x", x), ("skip", skip), ("gamma", gamma), ("bias", bias)],
                [("y",), None, ("inv_std",), ("sum",)], epsilon=1e-5)
+    yield from attention_cases()
     yield case("simplified_layer_norm", "SimplifiedLayerNormalization",
                [("x", x), ("gamma", gamma)], [("y",), ("inv_std",)], domain="",
                axis=-1, epsilon=1e-5)
+
+
+def attention_cases():
+    """The attention family: MultiHeadAttention, Attention, RotaryEmbedding and
+    EmbedLayerNormalization, in the forms ONNX Runtime's optimizer and builders write."""
+    r = RNG.standard_normal
+    b, s, p, n, h = 2, 3, 4, 2, 4  # batch, sequence, past, heads, head size
+    d = n * h
+    q, k, v = (r((b, s, d)).astype(np.float32) for _ in range(3))
+    bias = r(3 * d).astype(np.float32)
+    past_k, past_v = (r((b, n, p, h)).astype(np.float32) for _ in range(2))
+    pad_mask = np.array([[1] * (p + s), [1] * (p + 1) + [0] * (s - 1)], dtype=np.int32)
+    attn_bias = r((1, n, s, p + s)).astype(np.float32)
+    yield case("mha_self_bias_padding", "MultiHeadAttention",
+               [("q", q), ("k", k), ("v", v), ("bias", bias),
+                ("mask", pad_mask[:, :s].copy())], [("y",)], num_heads=n)
+    yield case("mha_past_causal_bias", "MultiHeadAttention",
+               [("q", q), ("k", k), ("v", v), ("bias", bias), ("mask", pad_mask),
+                ("attn_bias", attn_bias), ("past_k", past_k), ("past_v", past_v)],
+               [("y",), ("present_k",), ("present_v",)], num_heads=n, unidirectional=1)
+    yield case("mha_symbolic_sizes_lengths", "MultiHeadAttention",
+               [("q", q), ("k", k), ("v", v), ("bias", bias),
+                ("mask", np.array([2, 3], dtype=np.int32)), ("attn_bias", None),
+                ("past_k", past_k), ("past_v", past_v)],
+               [("y",), ("present_k",), ("present_v",)], num_heads=n, unidirectional=1,
+               dims={"q": ["b", "s", d], "k": ["b", "s", d], "v": ["b", "s", d],
+                     "mask": ["b"], "past_k": ["b", n, "p", h], "past_v": ["b", n, "p", h]})
+    yield case("mha_cross_bnsh", "MultiHeadAttention",
+               [("q", q), ("k", past_k), ("v", past_v)], [("y",)], num_heads=n, scale=0.3)
+    x = r((b, s, 6)).astype(np.float32)
+    w = r((6, 3 * d)).astype(np.float32)
+    past = r((2, b, n, p, h)).astype(np.float32)
+    lengths = np.array([3, 2], dtype=np.int32)
+    yield case("attention_bert_lengths", "Attention",
+               [("x", x), ("w", w), ("bias", bias), ("mask", lengths)], [("y",)], num_heads=n)
+    yield case("attention_gpt2_past", "Attention",
+               [("x", x), ("w", w), ("bias", bias), ("mask", pad_mask), ("past", past)],
+               [("y",), ("present",)], num_heads=n, unidirectional=1)
+    cos = r((16, h // 2)).astype(np.float32)
+    sin = r((16, h // 2)).astype(np.float32)
+    ids = np.array([[0, 1, 2], [5, 6, 7]], dtype=np.int64)
+    yield case("rotary_3d_ids", "RotaryEmbedding",
+               [("x", q), ("pos", ids), ("cos", cos), ("sin", sin)], [("y",)], num_heads=n)
+    yield case("rotary_4d_offset_interleaved", "RotaryEmbedding",
+               [("x", past_k), ("pos", np.array([3], dtype=np.int64)), ("cos", cos),
+                ("sin", sin)], [("y",)], interleaved=1)
+    words = RNG.integers(0, 10, (b, s)).astype(np.int32)
+    segments = RNG.integers(0, 2, (b, s)).astype(np.int32)
+    yield case("embed_layer_norm", "EmbedLayerNormalization",
+               [("ids", words), ("seg", segments), ("word", r((10, d)).astype(np.float32)),
+                ("pos", r((8, d)).astype(np.float32)), ("seg_emb", r((2, d)).astype(np.float32)),
+                ("gamma", r(d).astype(np.float32)), ("beta", r(d).astype(np.float32)),
+                ("mask", pad_mask[:, :s].copy())],
+               [("y",), ("mask_index", TensorProto.INT32), ("sum",)], epsilon=1e-12)
 
 
 def main() -> int:

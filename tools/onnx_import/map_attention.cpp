@@ -1,4 +1,5 @@
-// ONNX Attention (opsets 23 to 25) and RotaryEmbedding (opset 23) onto catalogue ops.
+// ONNX Attention (opsets 23 to 25) and RotaryEmbedding (opset 23) onto catalogue ops, and
+// the attention and rotary emitters the com.microsoft ops share (attention_parts.h).
 //
 // Attention. The catalogue's `attention` takes q [B, Hq, S, D], k and v [B, Hkv, T, D]
 // (grouped-query when Hq > Hkv), a scale, top-left `is_causal` and one mask (bool: true
@@ -28,36 +29,50 @@
 #include <cmath>
 #include <limits>
 
+#include "attention_parts.h"
 #include "op_mapping.h"
 #include "switchyard/shape.h"
 
 namespace sy::onnx_import {
 namespace {
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// A dim of a value: its size at the import's example sizes and its expression in the
-// run-time size symbols (a constant in a static import).
-struct Dim {
-  int64_t example = 0;
-  DimExpr expr;
-};
+}  // namespace
 
 Dim DimOf(NodeContext& ctx, ValueId x, size_t axis) {
   return {ctx.TypeOf(x).shape[axis], ctx.state().DimsOfValue(x)[axis]};
 }
 
-Expected<ValueId> Reshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape) {
+Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view what) {
+  if (!d.expr.is_const()) {
+    return ctx.UnsupportedOp(std::string(what) + " is a run-time size (" + d.expr.ToString() +
+                             "); this form of the op needs it fixed at import");
+  }
+  return d.example;
+}
+
+Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape) {
   Attrs attrs;
   attrs.Set("shape", std::move(shape));
   return ctx.Emit1("reshape", {x}, std::move(attrs));
 }
 
-Expected<ValueId> Transpose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm) {
+Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm) {
   Attrs attrs;
   attrs.Set("perm", std::move(perm));
   return ctx.Emit1("transpose", {x}, std::move(attrs));
 }
+
+Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads) {
+  SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, heads, -1}));
+  return EmitTranspose(ctx, r, {0, 2, 1, 3});
+}
+
+Expected<ValueId> MergeHeads(NodeContext& ctx, ValueId x) {
+  SY_ASSIGN_OR_RETURN(ValueId t, EmitTranspose(ctx, x, {0, 2, 1, 3}));
+  return EmitReshape(ctx, t, {0, 0, -1});
+}
+
+namespace {
 
 Expected<ValueId> Slice(NodeContext& ctx, ValueId x, int64_t axis, int64_t start, int64_t end,
                         int64_t step = 1) {
@@ -91,132 +106,131 @@ Expected<ValueId> Range(NodeContext& ctx, const Dim& start, const Dim& limit) {
 Dim Plus(const Dim& a, const Dim& b) { return {a.example + b.example, a.expr + b.expr}; }
 Dim Minus(const Dim& a) { return {-a.example, DimExpr(0) - a.expr}; }
 
-// [B, S, heads * D] -> [B, heads, S, D].
-Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads) {
-  SY_ASSIGN_OR_RETURN(ValueId r, Reshape(ctx, x, {0, 0, heads, -1}));
-  return Transpose(ctx, r, {0, 2, 1, 3});
-}
-
-// A static size that a decomposition needs, or a clear refusal.
-Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view what) {
-  if (!d.expr.is_const()) {
-    return ctx.UnsupportedOp(std::string(what) + " is a run-time size (" + d.expr.ToString() +
-                             "); this form of the op needs it fixed at import");
-  }
-  return d.example;
-}
-
 // k or v [B, Hkv, T, D] with each head repeated `group` times in place: [B, Hkv * group,
 // T, D], heads h0 h0 h1 h1 ... (ONNX's reference, np.repeat on axis 1).
 Expected<ValueId> RepeatHeads(NodeContext& ctx, ValueId x, int64_t heads, const Dim& head_size,
                               int64_t group) {
   if (group == 1) return x;
   SY_ASSIGN_OR_RETURN(const int64_t dim, StaticSize(ctx, head_size, "the head size"));
-  SY_ASSIGN_OR_RETURN(ValueId r, Reshape(ctx, x, {0, 0, 1, -1, dim}));
+  SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, 1, -1, dim}));
   Attrs expand;
   expand.Set("shape", std::vector<int64_t>{1, 1, group, 1, 1});
   SY_ASSIGN_OR_RETURN(ValueId e, ctx.Emit1("expand", {r}, std::move(expand)));
-  return Reshape(ctx, e, {0, heads * group, -1, dim});
+  return EmitReshape(ctx, e, {0, heads * group, -1, dim});
 }
 
-struct AttentionNode {
-  ValueId q = -1, k = -1, v = -1;  // [B, H, S or T, D], after the cache
-  std::optional<ValueId> mask;     // as given, padded to T when shorter
-  std::optional<ValueId> allowed;  // bool: the causal / window / padding conditions
-  bool causal = false;             // is_causal, when `allowed` does not carry it
-  std::optional<double> scale;
-  // Head counts and sizes as the node's inputs give them (3-D: from the attributes), so
-  // that they stay static where the inputs' are.
-  Dim q_heads, kv_heads, k_head_size, v_head_size;
+// The mask after padding to T, the bool conditions of causal masking with an offset,
+// padding (nonpad), the window and the mask's own length, and whether top-left causal is
+// still left to the fused op.
+struct Masking {
+  std::optional<ValueId> mask;
+  std::optional<ValueId> allowed;
+  bool fused_causal = false;
 };
 
-// The bool conditions of causal masking with an offset, opset 24's padding and opset 25's
-// window, and of a mask shorter than T; none when plain top-left causal (or nothing) is
-// all there is.
-Status BuildAllowed(NodeContext& ctx, AttentionNode& a, std::optional<ValueId> past_key,
-                    std::optional<ValueId> nonpad, std::optional<Dim> mask_len,
-                    bool need_causal_bias) {
-  const bool causal = ctx.AttrInt("is_causal", 0) != 0;
-  const int64_t left = ctx.AttrInt("left_window_size", -1);
-  const int64_t right = ctx.AttrInt("right_window_size", -1);
-  if (left < -1 || right < -1) {
-    return ctx.Invalid("left_window_size and right_window_size must be -1 or >= 0");
-  }
-  const bool windowed = left >= 0 || right >= 0;
-  const bool explicit_causal = causal && (past_key || nonpad || windowed || need_causal_bias);
-  a.causal = causal && !explicit_causal;
-  if (!explicit_causal && !windowed && !nonpad && !mask_len) return Status::Ok();
-
+Expected<Masking> BuildMasking(NodeContext& ctx, const AttentionSpec& a, bool need_causal_bias) {
+  Masking m;
   const Dim s = DimOf(ctx, a.q, 2);
   const Dim t = DimOf(ctx, a.k, 2);
-  SY_ASSIGN_OR_RETURN(ValueId j, Range(ctx, Dim{0, DimExpr(0)}, t));  // [T]
+  std::optional<Dim> mask_len;  // set when the mask is shorter than T
+  if (a.mask) {
+    ValueId mask = *a.mask;
+    const size_t mrank = ctx.TypeOf(mask).shape.size();
+    if (mrank == 0) return ctx.Invalid("the attention mask must have rank >= 1");
+    const Dim len = DimOf(ctx, mask, mrank - 1);
+    if (!len.expr.SameAs(t.expr) && len.example != 1) {
+      if (len.example > t.example) {
+        return ctx.Invalid("the attention mask's last dim (" + std::to_string(len.example) +
+                           ") exceeds the key length " + std::to_string(t.example));
+      }
+      std::vector<int64_t> pads(2 * mrank, 0);
+      std::vector<DimExpr> pad_exprs(2 * mrank, DimExpr(0));
+      pads[2 * mrank - 1] = t.example - len.example;
+      pad_exprs[2 * mrank - 1] = t.expr - len.expr;
+      Attrs attrs;
+      attrs.Set("pads", pads);
+      SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("pad", {mask}, std::move(attrs)));
+      if (!pad_exprs.back().is_const()) ctx.AttachAttrExpr("pads", pad_exprs);
+      mask_len = len;
+    }
+    m.mask = mask;
+  }
+  if (a.left_window < -1 || a.right_window < -1) {
+    return ctx.Invalid("left_window_size and right_window_size must be -1 or >= 0");
+  }
+  const bool windowed = a.left_window >= 0 || a.right_window >= 0;
+  const bool explicit_causal =
+      a.causal && (a.past_length || a.nonpad || windowed || need_causal_bias);
+  m.fused_causal = a.causal && !explicit_causal;
+  if (!explicit_causal && !windowed && !a.nonpad && !mask_len) return m;
+
+  SY_ASSIGN_OR_RETURN(ValueId j, Range(ctx, ConstDim(0), t));  // [T]
   std::vector<ValueId> conds;
   const auto cond = [&](std::string_view op, ValueId x, ValueId y) -> Status {
     SY_ASSIGN_OR_RETURN(ValueId c, ctx.Emit1(op, {x, y}));
     conds.push_back(c);
     return Status::Ok();
   };
-  std::optional<ValueId> nonpad_b;  // nonpad_kv_seqlen as i64 [B, 1, 1, 1]
-  if (nonpad) {
+  std::optional<ValueId> nonpad_b;  // the valid key counts as i64 [B, 1, 1, 1]
+  if (a.nonpad) {
     Attrs cast;
     cast.Set("to", std::string("i64"));
-    SY_ASSIGN_OR_RETURN(ValueId n64, ctx.Emit1("cast", {*nonpad}, std::move(cast)));
-    SY_ASSIGN_OR_RETURN(nonpad_b, Reshape(ctx, n64, {-1, 1, 1, 1}));
+    SY_ASSIGN_OR_RETURN(ValueId n64, ctx.Emit1("cast", {*a.nonpad}, std::move(cast)));
+    SY_ASSIGN_OR_RETURN(nonpad_b, EmitReshape(ctx, n64, {-1, 1, 1, 1}));
     SY_RETURN_IF_ERROR(cond("less", j, *nonpad_b));
   }
   if (explicit_causal || windowed) {
     // The absolute position of each query: i + offset, [S, 1] or [B, 1, S, 1].
     ValueId pos;
-    if (nonpad) {
-      SY_ASSIGN_OR_RETURN(ValueId i_minus_s, Range(ctx, Minus(s), Dim{0, DimExpr(0)}));
-      SY_ASSIGN_OR_RETURN(ValueId col, Reshape(ctx, i_minus_s, {-1, 1}));
+    if (a.nonpad) {
+      SY_ASSIGN_OR_RETURN(ValueId i_minus_s, Range(ctx, Minus(s), ConstDim(0)));
+      SY_ASSIGN_OR_RETURN(ValueId col, EmitReshape(ctx, i_minus_s, {-1, 1}));
       SY_ASSIGN_OR_RETURN(pos, ctx.Emit1("add", {col, *nonpad_b}));
     } else {
-      const Dim offset = past_key ? DimOf(ctx, *past_key, 2) : Dim{0, DimExpr(0)};
+      const Dim offset = a.past_length.value_or(ConstDim(0));
       SY_ASSIGN_OR_RETURN(ValueId i, Range(ctx, offset, Plus(offset, s)));
-      SY_ASSIGN_OR_RETURN(pos, Reshape(ctx, i, {-1, 1}));
+      SY_ASSIGN_OR_RETURN(pos, EmitReshape(ctx, i, {-1, 1}));
     }
-    if (causal) SY_RETURN_IF_ERROR(cond("less_equal", j, pos));
-    if (left >= 0) {
-      SY_ASSIGN_OR_RETURN(ValueId l, ctx.Scalar(DType::kI64, static_cast<double>(left)));
+    if (a.causal) SY_RETURN_IF_ERROR(cond("less_equal", j, pos));
+    if (a.left_window >= 0) {
+      SY_ASSIGN_OR_RETURN(ValueId l, ctx.Scalar(DType::kI64, static_cast<double>(a.left_window)));
       SY_ASSIGN_OR_RETURN(ValueId lo, ctx.Emit1("sub", {pos, l}));
       SY_RETURN_IF_ERROR(cond("greater_equal", j, lo));
     }
-    if (right >= 0) {
-      SY_ASSIGN_OR_RETURN(ValueId r, ctx.Scalar(DType::kI64, static_cast<double>(right)));
+    if (a.right_window >= 0) {
+      SY_ASSIGN_OR_RETURN(ValueId r, ctx.Scalar(DType::kI64, static_cast<double>(a.right_window)));
       SY_ASSIGN_OR_RETURN(ValueId hi, ctx.Emit1("add", {pos, r}));
       SY_RETURN_IF_ERROR(cond("less_equal", j, hi));
     }
   }
   if (mask_len) {
-    // Keys past the mask's end are masked: j < mask length, that length as a [1] tensor.
-    SY_ASSIGN_OR_RETURN(ValueId len, Range(ctx, *mask_len, Plus(*mask_len, Dim{1, DimExpr(1)})));
+    // Keys past the mask's end are masked: j < its length, as a [1] tensor.
+    SY_ASSIGN_OR_RETURN(ValueId len, Range(ctx, *mask_len, Plus(*mask_len, ConstDim(1))));
     SY_RETURN_IF_ERROR(cond("less", j, len));
   }
   ValueId all = conds[0];
   for (size_t c = 1; c < conds.size(); ++c) {
     SY_ASSIGN_OR_RETURN(all, ctx.Emit1("and", {all, conds[c]}));
   }
-  a.allowed = all;
-  return Status::Ok();
+  m.allowed = all;
+  return m;
 }
 
 // The additive bias of the decomposition: the mask (a bool one as 0 / -inf) plus -inf
 // where `allowed` is false; none when neither is there.
-Expected<std::optional<ValueId>> AdditiveBias(NodeContext& ctx, const AttentionNode& a,
-                                              DType dtype) {
+Expected<std::optional<ValueId>> AdditiveBias(NodeContext& ctx, const Masking& m, DType dtype) {
   std::optional<ValueId> bias;
   SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(dtype, 0.0));
   SY_ASSIGN_OR_RETURN(ValueId ninf, ctx.Scalar(dtype, -kInf));
-  if (a.mask) {
-    if (ctx.TypeOf(*a.mask).dtype == DType::kBool) {
-      SY_ASSIGN_OR_RETURN(bias, ctx.Emit1("where", {*a.mask, zero, ninf}));
+  if (m.mask) {
+    if (ctx.TypeOf(*m.mask).dtype == DType::kBool) {
+      SY_ASSIGN_OR_RETURN(bias, ctx.Emit1("where", {*m.mask, zero, ninf}));
     } else {
-      bias = *a.mask;
+      bias = *m.mask;
     }
   }
-  if (a.allowed) {
-    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Emit1("where", {*a.allowed, zero, ninf}));
+  if (m.allowed) {
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Emit1("where", {*m.allowed, zero, ninf}));
     if (bias) {
       SY_ASSIGN_OR_RETURN(b, ctx.Emit1("add", {*bias, b}));
     }
@@ -225,10 +239,9 @@ Expected<std::optional<ValueId>> AdditiveBias(NodeContext& ctx, const AttentionN
   return bias;
 }
 
-// y = softmax(softcap(scale * q k^T) + bias) v, computed op by op; the scores of
-// qk_matmul_output_mode bound to output 3 when wanted.
-Expected<ValueId> DecomposedAttention(NodeContext& ctx, const AttentionNode& a, double softcap,
-                                      int64_t qk_mode) {
+// y = softmax(softcap(scale * q k^T) + bias) v, computed op by op, and the scores asked for.
+Expected<AttentionResult> DecomposedAttention(NodeContext& ctx, const AttentionSpec& a,
+                                              const Masking& m) {
   const DType dtype = ctx.TypeOf(a.q).dtype;
   int64_t hq = 1, hkv = 1;
   if (!a.q_heads.expr.SameAs(a.kv_heads.expr)) {
@@ -241,28 +254,27 @@ Expected<ValueId> DecomposedAttention(NodeContext& ctx, const AttentionNode& a, 
   }
   SY_ASSIGN_OR_RETURN(ValueId k, RepeatHeads(ctx, a.k, hkv, a.k_head_size, hq / hkv));
   SY_ASSIGN_OR_RETURN(ValueId v, RepeatHeads(ctx, a.v, hkv, a.v_head_size, hq / hkv));
-  SY_ASSIGN_OR_RETURN(ValueId kt, Transpose(ctx, k, {0, 1, 3, 2}));
+  SY_ASSIGN_OR_RETURN(ValueId kt, EmitTranspose(ctx, k, {0, 1, 3, 2}));
   SY_ASSIGN_OR_RETURN(ValueId qk, ctx.Emit1("matmul", {a.q, kt}));
   const double scale =
       a.scale.value_or(1.0 / std::sqrt(static_cast<double>(ctx.TypeOf(a.q).shape[3])));
   SY_ASSIGN_OR_RETURN(ValueId scale_c, ctx.Scalar(dtype, scale));
   SY_ASSIGN_OR_RETURN(ValueId scores, ctx.Emit1("mul", {qk, scale_c}));
-  if (softcap > 0) {
-    SY_ASSIGN_OR_RETURN(ValueId cap, ctx.Scalar(dtype, softcap));
+  if (a.softcap > 0) {
+    SY_ASSIGN_OR_RETURN(ValueId cap, ctx.Scalar(dtype, a.softcap));
     SY_ASSIGN_OR_RETURN(ValueId d, ctx.Emit1("div", {scores, cap}));
     SY_ASSIGN_OR_RETURN(ValueId th, ctx.Emit1("tanh", {d}));
     SY_ASSIGN_OR_RETURN(scores, ctx.Emit1("mul", {th, cap}));
   }
-  SY_ASSIGN_OR_RETURN(std::optional<ValueId> bias, AdditiveBias(ctx, a, dtype));
+  SY_ASSIGN_OR_RETURN(std::optional<ValueId> bias, AdditiveBias(ctx, m, dtype));
   ValueId biased = scores;
   if (bias) {
     SY_ASSIGN_OR_RETURN(biased, ctx.Emit1("add", {scores, *bias}));
   }
   // softmax_precision: float (1) or double (11) wider than the inputs.
-  const int64_t precision = ctx.AttrInt("softmax_precision", 0);
   std::optional<DType> wide;
-  if (precision == 1 && dtype != DType::kF32 && dtype != DType::kF64) wide = DType::kF32;
-  if (precision == 11 && dtype != DType::kF64) wide = DType::kF64;
+  if (a.softmax_precision == 1 && dtype != DType::kF32 && dtype != DType::kF64) wide = DType::kF32;
+  if (a.softmax_precision == 11 && dtype != DType::kF64) wide = DType::kF64;
   ValueId to_softmax = biased;
   if (wide) {
     Attrs cast;
@@ -291,172 +303,65 @@ Expected<ValueId> DecomposedAttention(NodeContext& ctx, const AttentionNode& a, 
     SY_ASSIGN_OR_RETURN(dead, ctx.Emit1("or", {dead, masked}));
   }
   SY_ASSIGN_OR_RETURN(p, ctx.Emit1("where", {dead, zero, p}));
-  if (ctx.num_outputs() > 3 && ctx.OutputWanted(3)) {
-    ctx.SetOutput(3, qk_mode == 3 ? p : qk_mode == 2 ? biased : scores);
-  }
-  return ctx.Emit1("matmul", {p, v});
+  AttentionResult result;
+  if (a.want_qk) result.qk = a.qk_mode == 3 ? p : a.qk_mode == 2 ? biased : scores;
+  SY_ASSIGN_OR_RETURN(result.y, ctx.Emit1("matmul", {p, v}));
+  return result;
 }
 
-Status MapAttention(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(ValueId q, ctx.Input(0));
-  SY_ASSIGN_OR_RETURN(ValueId k, ctx.Input(1));
-  SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(2));
-  const size_t rank = ctx.TypeOf(q).shape.size();
-  if (ctx.TypeOf(k).shape.size() != rank || ctx.TypeOf(v).shape.size() != rank ||
-      (rank != 3 && rank != 4)) {
-    return ctx.Invalid("Q, K and V must all be 3-D or all 4-D");
-  }
-  AttentionNode a;
-  if (rank == 3) {
-    const int64_t hq = ctx.AttrInt("q_num_heads", 0);
-    const int64_t hkv = ctx.AttrInt("kv_num_heads", 0);
-    if (hq <= 0 || hkv <= 0) {
-      return ctx.Invalid("3-D inputs need positive q_num_heads and kv_num_heads attributes");
-    }
-    a.q_heads = {hq, DimExpr(hq)};
-    a.kv_heads = {hkv, DimExpr(hkv)};
-    const Dim k_hidden = DimOf(ctx, k, 2), v_hidden = DimOf(ctx, v, 2);
-    a.k_head_size = {k_hidden.example / hkv, k_hidden.expr / DimExpr(hkv)};
-    a.v_head_size = {v_hidden.example / hkv, v_hidden.expr / DimExpr(hkv)};
-    SY_ASSIGN_OR_RETURN(a.q, SplitHeads(ctx, q, hq));
-    SY_ASSIGN_OR_RETURN(a.k, SplitHeads(ctx, k, hkv));
-    SY_ASSIGN_OR_RETURN(a.v, SplitHeads(ctx, v, hkv));
-  } else {
-    a.q = q, a.k = k, a.v = v;
-    a.q_heads = DimOf(ctx, q, 1);
-    a.kv_heads = DimOf(ctx, k, 1);
-    a.k_head_size = DimOf(ctx, k, 3);
-    a.v_head_size = DimOf(ctx, v, 3);
-  }
-  std::optional<ValueId> past_key, nonpad;
-  if (ctx.HasInput(4) != ctx.HasInput(5)) {
-    return ctx.Invalid("past_key and past_value must be given together");
-  }
-  if (ctx.HasInput(4)) {
-    SY_ASSIGN_OR_RETURN(past_key, ctx.Input(4));
-    SY_ASSIGN_OR_RETURN(ValueId past_value, ctx.Input(5));
-    SY_ASSIGN_OR_RETURN(a.k, Concat(ctx, {*past_key, a.k}, 2));
-    SY_ASSIGN_OR_RETURN(a.v, Concat(ctx, {past_value, a.v}, 2));
-  }
-  if (ctx.HasInput(6)) {
-    if (past_key) return ctx.Invalid("nonpad_kv_seqlen cannot be combined with past_key");
-    SY_ASSIGN_OR_RETURN(nonpad, ctx.Input(6));
-  }
-  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) ctx.SetOutput(1, a.k);
-  if (ctx.num_outputs() > 2 && ctx.OutputWanted(2)) ctx.SetOutput(2, a.v);
+}  // namespace
 
-  std::optional<Dim> mask_len;  // set when the mask is shorter than T
-  if (ctx.HasInput(3)) {
-    SY_ASSIGN_OR_RETURN(ValueId mask, ctx.Input(3));
-    const size_t mrank = ctx.TypeOf(mask).shape.size();
-    if (mrank == 0) return ctx.Invalid("attn_mask must have rank >= 1");
-    const Dim m = DimOf(ctx, mask, mrank - 1);
-    const Dim t = DimOf(ctx, a.k, 2);
-    if (!m.expr.SameAs(t.expr) && m.example != 1) {
-      if (m.example > t.example) {
-        return ctx.Invalid("attn_mask's last dim (" + std::to_string(m.example) +
-                           ") exceeds the key length " + std::to_string(t.example));
-      }
-      std::vector<int64_t> pads(2 * mrank, 0);
-      std::vector<DimExpr> pad_exprs(2 * mrank, DimExpr(0));
-      pads[2 * mrank - 1] = t.example - m.example;
-      pad_exprs[2 * mrank - 1] = t.expr - m.expr;
-      Attrs attrs;
-      attrs.Set("pads", pads);
-      SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("pad", {mask}, std::move(attrs)));
-      if (!pad_exprs.back().is_const()) ctx.AttachAttrExpr("pads", pad_exprs);
-      mask_len = m;
+Expected<AttentionResult> EmitAttention(NodeContext& ctx, const AttentionSpec& a) {
+  if (a.qk_mode < 0 || a.qk_mode > 3) {
+    return ctx.Invalid("qk_matmul_output_mode must be 0 to 3, not " + std::to_string(a.qk_mode));
+  }
+  const bool decompose = a.softcap > 0 || a.want_qk;
+  SY_ASSIGN_OR_RETURN(Masking m, BuildMasking(ctx, a, decompose));
+  if (decompose) return DecomposedAttention(ctx, a, m);
+  std::optional<ValueId> mask = m.mask;
+  if (m.allowed) {
+    if (!mask) {
+      mask = m.allowed;
+    } else if (ctx.TypeOf(*mask).dtype == DType::kBool) {
+      SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("and", {*mask, *m.allowed}));
+    } else {
+      const DType dtype = ctx.TypeOf(*mask).dtype;
+      SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(dtype, 0.0));
+      SY_ASSIGN_OR_RETURN(ValueId ninf, ctx.Scalar(dtype, -kInf));
+      SY_ASSIGN_OR_RETURN(ValueId b, ctx.Emit1("where", {*m.allowed, zero, ninf}));
+      SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("add", {*mask, b}));
     }
-    a.mask = mask;
   }
-  if (const auto* s = ctx.Attr("scale")) a.scale = s->f();
-  const double softcap = ctx.AttrFloat("softcap", 0.0);
-  const int64_t qk_mode = ctx.AttrInt("qk_matmul_output_mode", 0);
-  if (qk_mode < 0 || qk_mode > 3) {
-    return ctx.Invalid("qk_matmul_output_mode must be 0 to 3, not " + std::to_string(qk_mode));
-  }
-  const bool decompose = softcap > 0 || (ctx.num_outputs() > 3 && ctx.OutputWanted(3));
-  SY_RETURN_IF_ERROR(BuildAllowed(ctx, a, past_key, nonpad, mask_len, decompose));
-
-  ValueId y;
-  if (decompose) {
-    SY_ASSIGN_OR_RETURN(y, DecomposedAttention(ctx, a, softcap, qk_mode));
-  } else {
-    std::optional<ValueId> mask = a.mask;
-    if (a.allowed) {
-      if (!mask) {
-        mask = a.allowed;
-      } else if (ctx.TypeOf(*mask).dtype == DType::kBool) {
-        SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("and", {*mask, *a.allowed}));
-      } else {
-        const DType dtype = ctx.TypeOf(*mask).dtype;
-        SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(dtype, 0.0));
-        SY_ASSIGN_OR_RETURN(ValueId ninf, ctx.Scalar(dtype, -kInf));
-        SY_ASSIGN_OR_RETURN(ValueId b, ctx.Emit1("where", {*a.allowed, zero, ninf}));
-        SY_ASSIGN_OR_RETURN(mask, ctx.Emit1("add", {*mask, b}));
-      }
-    }
-    std::vector<ValueId> inputs{a.q, a.k, a.v};
-    if (mask) inputs.push_back(*mask);
-    Attrs attrs;
-    if (a.scale) attrs.Set("scale", *a.scale);
-    attrs.Set("is_causal", int64_t{a.causal ? 1 : 0});
-    SY_ASSIGN_OR_RETURN(y, ctx.Emit1("attention", std::move(inputs), std::move(attrs)));
-  }
-  if (rank == 3) {
-    SY_ASSIGN_OR_RETURN(ValueId t, Transpose(ctx, y, {0, 2, 1, 3}));
-    SY_ASSIGN_OR_RETURN(y, Reshape(ctx, t, {0, 0, -1}));
-  }
-  ctx.SetOutput(0, y);
-  return Status::Ok();
+  std::vector<ValueId> inputs{a.q, a.k, a.v};
+  if (mask) inputs.push_back(*mask);
+  Attrs attrs;
+  if (a.scale) attrs.Set("scale", *a.scale);
+  attrs.Set("is_causal", int64_t{m.fused_causal ? 1 : 0});
+  AttentionResult result;
+  SY_ASSIGN_OR_RETURN(result.y, ctx.Emit1("attention", std::move(inputs), std::move(attrs)));
+  return result;
 }
 
-Status MapRotaryEmbedding(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
-  SY_ASSIGN_OR_RETURN(ValueId cos, ctx.Input(1));
-  SY_ASSIGN_OR_RETURN(ValueId sin, ctx.Input(2));
-  const size_t rank = ctx.TypeOf(x).shape.size();
-  ValueId x4;  // [B, S, H, D]
-  if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(x4, Transpose(ctx, x, {0, 2, 1, 3}));
-  } else if (rank == 3) {
-    const int64_t heads = ctx.AttrInt("num_heads", 0);
-    if (heads <= 0) return ctx.Invalid("a 3-D input needs a positive num_heads attribute");
-    SY_ASSIGN_OR_RETURN(x4, Reshape(ctx, x, {0, 0, heads, -1}));
-  } else {
-    return ctx.Invalid("X must be 3-D or 4-D");
-  }
-  const Dim last = DimOf(ctx, x, rank - 1);
-  const int64_t heads = rank == 3 ? ctx.AttrInt("num_heads", 0) : 1;
-  SY_ASSIGN_OR_RETURN(
-      const int64_t dim,
-      StaticSize(ctx, {last.example / heads, last.expr / DimExpr(heads)}, "the head size"));
-  const int64_t rotary =
-      ctx.AttrInt("rotary_embedding_dim", 0) == 0 ? dim : ctx.AttrInt("rotary_embedding_dim", 0);
+Expected<ValueId> EmitRotary(NodeContext& ctx, ValueId x4, ValueId cos, ValueId sin, int64_t dim,
+                             int64_t rotary, bool interleaved) {
   if (rotary <= 0 || rotary > dim || rotary % 2 != 0) {
-    return ctx.Invalid("rotary_embedding_dim " + std::to_string(rotary) +
+    return ctx.Invalid("the rotary dim " + std::to_string(rotary) +
                        " must be even and in (0, head size " + std::to_string(dim) + "]");
-  }
-  if (ctx.HasInput(3)) {
-    SY_ASSIGN_OR_RETURN(ValueId pos, ctx.Input(3));
-    SY_ASSIGN_OR_RETURN(cos, ctx.Emit1("gather", {cos, pos}));
-    SY_ASSIGN_OR_RETURN(sin, ctx.Emit1("gather", {sin, pos}));
   }
   for (ValueId c : {cos, sin}) {
     const Shape& shape = ctx.TypeOf(c).shape;
     if (shape.size() != 3 || shape[2] != rotary / 2) {
-      return ctx.Invalid("cos_cache and sin_cache must give [batch, sequence, " +
-                         std::to_string(rotary / 2) + "] (rotary_embedding_dim / 2), not " +
+      return ctx.Invalid("the cos and sin caches must give [batch, sequence, " +
+                         std::to_string(rotary / 2) + "] (the rotary dim / 2), not " +
                          ShapeToString(shape));
     }
   }
-  SY_ASSIGN_OR_RETURN(ValueId cos4, Reshape(ctx, cos, {0, 0, 1, -1}));
-  SY_ASSIGN_OR_RETURN(ValueId sin4, Reshape(ctx, sin, {0, 0, 1, -1}));
+  SY_ASSIGN_OR_RETURN(ValueId cos4, EmitReshape(ctx, cos, {0, 0, 1, -1}));
+  SY_ASSIGN_OR_RETURN(ValueId sin4, EmitReshape(ctx, sin, {0, 0, 1, -1}));
   ValueId rotate = x4;
   if (rotary < dim) {
     SY_ASSIGN_OR_RETURN(rotate, Slice(ctx, x4, 3, 0, rotary));
   }
-  const bool interleaved = ctx.AttrInt("interleaved", 0) != 0;
   ValueId x1, x2;
   if (interleaved) {
     SY_ASSIGN_OR_RETURN(x1, Slice(ctx, rotate, 3, 0, rotary, 2));
@@ -473,10 +378,10 @@ Status MapRotaryEmbedding(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId imag, ctx.Emit1("add", {s1, c2}));
   ValueId rotated;
   if (interleaved) {
-    SY_ASSIGN_OR_RETURN(ValueId r5, Reshape(ctx, real, {0, 0, 0, -1, 1}));
-    SY_ASSIGN_OR_RETURN(ValueId i5, Reshape(ctx, imag, {0, 0, 0, -1, 1}));
+    SY_ASSIGN_OR_RETURN(ValueId r5, EmitReshape(ctx, real, {0, 0, 0, -1, 1}));
+    SY_ASSIGN_OR_RETURN(ValueId i5, EmitReshape(ctx, imag, {0, 0, 0, -1, 1}));
     SY_ASSIGN_OR_RETURN(ValueId pairs, Concat(ctx, {r5, i5}, 4));
-    SY_ASSIGN_OR_RETURN(rotated, Reshape(ctx, pairs, {0, 0, 0, -1}));
+    SY_ASSIGN_OR_RETURN(rotated, EmitReshape(ctx, pairs, {0, 0, 0, -1}));
   } else {
     SY_ASSIGN_OR_RETURN(rotated, Concat(ctx, {real, imag}, 3));
   }
@@ -484,11 +389,110 @@ Status MapRotaryEmbedding(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(ValueId pass, Slice(ctx, x4, 3, rotary, dim));
     SY_ASSIGN_OR_RETURN(rotated, Concat(ctx, {rotated, pass}, 3));
   }
+  return rotated;
+}
+
+namespace {
+
+Status MapAttention(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId q, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId k, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(2));
+  const size_t rank = ctx.TypeOf(q).shape.size();
+  if (ctx.TypeOf(k).shape.size() != rank || ctx.TypeOf(v).shape.size() != rank ||
+      (rank != 3 && rank != 4)) {
+    return ctx.Invalid("Q, K and V must all be 3-D or all 4-D");
+  }
+  AttentionSpec a;
+  if (rank == 3) {
+    const int64_t hq = ctx.AttrInt("q_num_heads", 0);
+    const int64_t hkv = ctx.AttrInt("kv_num_heads", 0);
+    if (hq <= 0 || hkv <= 0) {
+      return ctx.Invalid("3-D inputs need positive q_num_heads and kv_num_heads attributes");
+    }
+    a.q_heads = ConstDim(hq);
+    a.kv_heads = ConstDim(hkv);
+    const Dim k_hidden = DimOf(ctx, k, 2), v_hidden = DimOf(ctx, v, 2);
+    a.k_head_size = {k_hidden.example / hkv, k_hidden.expr / DimExpr(hkv)};
+    a.v_head_size = {v_hidden.example / hkv, v_hidden.expr / DimExpr(hkv)};
+    SY_ASSIGN_OR_RETURN(a.q, SplitHeads(ctx, q, hq));
+    SY_ASSIGN_OR_RETURN(a.k, SplitHeads(ctx, k, hkv));
+    SY_ASSIGN_OR_RETURN(a.v, SplitHeads(ctx, v, hkv));
+  } else {
+    a.q = q, a.k = k, a.v = v;
+    a.q_heads = DimOf(ctx, q, 1);
+    a.kv_heads = DimOf(ctx, k, 1);
+    a.k_head_size = DimOf(ctx, k, 3);
+    a.v_head_size = DimOf(ctx, v, 3);
+  }
+  if (ctx.HasInput(4) != ctx.HasInput(5)) {
+    return ctx.Invalid("past_key and past_value must be given together");
+  }
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(ValueId past_key, ctx.Input(4));
+    SY_ASSIGN_OR_RETURN(ValueId past_value, ctx.Input(5));
+    a.past_length = DimOf(ctx, past_key, 2);
+    SY_ASSIGN_OR_RETURN(a.k, Concat(ctx, {past_key, a.k}, 2));
+    SY_ASSIGN_OR_RETURN(a.v, Concat(ctx, {past_value, a.v}, 2));
+  }
+  if (ctx.HasInput(6)) {
+    if (a.past_length) return ctx.Invalid("nonpad_kv_seqlen cannot be combined with past_key");
+    SY_ASSIGN_OR_RETURN(a.nonpad, ctx.Input(6));
+  }
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) ctx.SetOutput(1, a.k);
+  if (ctx.num_outputs() > 2 && ctx.OutputWanted(2)) ctx.SetOutput(2, a.v);
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(a.mask, ctx.Input(3));
+  }
+  a.causal = ctx.AttrInt("is_causal", 0) != 0;
+  a.left_window = ctx.AttrInt("left_window_size", -1);
+  a.right_window = ctx.AttrInt("right_window_size", -1);
+  if (const auto* s = ctx.Attr("scale")) a.scale = s->f();
+  a.softcap = ctx.AttrFloat("softcap", 0.0);
+  a.qk_mode = ctx.AttrInt("qk_matmul_output_mode", 0);
+  a.want_qk = ctx.num_outputs() > 3 && ctx.OutputWanted(3);
+  a.softmax_precision = ctx.AttrInt("softmax_precision", 0);
+  SY_ASSIGN_OR_RETURN(AttentionResult r, EmitAttention(ctx, a));
+  if (r.qk) ctx.SetOutput(3, *r.qk);
+  ValueId y = r.y;
+  if (rank == 3) {
+    SY_ASSIGN_OR_RETURN(y, MergeHeads(ctx, y));
+  }
+  ctx.SetOutput(0, y);
+  return Status::Ok();
+}
+
+Status MapRotaryEmbedding(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId cos, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId sin, ctx.Input(2));
+  const size_t rank = ctx.TypeOf(x).shape.size();
+  if (rank != 3 && rank != 4) return ctx.Invalid("X must be 3-D or 4-D");
+  const int64_t heads = rank == 3 ? ctx.AttrInt("num_heads", 0) : 1;
+  if (heads <= 0) return ctx.Invalid("a 3-D input needs a positive num_heads attribute");
+  ValueId x4;  // [B, S, H, D]
+  if (rank == 4) {
+    SY_ASSIGN_OR_RETURN(x4, EmitTranspose(ctx, x, {0, 2, 1, 3}));
+  } else {
+    SY_ASSIGN_OR_RETURN(x4, EmitReshape(ctx, x, {0, 0, heads, -1}));
+  }
+  const Dim last = DimOf(ctx, x, rank - 1);
+  SY_ASSIGN_OR_RETURN(
+      const int64_t dim,
+      StaticSize(ctx, {last.example / heads, last.expr / DimExpr(heads)}, "the head size"));
+  const int64_t given = ctx.AttrInt("rotary_embedding_dim", 0);
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(ValueId pos, ctx.Input(3));
+    SY_ASSIGN_OR_RETURN(cos, ctx.Emit1("gather", {cos, pos}));
+    SY_ASSIGN_OR_RETURN(sin, ctx.Emit1("gather", {sin, pos}));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId rotated, EmitRotary(ctx, x4, cos, sin, dim, given == 0 ? dim : given,
+                                                  ctx.AttrInt("interleaved", 0) != 0));
   ValueId out;
   if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(out, Transpose(ctx, rotated, {0, 2, 1, 3}));
+    SY_ASSIGN_OR_RETURN(out, EmitTranspose(ctx, rotated, {0, 2, 1, 3}));
   } else {
-    SY_ASSIGN_OR_RETURN(out, Reshape(ctx, rotated, {0, 0, -1}));
+    SY_ASSIGN_OR_RETURN(out, EmitReshape(ctx, rotated, {0, 0, -1}));
   }
   ctx.SetOutput(0, out);
   return Status::Ok();

@@ -64,6 +64,7 @@ const MappingTable& Mappings() {
     AddRecurrentMappings(t);
     AddSelectionMappings(t);
     AddContribMappings(t);
+    AddContribAttentionMappings(t);
     return t;
   }();
   return table;

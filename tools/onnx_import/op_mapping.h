@@ -77,6 +77,7 @@ void AddEinsumMappings(MappingTable& table);
 void AddRecurrentMappings(MappingTable& table);
 void AddSelectionMappings(MappingTable& table);
 void AddContribMappings(MappingTable& table);
+void AddContribAttentionMappings(MappingTable& table);
 
 // The whole table, built once.
 const MappingTable& Mappings();
