@@ -3,6 +3,7 @@
 // because the catalogue takes explicit pads only.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "op_mapping.h"
 #include "switchyard/shape.h"
@@ -250,6 +251,58 @@ Status MapLpPool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// CausalConvWithState (opset 27): a depthwise conv1d over the past state (or k - 1 zeros)
+// followed by the input, `silu` when asked; the new state the last k - 1 steps of that.
+Status MapCausalConvWithState(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId w, ctx.Input(1));
+  const Shape xs = ctx.TypeOf(x).shape;
+  const Shape ws = ctx.TypeOf(w).shape;
+  if (xs.size() != 3 || ws.size() != 3 || ws[1] != 1 || ws[0] != xs[1] || ws[2] < 1) {
+    return ctx.Invalid("needs input [B, C, L] and weight [C, 1, k], not " + ShapeToString(xs) +
+                       " and " + ShapeToString(ws));
+  }
+  const int64_t k = ws[2];
+  const std::string activation = ctx.AttrString("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish") {
+    return ctx.Invalid("activation must be none, silu or swish, not '" + activation + "'");
+  }
+  ValueId padded = x;
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(ValueId past, ctx.Input(3));
+    Attrs cat;
+    cat.Set("axis", int64_t{2});
+    SY_ASSIGN_OR_RETURN(padded, ctx.Emit1("concat", {past, x}, std::move(cat)));
+  } else if (k > 1) {
+    Attrs pad;
+    pad.Set("pads", std::vector<int64_t>{0, 0, k - 1, 0, 0, 0});
+    SY_ASSIGN_OR_RETURN(padded, ctx.Emit1("pad", {x}, std::move(pad)));
+  }
+  std::vector<ValueId> inputs{padded, w};
+  if (ctx.HasInput(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(2));
+    inputs.push_back(bias);
+  }
+  Attrs conv;
+  conv.Set("group", xs[1]);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("conv", std::move(inputs), std::move(conv)));
+  if (activation != "none") {
+    SY_ASSIGN_OR_RETURN(out, ctx.Emit1("silu", {out}));
+  }
+  ctx.SetOutput(0, out);
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
+    // The last k - 1 steps; k = 1 leaves an empty state (a slice from the end to the end).
+    constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+    Attrs tail;
+    tail.Set("starts", std::vector<int64_t>{k > 1 ? -(k - 1) : kEnd});
+    tail.Set("ends", std::vector<int64_t>{kEnd});
+    tail.Set("axes", std::vector<int64_t>{2});
+    SY_ASSIGN_OR_RETURN(ValueId state, ctx.Emit1("slice", {padded}, std::move(tail)));
+    ctx.SetOutput(1, state);
+  }
+  return Status::Ok();
+}
+
 Status MapGlobalPool(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   if (ctx.node().op_type() == "GlobalAveragePool") {
@@ -330,6 +383,7 @@ void AddConvPoolMappings(MappingTable& table) {
   table.At("GlobalMaxPool").map = MapGlobalPool;
   table.At("GlobalLpPool").map = MapGlobalPool;
   table.At("LRN").map = MapLrn;
+  table.At("CausalConvWithState").map = MapCausalConvWithState;
 }
 
 }  // namespace sy::onnx_import
