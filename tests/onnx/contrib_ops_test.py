@@ -118,6 +118,34 @@ def attention_cases():
     yield case("rotary_4d_offset_interleaved", "RotaryEmbedding",
                [("x", past_k), ("pos", np.array([3], dtype=np.int64)), ("cos", cos),
                 ("sin", sin)], [("y",)], interleaved=1)
+    # GroupQueryAttention: 4 query heads over 2 kv heads of size 16 (ONNX Runtime wants a
+    # multiple of 16 for rotary), separate past and present.
+    hq, hkv, gh = 4, 2, 16
+    gq = r((b, s, hq * gh)).astype(np.float32)
+    gk, gv = (r((b, s, hkv * gh)).astype(np.float32) for _ in range(2))
+    empty = np.zeros((b, hkv, 0, gh), dtype=np.float32)
+    gpast_k, gpast_v = (r((b, hkv, p, gh)).astype(np.float32) for _ in range(2))
+    gcos, gsin = (r((16, gh // 2)).astype(np.float32) for _ in range(2))
+    yield case("gqa_prompt", "GroupQueryAttention",
+               [("q", gq), ("k", gk), ("v", gv), ("past_k", empty), ("past_v", empty),
+                ("seqlens_k", np.full(b, s - 1, dtype=np.int32)),
+                ("total", np.array(s, dtype=np.int32))],
+               [("y",), ("present_k",), ("present_v",)], num_heads=hq, kv_num_heads=hkv)
+    one = [arr[:, :1].copy() for arr in (gq, gk, gv)]
+    yield case("gqa_decode_rotary", "GroupQueryAttention",
+               [("q", one[0]), ("k", one[1]), ("v", one[2]), ("past_k", gpast_k),
+                ("past_v", gpast_v), ("seqlens_k", np.full(b, p, dtype=np.int32)),
+                ("total", np.array(p + 1, dtype=np.int32)), ("cos", gcos), ("sin", gsin)],
+               [("y",), ("present_k",), ("present_v",)], num_heads=hq, kv_num_heads=hkv,
+               do_rotary=1)
+    # (ONNX Runtime takes several new tokens after a past for batch 1 only.)
+    packed = np.concatenate([gq, gk, gv], axis=-1)[:1].copy()
+    yield case("gqa_packed_softcap_window", "GroupQueryAttention",
+               [("qkv", packed), ("k", None), ("v", None), ("past_k", gpast_k[:1].copy()),
+                ("past_v", gpast_v[:1].copy()), ("seqlens_k", np.full(1, p + s - 1, dtype=np.int32)),
+                ("total", np.array(p + s, dtype=np.int32))],
+               [("y",), ("present_k",), ("present_v",)], num_heads=hq, kv_num_heads=hkv,
+               softcap=3.0, local_window_size=3)
     words = RNG.integers(0, 10, (b, s)).astype(np.int32)
     segments = RNG.integers(0, 2, (b, s)).astype(np.int32)
     yield case("embed_layer_norm", "EmbedLayerNormalization",

@@ -275,6 +275,129 @@ Status MapContribAttention(NodeContext& ctx) {
   return FinishAttention(ctx, a, 3, 5, heads);
 }
 
+// GroupQueryAttention, as ONNX Runtime's CPU kernel computes it when past and present are
+// separate buffers: present = past followed by the new keys and values (so the past
+// length P is past_key's dim 2, and query s sits at position P + s); keys at or past
+// seqlens_k[b] + 1 are masked (padding), causal masking is bottom-right after the past,
+// local_window_size is a window of that many keys; rotary embedding (do_rotary) of the new q and k
+// at positions P + s or position_ids; packed QKV when key is absent.
+Status MapGroupQueryAttention(NodeContext& ctx) {
+  const int64_t hq = ctx.AttrInt("num_heads", 0);
+  const int64_t hkv = ctx.AttrInt("kv_num_heads", 0);
+  if (hq <= 0 || hkv <= 0 || hq % hkv != 0) {
+    return ctx.Invalid("num_heads must be a positive multiple of a positive kv_num_heads");
+  }
+  SY_RETURN_IF_ERROR(RefuseIf(ctx, ctx.HasInput(11), "head_sink"));
+  SY_RETURN_IF_ERROR(RefuseIf(
+      ctx, ctx.HasInput(12) || ctx.HasInput(13) || ctx.AttrInt("kv_cache_bit_width", 0) != 0,
+      "a quantized KV cache (k_scale, v_scale, kv_cache_bit_width)"));
+  SY_RETURN_IF_ERROR(RefuseIf(ctx, ctx.HasInput(16), "query_seqlens (padded chunked prefill)"));
+  SY_RETURN_IF_ERROR(RefuseIf(ctx, ctx.HasInput(14) || ctx.HasInput(15),
+                              "q_norm_weight / k_norm_weight (ONNX Runtime's CPU kernel refuses "
+                              "them too, so there is no reference to check them against)"));
+  SY_RETURN_IF_ERROR(RefuseIf(ctx, ctx.AttrInt("smooth_softmax", 0) != 0, "smooth_softmax"));
+  SY_RETURN_IF_ERROR(
+      RefuseIf(ctx, ctx.AttrInt("sliding_window_cache", 0) != 0, "sliding_window_cache"));
+  SY_RETURN_IF_ERROR(RefuseIf(
+      ctx, ctx.AttrInt("qk_output", 0) != 0 || (ctx.num_outputs() > 3 && ctx.OutputWanted(3)),
+      "the qk output"));
+  SY_ASSIGN_OR_RETURN(ValueId q, ctx.Input(0));
+  const Shape qs = ctx.TypeOf(q).shape;
+  if (qs.size() != 3) return ctx.Invalid("query must be [B, S, hidden]");
+  ValueId k, v;
+  int64_t head = 0;
+  if (!ctx.HasInput(1)) {  // packed: [B, S, (Nq + 2 Nkv) * H]
+    if (qs[2] % (hq + 2 * hkv) != 0) return ctx.Invalid("packed QKV width does not divide");
+    head = qs[2] / (hq + 2 * hkv);
+    SY_ASSIGN_OR_RETURN(ValueId pq, SliceLast(ctx, q, 0, hq * head));
+    SY_ASSIGN_OR_RETURN(k, SliceLast(ctx, q, hq * head, (hq + hkv) * head));
+    SY_ASSIGN_OR_RETURN(v, SliceLast(ctx, q, (hq + hkv) * head, qs[2]));
+    q = pq;
+  } else {
+    if (qs[2] % hq != 0) return ctx.Invalid("num_heads must divide the query width");
+    head = qs[2] / hq;
+    SY_ASSIGN_OR_RETURN(k, ctx.Input(1));
+    SY_ASSIGN_OR_RETURN(v, ctx.Input(2));
+  }
+  if (!ctx.HasInput(3) || !ctx.HasInput(4)) {
+    return ctx.Invalid("past_key and past_value are required (length 0 for a first prompt)");
+  }
+  SY_ASSIGN_OR_RETURN(ValueId past_key, ctx.Input(3));
+  SY_ASSIGN_OR_RETURN(ValueId past_value, ctx.Input(4));
+  const Dim past = DimOf(ctx, past_key, 2);
+  // [B, S, N, H] views for the rotary embedding.
+  SY_ASSIGN_OR_RETURN(ValueId q4, EmitReshape(ctx, q, {0, 0, hq, head}));
+  SY_ASSIGN_OR_RETURN(ValueId k4, EmitReshape(ctx, k, {0, 0, hkv, head}));
+  if (ctx.AttrInt("do_rotary", 0) != 0) {
+    if (!ctx.HasInput(7) || !ctx.HasInput(8)) return ctx.Invalid("do_rotary needs cos/sin caches");
+    SY_ASSIGN_OR_RETURN(ValueId cos, ctx.Input(7));
+    SY_ASSIGN_OR_RETURN(ValueId sin, ctx.Input(8));
+    if (ctx.TypeOf(cos).shape.size() != 2) return ctx.Invalid("cos_cache must be 2-D");
+    const int64_t rotary = 2 * ctx.TypeOf(cos).shape[1];
+    ValueId pos;
+    if (ctx.HasInput(9)) {
+      SY_ASSIGN_OR_RETURN(pos, ctx.Input(9));
+    } else {
+      const Dim s = DimOf(ctx, q4, 1);
+      Attrs attrs;
+      attrs.Set("start", static_cast<double>(past.example));
+      attrs.Set("limit", static_cast<double>(past.example + s.example));
+      attrs.Set("delta", 1.0);
+      attrs.Set("dtype", std::string("i64"));
+      SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("range", {}, std::move(attrs)));
+      if (!past.expr.is_const()) ctx.AttachAttrExpr("start", {past.expr}, false);
+      if (!(past.expr + s.expr).is_const()) {
+        ctx.AttachAttrExpr("limit", {past.expr + s.expr}, false);
+      }
+      SY_ASSIGN_OR_RETURN(pos, EmitReshape(ctx, r, {1, -1}));
+    }
+    SY_ASSIGN_OR_RETURN(ValueId c, ctx.Emit1("gather", {cos, pos}));
+    SY_ASSIGN_OR_RETURN(ValueId sn, ctx.Emit1("gather", {sin, pos}));
+    const bool interleaved = ctx.AttrInt("rotary_interleaved", 0) != 0;
+    SY_ASSIGN_OR_RETURN(q4, EmitRotary(ctx, q4, c, sn, head, rotary, interleaved));
+    SY_ASSIGN_OR_RETURN(k4, EmitRotary(ctx, k4, c, sn, head, rotary, interleaved));
+  }
+  AttentionSpec a;
+  SY_ASSIGN_OR_RETURN(a.q, EmitTranspose(ctx, q4, {0, 2, 1, 3}));
+  SY_ASSIGN_OR_RETURN(ValueId kh, EmitTranspose(ctx, k4, {0, 2, 1, 3}));
+  SY_ASSIGN_OR_RETURN(ValueId vh, SplitHeads(ctx, v, hkv));
+  Attrs cat;
+  cat.Set("axis", int64_t{2});
+  SY_ASSIGN_OR_RETURN(a.k, ctx.Emit1("concat", {past_key, kh}, cat));
+  SY_ASSIGN_OR_RETURN(a.v, ctx.Emit1("concat", {past_value, vh}, cat));
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) ctx.SetOutput(1, a.k);
+  if (ctx.num_outputs() > 2 && ctx.OutputWanted(2)) ctx.SetOutput(2, a.v);
+  // Keys j < seqlens_k[b] + 1 are valid.
+  SY_ASSIGN_OR_RETURN(ValueId seqlens, ctx.Input(5));
+  SY_ASSIGN_OR_RETURN(ValueId lens64, CastTo(ctx, seqlens, DType::kI64));
+  SY_ASSIGN_OR_RETURN(ValueId one, ctx.Scalar(DType::kI64, 1.0));
+  SY_ASSIGN_OR_RETURN(ValueId total, ctx.Emit1("add", {lens64, one}));
+  SY_ASSIGN_OR_RETURN(ValueId total4, EmitReshape(ctx, total, {-1, 1, 1, 1}));
+  SY_ASSIGN_OR_RETURN(ValueId j, Iota(ctx, DimOf(ctx, a.k, 2)));
+  SY_ASSIGN_OR_RETURN(ValueId valid, ctx.Emit1("less", {j, total4}));
+  std::optional<ValueId> bias;
+  if (ctx.HasInput(10)) {
+    SY_ASSIGN_OR_RETURN(bias, ctx.Input(10));
+  }
+  SY_ASSIGN_OR_RETURN(a.mask, CombineMasks(ctx, valid, bias, ctx.TypeOf(a.q).dtype));
+  a.causal = ctx.AttrInt("causal", 1) != 0;
+  a.past_length = past;
+  // local_window_size W: each query sees its W most recent keys, itself included (ONNX
+  // Runtime's CPU kernel), a left window of W - 1.
+  const int64_t window = ctx.AttrInt("local_window_size", -1);
+  if (window == 0 || window < -1) return ctx.Invalid("local_window_size must be -1 or positive");
+  if (window > 0) a.left_window = window - 1;
+  if (const auto* sc = ctx.Attr("scale"); sc != nullptr && sc->f() != 0) a.scale = sc->f();
+  a.softcap = ctx.AttrFloat("softcap", 0.0);
+  a.q_heads = ConstDim(hq);
+  a.kv_heads = ConstDim(hkv);
+  a.k_head_size = a.v_head_size = ConstDim(head);
+  SY_ASSIGN_OR_RETURN(AttentionResult r, EmitAttention(ctx, a));
+  SY_ASSIGN_OR_RETURN(ValueId y, MergeHeads(ctx, r.y));
+  ctx.SetOutput(0, y);
+  return Status::Ok();
+}
+
 Status MapContribRotaryEmbedding(NodeContext& ctx) {
   SY_RETURN_IF_ERROR(
       RefuseIf(ctx, ctx.AttrInt("is_packed_batching", 0) != 0, "is_packed_batching"));
@@ -394,6 +517,7 @@ Status MapEmbedLayerNormalization(NodeContext& ctx) {
 void AddContribAttentionMappings(MappingTable& table) {
   table.At("com.microsoft:MultiHeadAttention").map = MapMultiHeadAttention;
   table.At("com.microsoft:Attention").map = MapContribAttention;
+  table.At("com.microsoft:GroupQueryAttention").map = MapGroupQueryAttention;
   table.At("com.microsoft:RotaryEmbedding").map = MapContribRotaryEmbedding;
   table.At("com.microsoft:EmbedLayerNormalization").map = MapEmbedLayerNormalization;
 }
