@@ -430,6 +430,17 @@ Expected<ValueId> NodeContext::Emit1(std::string_view op, std::vector<ValueId> i
   return out[0];
 }
 
+void ImportState::Declare(const onnx::ValueInfoProto& info) {
+  if (info.type().has_tensor_type() && info.type().tensor_type().has_shape()) {
+    declared_[info.name()] = &info.type().tensor_type().shape();
+  }
+}
+
+const onnx::TensorShapeProto* ImportState::DeclaredShape(const std::string& name) const {
+  auto it = declared_.find(name);
+  return it == declared_.end() ? nullptr : it->second;
+}
+
 Expected<ValueId> NodeContext::Scalar(DType dtype, double value, Shape shape) {
   SY_ASSIGN_OR_RETURN(const int64_t count, CheckedElementCount(shape));
   std::vector<double> values(static_cast<size_t>(count), value);

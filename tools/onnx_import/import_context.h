@@ -113,6 +113,13 @@ class ImportState {
   // Set by a failed StaticInput on a computed value: the graph inputs it depends on.
   std::set<std::string> needed_inputs;
 
+  // The shapes the model declares for its outputs and value_info entries (each dim a
+  // size, a dim_param name or unknown), for a mapping that must tell forms of an op
+  // apart by what the model says its results are. Null when the model declares none.
+  // The model outlives the import.
+  void Declare(const onnx::ValueInfoProto& info);
+  const onnx::TensorShapeProto* DeclaredShape(const std::string& name) const;
+
  private:
   const ImportOptions& options_;
   std::filesystem::path base_dir_;
@@ -123,6 +130,7 @@ class ImportState {
   std::map<std::string, std::set<std::string>> dependencies_;
   std::vector<DimSymbol> symbols_;
   std::map<ValueId, std::vector<DimExpr>> input_dims_;
+  std::map<std::string, const onnx::TensorShapeProto*> declared_;
 };
 
 // What an op mapping sees: its node, its inputs and attributes, and how to emit nodes.

@@ -23,6 +23,7 @@
 #include <limits>
 
 #include "attention_parts.h"
+#include "host_tensor_ops.h"
 #include "op_mapping.h"
 #include "switchyard/shape.h"
 
@@ -275,6 +276,36 @@ Status MapContribAttention(NodeContext& ctx) {
   return FinishAttention(ctx, a, 3, 5, heads);
 }
 
+// A GroupQueryAttention whose present_key the model declares as long as past_key (a
+// buffer shared between them, written in place at seqlens_k[b] + 1 - S), or whose
+// total_sequence_length, known at import, is not the past length plus the new tokens:
+// refused, since the mapping below concatenates past and new keys.
+Status RefuseSharedBuffer(NodeContext& ctx, const Dim& past) {
+  const std::string shared =
+      "a KV buffer shared between past and present (past_present_share_buffer) is not "
+      "mapped yet";
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
+    const onnx::TensorShapeProto* declared = ctx.state().DeclaredShape(ctx.node().output(1));
+    if (declared != nullptr && declared->dim_size() == 4) {
+      const onnx::TensorShapeProto::Dimension& d = declared->dim(2);
+      const bool same =
+          (d.has_dim_value() && past.expr.is_const() && d.dim_value() == past.example) ||
+          (d.has_dim_param() && past.expr.kind() == DimExpr::Kind::kSymbol &&
+           SymbolName(d.dim_param()) == past.expr.symbol());
+      if (same) return ctx.UnsupportedOp(shared + ": present_key is declared as long as past_key");
+    }
+  }
+  if (const Tensor* total = ctx.ConstantInput(6); total != nullptr && past.expr.is_const()) {
+    const std::vector<int64_t> t = ToInt64s(*total);
+    const Dim s = DimOf(ctx, *ctx.Input(0), 1);
+    if (t.size() == 1 && s.expr.is_const() && t[0] != past.example + s.example) {
+      return ctx.UnsupportedOp(shared + ": total_sequence_length " + std::to_string(t[0]) +
+                               " is not the past length plus the new tokens");
+    }
+  }
+  return Status::Ok();
+}
+
 // GroupQueryAttention, as ONNX Runtime's CPU kernel computes it when past and present are
 // separate buffers: present = past followed by the new keys and values (so the past
 // length P is past_key's dim 2, and query s sits at position P + s); keys at or past
@@ -325,6 +356,7 @@ Status MapGroupQueryAttention(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId past_key, ctx.Input(3));
   SY_ASSIGN_OR_RETURN(ValueId past_value, ctx.Input(4));
   const Dim past = DimOf(ctx, past_key, 2);
+  SY_RETURN_IF_ERROR(RefuseSharedBuffer(ctx, past));
   // [B, S, N, H] views for the rotary embedding.
   SY_ASSIGN_OR_RETURN(ValueId q4, EmitReshape(ctx, q, {0, 0, hq, head}));
   SY_ASSIGN_OR_RETURN(ValueId k4, EmitReshape(ctx, k, {0, 0, hkv, head}));

@@ -284,6 +284,8 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
     if (IsDefaultDomain(opset.domain())) state.opset = opset.version();
   }
   const onnx::GraphProto& graph = model.graph();
+  for (const onnx::ValueInfoProto& info : graph.output()) state.Declare(info);
+  for (const onnx::ValueInfoProto& info : graph.value_info()) state.Declare(info);
   Expected<FlatGraph> flat = FlattenAndCheck(model, problem);
   if (!flat.ok()) return flat.status();
   if (graph.sparse_initializer_size() > 0) {
