@@ -156,6 +156,27 @@ def attention_cases():
                [("y",), ("mask_index", TensorProto.INT32), ("sum",)], epsilon=1e-12)
 
 
+def refusals():
+    """Forms the importer refuses with a reason rather than computing something else."""
+    n = helper.make_node("GroupQueryAttention", ["q", "k", "v", "pk", "pv", "sl", "tot"],
+                         ["y", "ok", "ov"], domain="com.microsoft", num_heads=4, kv_num_heads=2)
+    cache = [1, 2, "max", 16]
+    inputs = [helper.make_tensor_value_info("q", F, [1, 1, 64]),
+              helper.make_tensor_value_info("k", F, [1, 1, 32]),
+              helper.make_tensor_value_info("v", F, [1, 1, 32]),
+              helper.make_tensor_value_info("pk", F, cache),
+              helper.make_tensor_value_info("pv", F, cache),
+              helper.make_tensor_value_info("sl", TensorProto.INT32, [1]),
+              helper.make_tensor_value_info("tot", TensorProto.INT32, [])]
+    outputs = [helper.make_tensor_value_info("y", F, None),
+               helper.make_tensor_value_info("ok", F, cache),
+               helper.make_tensor_value_info("ov", F, cache)]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(helper.make_graph([n], "g", inputs, outputs),
+                              opset_imports=opsets, ir_version=8)
+    yield "gqa_shared_buffer", model, "present_key is declared as long as past_key"
+
+
 def main() -> int:
     sy = os.path.abspath(sys.argv[1])
     passed = failed = 0
@@ -194,6 +215,16 @@ def main() -> int:
             failed += not ok
             if ok:
                 print(f"ok {name}: {', '.join(names)} match " + ("NumPy" if reference else "ONNX Runtime"))
+        for name, model, reason in refusals():
+            path = os.path.join(work, name + ".onnx")
+            onnx.save(model, path)
+            r = subprocess.run([sy, "import", path, "-o", os.path.join(work, name)],
+                               capture_output=True, text=True)
+            ok = r.returncode != 0 and reason in r.stderr
+            passed += ok
+            failed += not ok
+            print(("ok" if ok else "FAIL") + f" {name}: refused" +
+                  ("" if ok else f"; expected '{reason}', got: {r.stderr.strip()}"))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
