@@ -4,59 +4,84 @@
 #include <limits>
 
 #include "op_mapping.h"
+#include "switchyard/op_schema.h"
 #include "switchyard/shape.h"
 
 namespace sy::onnx_import {
 namespace {
 
-// The catalogue name for a one-to-one ONNX op.
+// The ONNX ops that map one to one onto the catalogue op whose schema names them
+// (OpSchema::onnx_name): the catalogue is the one table of ONNX-to-catalogue names, and
+// this list only says which of them need nothing but their inputs passed on.
+constexpr std::string_view kDirectOps[] = {
+    "Neg",
+    "Abs",
+    "Sign",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Reciprocal",
+    "Sin",
+    "Cos",
+    "Tan",
+    "Erf",
+    "Tanh",
+    "Asin",
+    "Acos",
+    "Atan",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+    "Sigmoid",
+    "Relu",
+    "Softplus",
+    "Softsign",
+    "Mish",
+    "HardSwish",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Not",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Equal",
+    "Less",
+    "LessOrEqual",
+    "Greater",
+    "GreaterOrEqual",
+    "And",
+    "Or",
+    "Xor",
+    "Where",
+    "PRelu",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
+    "BitwiseNot",
+};
+
+}  // namespace
+
+// ONNX op -> catalogue op, from the catalogue's schemas, for every op of kDirectOps.
 const std::map<std::string, std::string, std::less<>>& DirectOps() {
-  static const std::map<std::string, std::string, std::less<>> ops = {
-      {"Neg", "neg"},
-      {"Abs", "abs"},
-      {"Sign", "sign"},
-      {"Exp", "exp"},
-      {"Log", "log"},
-      {"Sqrt", "sqrt"},
-      {"Reciprocal", "reciprocal"},
-      {"Sin", "sin"},
-      {"Cos", "cos"},
-      {"Tan", "tan"},
-      {"Erf", "erf"},
-      {"Tanh", "tanh"},
-      {"Asin", "asin"},
-      {"Acos", "acos"},
-      {"Atan", "atan"},
-      {"Asinh", "asinh"},
-      {"Acosh", "acosh"},
-      {"Atanh", "atanh"},
-      {"Sigmoid", "sigmoid"},
-      {"Relu", "relu"},
-      {"Softplus", "softplus"},
-      {"Softsign", "softsign"},
-      {"Mish", "mish"},
-      {"HardSwish", "hard_swish"},
-      {"Floor", "floor"},
-      {"Ceil", "ceil"},
-      {"Round", "round"},
-      {"Not", "not"},
-      {"Add", "add"},
-      {"Sub", "sub"},
-      {"Mul", "mul"},
-      {"Div", "div"},
-      {"Equal", "equal"},
-      {"Less", "less"},
-      {"LessOrEqual", "less_equal"},
-      {"Greater", "greater"},
-      {"GreaterOrEqual", "greater_equal"},
-      {"And", "and"},
-      {"Or", "or"},
-      {"Xor", "xor"},
-      {"Where", "where"},
-      {"PRelu", "prelu"},
-  };
+  static const std::map<std::string, std::string, std::less<>> ops = [] {
+    std::map<std::string, std::string, std::less<>> by_onnx;
+    for (const OpSchema& schema : OpRegistry::Global().schemas()) {
+      if (!schema.onnx_name.empty()) by_onnx.emplace(schema.onnx_name, schema.name);
+    }
+    std::map<std::string, std::string, std::less<>> out;
+    for (std::string_view onnx : kDirectOps) {
+      auto it = by_onnx.find(onnx);  // empty when no schema names it (a unit test fails)
+      out.emplace(std::string(onnx), it != by_onnx.end() ? it->second : std::string());
+    }
+    return out;
+  }();
   return ops;
 }
+
+namespace {
 
 // Before opset 7, binary ops broadcast only when `broadcast` is 1, aligning B's dims with
 // A's starting at `axis` (default: B's trailing dims). B is reshaped with trailing ones so
@@ -85,6 +110,21 @@ Expected<ValueId> LegacyAlign(NodeContext& ctx, ValueId a, ValueId b) {
   Attrs attrs;
   attrs.Set("shape", std::vector<int64_t>(aligned.begin(), aligned.end()));
   return ctx.Emit1("reshape", {b}, std::move(attrs));
+}
+
+// BitShift: the catalogue's bit_shift with the direction in lower case.
+Status MapBitShift(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+  const std::string direction = ctx.AttrString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    return ctx.Invalid("direction must be LEFT or RIGHT, not '" + direction + "'");
+  }
+  Attrs attrs;
+  attrs.Set("direction", std::string(direction == "LEFT" ? "left" : "right"));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("bit_shift", {a, b}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
 }
 
 Status MapDirect(NodeContext& ctx) {
@@ -355,7 +395,10 @@ Status MapHyperbolic(NodeContext& ctx) {
 }  // namespace
 
 void AddElementwiseMappings(MappingTable& table) {
-  for (const auto& [onnx_op, op] : DirectOps()) table.At(onnx_op).map = MapDirect;
+  table.At("BitShift").map = MapBitShift;
+  for (const auto& [onnx_op, op] : DirectOps()) {
+    if (!op.empty()) table.At(onnx_op).map = MapDirect;
+  }
   for (const char* op : {"LeakyRelu", "Elu", "HardSigmoid", "Selu", "Gelu"}) {
     table.At(op).map = MapUnaryWithAttrs;
   }

@@ -103,7 +103,8 @@ Status MapCumSum(NodeContext& ctx) {
   attrs.Set("axis", static_cast<int64_t>(axis));
   attrs.Set("exclusive", ctx.AttrInt("exclusive", 0));
   attrs.Set("reverse", ctx.AttrInt("reverse", 0));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("cumsum", {x}, std::move(attrs)));
+  const char* op = ctx.node().op_type() == "CumProd" ? "cumprod" : "cumsum";
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1(op, {x}, std::move(attrs)));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -148,6 +149,7 @@ void AddReductionMappings(MappingTable& table) {
   table.At("ArgMax").map = MapArg;
   table.At("ArgMin").map = MapArg;
   table.At("CumSum").map = MapCumSum;
+  table.At("CumProd").map = MapCumSum;
   table.At("TopK").map = MapTopK;
 }
 

@@ -1,7 +1,8 @@
 // Elementwise ops of the catalogue (spec/ops.md, "Elementwise"): unary maps, binary and
 // ternary broadcasting ops, comparisons, logic, cast. The inverse trigonometric and
-// hyperbolic maps (asin acos atan asinh acosh atanh) extend spec v1 (docs/ops.md,
-// "Extensions to spec v1").
+// hyperbolic maps (asin acos atan asinh acosh atanh) and the bitwise ops (bitwise_and
+// bitwise_or bitwise_xor bitwise_not bit_shift) extend spec v1 (docs/ops.md, "Extensions to
+// spec v1").
 #include <cmath>
 
 #include "ops/op_families.h"
@@ -14,6 +15,7 @@ constexpr DTypeSet kF = DTypeSet::Float();
 constexpr DTypeSet kFI = DTypeSet::Numeric();
 constexpr DTypeSet kFIB = DTypeSet::All();
 constexpr DTypeSet kB = DTypeSet::Bool();
+constexpr DTypeSet kI = DTypeSet::Integer();
 
 OpSchema Unary(std::string_view name, std::string_view onnx, DTypeSet allowed,
                std::vector<AttrSpec> attrs = {}) {
@@ -154,6 +156,15 @@ void AddElementwiseSchemas(std::vector<OpSchema>& out) {
   for (auto [name, onnx] : {std::pair{"and", "And"}, {"or", "Or"}, {"xor", "Xor"}}) {
     out.push_back(Binary(name, onnx, kB, BroadcastAll));
   }
+  // Bitwise ops on the integers' two's-complement bits (extensions: docs/ops.md).
+  for (auto [name, onnx] : {std::pair{"bitwise_and", "BitwiseAnd"},
+                            {"bitwise_or", "BitwiseOr"},
+                            {"bitwise_xor", "BitwiseXor"}}) {
+    out.push_back(Binary(name, onnx, kI, BroadcastAll));
+  }
+  out.push_back(Unary("bitwise_not", "BitwiseNot", kI));
+  out.push_back(Binary("bit_shift", "BitShift", kI, BroadcastAll,
+                       {{"direction", AttrKind::kString, std::nullopt, true, {"left", "right"}}}));
   {
     OpSchema s;
     s.name = "where";

@@ -144,8 +144,10 @@ void AddReductionSchemas(std::vector<OpSchema>& out) {
     out.push_back(Unary(name, onnx, InferArgReduce,
                         {Int("axis", 0), Int("keepdims", 1), Int("select_last_index", 0)}));
   }
-  out.push_back(Unary("cumsum", "CumSum", InferCumsum,
-                      {RequiredInt("axis"), Int("exclusive", 0), Int("reverse", 0)}));
+  for (auto [name, onnx] : {std::pair{"cumsum", "CumSum"}, {"cumprod", "CumProd"}}) {
+    out.push_back(Unary(name, onnx, InferCumsum,
+                        {RequiredInt("axis"), Int("exclusive", 0), Int("reverse", 0)}));
+  }
   {
     OpSchema s = Unary("topk", "TopK", InferTopk,
                        {RequiredInt("k"), Int("axis", -1), Int("largest", 1), Int("sorted", 1)});

@@ -606,6 +606,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"clip", SameAsFirst},
       {"concat", Concat},
       {"conv", Conv},
+      {"cumprod", SameAsFirst},
       {"cumsum", SameAsFirst},
       {"expand", Expand},
       {"fused_conv", Conv},

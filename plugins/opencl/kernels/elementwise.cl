@@ -114,6 +114,7 @@ inline ct sy_sign(ct x, ct p0, ct p1) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 // p0, p1: the bounds, already ceil/floor-ed and saturated to the dtype by the host.
 inline ct sy_clip(ct x, ct p0, ct p1) { return min(max(x, p0), p1); }
 inline ct sy_not(ct x, ct p0, ct p1) { return x == 0 ? 1 : 0; }
+inline ct sy_bitwise_not(ct x, ct p0, ct p1) { return ~x; }
 #endif
 
 __kernel void sy_unary(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo,
@@ -195,6 +196,19 @@ inline ct sy_mod(ct a, ct b) {
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
+inline ct sy_bitwise_and(ct a, ct b) { return a & b; }
+inline ct sy_bitwise_or(ct a, ct b) { return a | b; }
+inline ct sy_bitwise_xor(ct a, ct b) { return a ^ b; }
+#ifdef SHIFT_BITS
+// Values are sign- or zero-extended to long, so the 64-bit shift stored in the narrow
+// type is its shift. Outside [0, SHIFT_BITS): 0, or -1 for a right shift of a negative.
+inline ct sy_shift_left(ct a, ct b) {
+  return (b < 0 || b >= SHIFT_BITS) ? 0 : (long)((ulong)a << b);
+}
+inline ct sy_shift_right(ct a, ct b) {
+  return (b < 0 || b >= SHIFT_BITS) ? (a < 0 ? -1 : 0) : a >> b;
+}
+#endif
 #endif
 // Comparisons (bool out); for bool inputs LOAD gives 0/1 already.
 inline long sy_equal(ct a, ct b) { return a == b; }

@@ -124,11 +124,11 @@ __kernel void sy_reduce(__global const uchar* xb, ulong xo, __global uchar* yb, 
 }
 #endif  // REDUCE_OP
 
-// argmax argmin cumsum topk: x seen as [outer, n, inner] around one axis; one work-item
+// argmax argmin cumsum cumprod topk: x seen as [outer, n, inner] around one axis; one work-item
 // per (outer, inner) line.
 // - argmax / argmin: NaN is the largest (argmax) / smallest (argmin) value, the first NaN
 //   wins; ties go to the first index, or the last with select_last_index.
-// - cumsum: floats accumulate in the compute type, integers wrap in 64 bits.
+// - cumsum, cumprod: floats accumulate in the compute type, integers wrap in 64 bits.
 // - topk: sorted output; ties to the lower index; NaN larger than every number, NaNs tie.
 //   Values are copied bit for bit (RT_A).
 
@@ -178,6 +178,14 @@ __kernel void sy_arg(__global const uchar* xb, ulong xo, __global uchar* yb, ulo
 #endif  // ARG_OP
 
 #ifdef CUMSUM
+// CUMSUM 1: running sums; CUMSUM 2: running products (cumprod).
+#if CUMSUM == 2
+#define SY_CUM(acc, v) ((acc) * (v))
+#define SY_CUM_START 1
+#else
+#define SY_CUM(acc, v) ((acc) + (v))
+#define SY_CUM_START 0
+#endif
 __kernel void sy_cumsum(__global const uchar* xb, ulong xo, __global uchar* yb, ulong yo,
                         ulong outer, ulong n, ulong inner, int exclusive, int reverse) {
   const size_t t = get_global_id(0);
@@ -186,23 +194,23 @@ __kernel void sy_cumsum(__global const uchar* xb, ulong xo, __global uchar* yb, 
   __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
   const ulong o = t / inner, in = t % inner;
 #if IS_FLOAT_A
-  CT_A sum = 0;
+  CT_A acc = SY_CUM_START;
 #else
-  ulong sum = 0;
+  ulong acc = SY_CUM_START;
 #endif
   for (ulong step = 0; step < n; ++step) {
     const ulong j = reverse ? n - 1 - step : step;
     const ulong i = (o * n + j) * inner + in;
 #if IS_FLOAT_A
     const CT_A v = LOAD_A(x, i);
-    if (!exclusive) sum += v;
-    STORE_Y(y, i, sum);
+    const CT_A next = SY_CUM(acc, v);
+    STORE_Y(y, i, exclusive ? acc : next);
 #else
     const ulong v = (ulong)LOAD_A(x, i);
-    if (!exclusive) sum += v;
-    STORE_Y(y, i, (long)sum);
+    const ulong next = SY_CUM(acc, v);
+    STORE_Y(y, i, (long)(exclusive ? acc : next));
 #endif
-    if (exclusive) sum += v;
+    acc = next;
   }
 }
 #endif  // CUMSUM

@@ -75,6 +75,7 @@ constexpr UnaryDef kUnary[] = {
     {"round", "sy_round", true},
     {"clip", "sy_clip", false},
     {"not", "sy_not", false},
+    {"bitwise_not", "sy_bitwise_not", false},
 };
 
 const UnaryDef* FindUnary(std::string_view op) {
@@ -167,15 +168,27 @@ struct BinaryDef {
 };
 
 constexpr BinaryDef kBinary[] = {
-    {"add", "sy_add", false},         {"sub", "sy_sub", false},
-    {"mul", "sy_mul", false},         {"div", "sy_div", false},
-    {"pow", "sy_pow", true},          {"max", "sy_max", false},
-    {"min", "sy_min", false},         {"mod", "sy_mod", false},
-    {"prelu", "sy_prelu", true},      {"equal", "sy_equal", false},
-    {"less", "sy_less", false},       {"less_equal", "sy_less_equal", false},
-    {"greater", "sy_greater", false}, {"greater_equal", "sy_greater_equal", false},
-    {"and", "sy_and", false},         {"or", "sy_or", false},
+    {"add", "sy_add", false},
+    {"sub", "sy_sub", false},
+    {"mul", "sy_mul", false},
+    {"div", "sy_div", false},
+    {"pow", "sy_pow", true},
+    {"max", "sy_max", false},
+    {"min", "sy_min", false},
+    {"mod", "sy_mod", false},
+    {"prelu", "sy_prelu", true},
+    {"equal", "sy_equal", false},
+    {"less", "sy_less", false},
+    {"less_equal", "sy_less_equal", false},
+    {"greater", "sy_greater", false},
+    {"greater_equal", "sy_greater_equal", false},
+    {"and", "sy_and", false},
+    {"or", "sy_or", false},
     {"xor", "sy_xor", false},
+    {"bitwise_and", "sy_bitwise_and", false},
+    {"bitwise_or", "sy_bitwise_or", false},
+    {"bitwise_xor", "sy_bitwise_xor", false},
+    {"bit_shift", "sy_shift_left", false},
 };
 
 const BinaryDef* FindBinary(std::string_view op) {
@@ -191,6 +204,10 @@ class BinaryOp : public ClOp {
     fn_ = std::string(FindBinary(node.op)->fn);
     if (node.op == "mod" && node.attrs.GetInt("fmod", 0) == 1) fn_ = "sy_fmod";
     const DType dtype = node.inputs[0].dtype;
+    if (node.op == "bit_shift") {
+      if (node.attrs.GetString("direction") == "right") fn_ = "sy_shift_right";
+      shift_bits_ = static_cast<int>(8 * DTypeSize(dtype));
+    }
     check_divisor_ = (node.op == "div" || node.op == "mod") && !IsFloat(dtype);
   }
 
@@ -199,6 +216,7 @@ class BinaryOp : public ClOp {
     std::string defines =
         SlotDefines('A', node.inputs[0].dtype) + SlotDefines('B', node.inputs[1].dtype) +
         SlotDefines('Y', node.outputs[0].dtype) + "#define BINARY_OP " + fn_ + "\n";
+    if (shift_bits_ != 0) defines += "#define SHIFT_BITS " + std::to_string(shift_bits_) + "\n";
     if (check_divisor_) {
       defines += "#define CHECK_DIVISOR 1\n";
       slot_ = ctx.ErrorSlot(node.Describe() + ": integer " +
@@ -230,6 +248,7 @@ class BinaryOp : public ClOp {
 
  private:
   std::string fn_;
+  int shift_bits_ = 0;  // bit_shift: the dtype's width
   bool check_divisor_ = false;
   uint32_t slot_ = 0;
   int rank_ = 1;

@@ -148,6 +148,7 @@ class ArgOp : public ClOp {
   UniqueKernel kernel_;
 };
 
+// cumsum and cumprod.
 class CumsumOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
@@ -156,8 +157,8 @@ class CumsumOp : public ClOp {
     exclusive_ = node.attrs.GetInt("exclusive", 0) == 1 ? 1 : 0;
     reverse_ = node.attrs.GetInt("reverse", 0) == 1 ? 1 : 0;
     const DType dtype = node.inputs[0].dtype;
-    const std::string defines =
-        SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) + "#define CUMSUM 1\n";
+    const std::string defines = SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) +
+                                "#define CUMSUM " + (node.op == "cumprod" ? "2" : "1") + "\n";
     kernel_ = ctx.Kernel("reduction", defines, dtype == DType::kF64, "sy_cumsum");
   }
 
@@ -233,6 +234,7 @@ void RegisterReductionOps(ClOpRegistry& registry) {
   registry.Add("argmax", SupportsUsableDTypes, CreateArg);
   registry.Add("argmin", SupportsUsableDTypes, CreateArg);
   registry.Add("cumsum", SupportsUsableDTypes, CreateCumsum);
+  registry.Add("cumprod", SupportsUsableDTypes, CreateCumsum);
   registry.Add("topk", SupportsUsableDTypes, CreateTopk);
 }
 

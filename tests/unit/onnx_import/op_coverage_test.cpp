@@ -41,6 +41,19 @@ TEST(OpCoverage, EveryTabledVersionOfAMappedOpIsClaimedOnce) {
   EXPECT_TRUE(unknown.empty()) << "mapped ops the schema table does not know: " << join(unknown);
 }
 
+// The one-to-one ops take their catalogue names from the catalogue's schemas
+// (OpSchema::onnx_name): each must find one.
+TEST(OpCoverage, EveryDirectOpNamesACatalogueOp) {
+  std::vector<std::string> unresolved;
+  for (const auto& [onnx, op] : DirectOps()) {
+    if (op.empty()) unresolved.push_back(onnx);
+  }
+  EXPECT_TRUE(unresolved.empty()) << "no catalogue schema has onnx_name " << unresolved.front();
+  EXPECT_EQ(DirectOps().at("Add"), "add");
+  EXPECT_EQ(DirectOps().at("HardSwish"), "hard_swish");
+  EXPECT_EQ(DirectOps().at("BitwiseNot"), "bitwise_not");
+}
+
 TEST(OpCoverage, LookupsFollowTheSpecificationsVersionHistory) {
   // ReduceMean: 1, 11, 13, 18 (axes became an input at 18).
   ASSERT_NE(FindOnnxSchema("", "ReduceMean", 17), nullptr);

@@ -1,5 +1,5 @@
 // Op cases of the broadcasting elementwise ops: arithmetic (add sub mul div pow max min
-// mod), prelu, the comparisons, the logical ops and where.
+// mod), prelu, the comparisons, the logical and bitwise ops, bit_shift and where.
 #include <string>
 
 #include "conformance/op_cases_internal.h"
@@ -93,7 +93,26 @@ std::vector<OpCase> BroadcastingCases(std::string_view op) {
     }
   }
   const auto [da, db] = Domains(op, large);
+  if (op.substr(0, 8) == "bitwise_") large = DType::kI32;
   b.Large(large, "1M [1024,1025]", {In(large, {1024, 1025}, da), In(large, {1024, 1025}, db)});
+  return b.Take();
+}
+
+// bit_shift, both directions: shifts in [0, 4) on every shape, then shifts of any value
+// (mostly outside [0, width): 0, or -1 for a right shift of a negative).
+std::vector<OpCase> BitShiftCases() {
+  CaseBuilder b("bit_shift");
+  for (const char* direction : {"left", "right"}) {
+    const Attrs attrs = A({{"direction", Str(direction)}});
+    for (DType d : SchemaDTypes("bit_shift")) {
+      AddPairs(b, d, BinaryShapes(), Domain::kAny, Domain::kSmall, direction, attrs);
+      b.Add(d, std::string(direction) + " any shift [3,5]",
+            {In(d, {3, 5}, Domain::kAny), In(d, {3, 5}, Domain::kAny)}, attrs);
+    }
+  }
+  b.Large(DType::kI32, "left 1M [1024,1025]",
+          {In(DType::kI32, {1024, 1025}), In(DType::kI32, {1024, 1025}, Domain::kSmall)},
+          A({{"direction", Str("left")}}));
   return b.Take();
 }
 
@@ -156,9 +175,11 @@ std::vector<OpCase> WhereCases() {
 std::vector<OpCase> BinaryCases(std::string_view op) {
   if (op == "prelu") return PreluCases();
   if (op == "where") return WhereCases();
+  if (op == "bit_shift") return BitShiftCases();
   static constexpr std::string_view kOps[] = {
-      "add",   "sub",  "mul",        "div",     "pow",           "max", "min", "mod",
-      "equal", "less", "less_equal", "greater", "greater_equal", "and", "or",  "xor"};
+      "add", "sub",   "mul",         "div",        "pow",        "max",           "min",
+      "mod", "equal", "less",        "less_equal", "greater",    "greater_equal", "and",
+      "or",  "xor",   "bitwise_and", "bitwise_or", "bitwise_xor"};
   for (std::string_view name : kOps) {
     if (name == op) return BroadcastingCases(op);
   }

@@ -117,7 +117,9 @@ Attrs Cumsum(int64_t axis, int64_t exclusive = 0, int64_t reverse = 0) {
   return a;
 }
 
-std::vector<OpCase> CumsumCases() {
+// cumsum and cumprod (whose products of O(1) values stay finite over these extents, or
+// reach 0 or infinity the same way in every precision the tolerance allows).
+std::vector<OpCase> CumsumCases(std::string_view op) {
   const std::vector<Reduction> cases = {
       {"[3,5] axis=0", {3, 5}, Cumsum(0)},
       {"[3,5] axis=1", {3, 5}, Cumsum(1)},
@@ -132,7 +134,7 @@ std::vector<OpCase> CumsumCases() {
       {"empty [3,0] axis=1 reverse", {3, 0}, Cumsum(1, 0, 1)},
   };
   // No special values: like a sum, a prefix sum through 1e30 and -1e30 depends on order.
-  return Expand("cumsum", cases, {}, {"[1024,1025] axis=1", {1024, 1025}, Cumsum(1)});
+  return Expand(op, cases, {}, {"[1024,1025] axis=1", {1024, 1025}, Cumsum(1)});
 }
 
 Attrs Topk(int64_t k, int64_t axis = -1, int64_t largest = 1, int64_t sorted = 1) {
@@ -174,7 +176,7 @@ std::vector<OpCase> ReductionCases(std::string_view op) {
     return ReduceCases(op);
   }
   if (op == "argmax" || op == "argmin") return ArgCases(op);
-  if (op == "cumsum") return CumsumCases();
+  if (op == "cumsum" || op == "cumprod") return CumsumCases(op);
   if (op == "topk") return TopkCases();
   return {};
 }

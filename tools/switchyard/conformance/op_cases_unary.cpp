@@ -85,7 +85,7 @@ std::vector<OpCase> UnaryMapCases(std::string_view op) {
         IsFloat(d) || op != "clip" ? FloatVariants(op) : IntegerClipVariants(d);
     for (const Variant& v : variants) VariantShapes(b, d, domain, v);
   }
-  const DType large = op == "not" ? DType::kBool : DType::kF32;
+  const DType large = op == "not" ? DType::kBool : op == "bitwise_not" ? DType::kI32 : DType::kF32;
   b.Large(large, "1M [1024,1025]", {In(large, {1024, 1025}, domain)});
   return b.Take();
 }
@@ -126,11 +126,12 @@ std::vector<OpCase> UnaryCases(std::string_view op) {
   // The one-input ops of the elementwise family (the shape rule keeps x's type; cast,
   // handled above, is the only one that changes it).
   static constexpr std::string_view kOps[] = {
-      "neg",          "abs",   "sign",  "exp",     "log",   "sqrt",     "reciprocal", "sin",
-      "cos",          "tan",   "asin",  "acos",    "atan",  "erf",      "rsqrt",      "tanh",
-      "asinh",        "acosh", "atanh", "sigmoid", "relu",  "softplus", "silu",       "hard_swish",
-      "softsign",     "mish",  "floor", "ceil",    "round", "gelu",     "leaky_relu", "elu",
-      "hard_sigmoid", "selu",  "clip",  "not"};
+      "neg",      "abs",        "sign",       "exp",      "log",          "sqrt",    "reciprocal",
+      "sin",      "cos",        "tan",        "asin",     "acos",         "atan",    "erf",
+      "rsqrt",    "tanh",       "asinh",      "acosh",    "atanh",        "sigmoid", "relu",
+      "softplus", "silu",       "hard_swish", "softsign", "mish",         "floor",   "ceil",
+      "round",    "gelu",       "leaky_relu", "elu",      "hard_sigmoid", "selu",    "clip",
+      "not",      "bitwise_not"};
   for (std::string_view name : kOps) {
     if (name == op && schema != nullptr) return UnaryMapCases(op);
   }

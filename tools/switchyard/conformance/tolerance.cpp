@@ -110,6 +110,11 @@ constexpr OpTier kTiers[] = {
     {"non_max_suppression", Tier::kBitExact},
     // Exactly determined values (the sign of zero aside).
     {"neg", Tier::kValueExact},
+    {"bitwise_and", Tier::kValueExact},  // integers only: exact by dtype anyway
+    {"bitwise_or", Tier::kValueExact},
+    {"bitwise_xor", Tier::kValueExact},
+    {"bitwise_not", Tier::kValueExact},
+    {"bit_shift", Tier::kValueExact},
     {"abs", Tier::kValueExact},
     {"sign", Tier::kValueExact},
     {"relu", Tier::kValueExact},
@@ -170,6 +175,7 @@ constexpr OpTier kTiers[] = {
     {"reduce_mean", Tier::kSum},
     {"reduce_prod", Tier::kSum},
     {"cumsum", Tier::kSum},
+    {"cumprod", Tier::kSum},  // a running product: relative error grows like a sum's
     {"matmul", Tier::kSum},
     {"gemm", Tier::kSum},
     {"conv", Tier::kSum},

@@ -1,6 +1,6 @@
 // Reference kernels for the broadcasting elementwise ops (NumPy rules, via
 // BroadcastCursor): add sub mul div pow max min mod prelu, the comparisons, and or xor,
-// where.
+// the bitwise ops, where.
 //
 // Integer arithmetic goes through uint64_t where it may overflow and wraps on store like
 // NumPy. Integer div truncates toward zero; INT64_MIN / -1 wraps to INT64_MIN and
@@ -177,6 +177,47 @@ Status And(const KernelContext& ctx) { return Logic(ctx, std::logical_and<>{}); 
 Status Or(const KernelContext& ctx) { return Logic(ctx, std::logical_or<>{}); }
 Status Xor(const KernelContext& ctx) { return Logic(ctx, std::not_equal_to<>{}); }
 
+// ---- bitwise (integers only) -------------------------------------------------------------
+
+// A broadcasting op on two integers of the output's dtype, wrapping on store.
+template <typename Op>
+Status IntBinary(const KernelContext& ctx, Op op) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  BroadcastCursor ca(y.shape(), a.shape());
+  BroadcastCursor cb(y.shape(), b.shape());
+  for (int64_t i = 0; i < y.count(); ++i, ca.Next(), cb.Next()) {
+    StoreInt(y.dtype(), y.data, i,
+             op(LoadInt(a.dtype(), a.data, ca.offset()), LoadInt(b.dtype(), b.data, cb.offset())));
+  }
+  return Status::Ok();
+}
+
+Status BitwiseAnd(const KernelContext& ctx) {
+  return IntBinary(ctx, [](int64_t a, int64_t b) { return a & b; });
+}
+Status BitwiseOr(const KernelContext& ctx) {
+  return IntBinary(ctx, [](int64_t a, int64_t b) { return a | b; });
+}
+Status BitwiseXor(const KernelContext& ctx) {
+  return IntBinary(ctx, [](int64_t a, int64_t b) { return a ^ b; });
+}
+
+// bit_shift: a shifted by b bits. A shift outside [0, width) gives 0, or for a right
+// shift of a negative a, -1 (all its bits shifted out: ONNX's reference). Right shifts of
+// signed types are arithmetic; left shifts wrap (the bits of the unsigned type).
+Status BitShift(const KernelContext& ctx) {
+  const bool left = ctx.attrs.GetString("direction") == "left";
+  const auto width = static_cast<int64_t>(8 * DTypeSize(ctx.outputs[0].dtype()));
+  return IntBinary(ctx, [left, width](int64_t a, int64_t b) -> int64_t {
+    if (b < 0 || b >= width) return left ? 0 : (a < 0 ? -1 : 0);
+    // Loaded values are sign- or zero-extended, so shifting the 64-bit value and storing
+    // the low bits is the shift in the narrow type.
+    return left ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : a >> b;
+  });
+}
+
 // cond ? a : b, all three broadcast; copies elements bit for bit (any dtype).
 Status Where(const KernelContext& ctx) {
   const ConstTensorView& cond = ctx.inputs[0];
@@ -215,6 +256,10 @@ void AddElementwiseBinaryRefKernels(KernelTable& table) {
   table.Add("and", And);
   table.Add("or", Or);
   table.Add("xor", Xor);
+  table.Add("bitwise_and", BitwiseAnd);
+  table.Add("bitwise_or", BitwiseOr);
+  table.Add("bitwise_xor", BitwiseXor);
+  table.Add("bit_shift", BitShift);
   table.Add("where", Where);
 }
 

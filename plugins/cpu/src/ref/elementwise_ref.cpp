@@ -243,6 +243,11 @@ Status Not(const KernelContext& ctx) {
   return MapInt(ctx, [](int64_t x) -> int64_t { return x == 0 ? 1 : 0; });
 }
 
+// Every bit flipped (stored in the dtype's width: two's complement).
+Status BitwiseNot(const KernelContext& ctx) {
+  return MapInt(ctx, [](int64_t x) -> int64_t { return ~x; });
+}
+
 // ---- cast ----------------------------------------------------------------------------
 
 // Round-to-odd narrowing: the float next to `d` toward zero, with its lowest mantissa bit
@@ -368,6 +373,7 @@ void AddElementwiseRefKernels(KernelTable& table) {
   table.Add("round", FloatUnary<RoundHalfEven>);
   table.Add("clip", Clip);
   table.Add("not", Not);
+  table.Add("bitwise_not", BitwiseNot);
   table.Add("cast", Cast);
   AddElementwiseBinaryRefKernels(table);
 }

@@ -228,9 +228,11 @@ Status ArgKernel(const KernelContext& ctx) {
   return Status::Ok();
 }
 
-// ---- cumsum ----
+// ---- cumsum, cumprod ----
 
-Status Cumsum(const KernelContext& ctx) {
+// Running sums or products along the axis; exclusive starts from the identity (0 or 1).
+// Floats accumulate in double, integers wrap as the dtype does.
+Status Cumulate(const KernelContext& ctx, bool product) {
   const ConstTensorView& x = ctx.inputs[0];
   const TensorView& y = ctx.outputs[0];
   const DType dt = x.dtype();
@@ -239,27 +241,30 @@ Status Cumsum(const KernelContext& ctx) {
   const AxisView v = SplitAt(x.shape(), Axis(ctx.attrs.GetInt("axis"), x.rank()));
   for (int64_t o = 0; o < v.outer; ++o) {
     for (int64_t in = 0; in < v.inner; ++in) {
-      double fsum = 0.0;
-      uint64_t isum = 0;
+      double facc = product ? 1.0 : 0.0;
+      uint64_t iacc = product ? 1 : 0;
       for (int64_t step = 0; step < v.n; ++step) {
         const int64_t j = reverse ? v.n - 1 - step : step;
         const int64_t i = (o * v.n + j) * v.inner + in;
         if (IsFloat(dt)) {
           const double value = LoadFloat(dt, x.data, i);
-          if (!exclusive) fsum += value;
-          StoreFloat(dt, y.data, i, fsum);
-          if (exclusive) fsum += value;
+          const double next = product ? facc * value : facc + value;
+          StoreFloat(dt, y.data, i, exclusive ? facc : next);
+          facc = next;
         } else {
           const auto value = static_cast<uint64_t>(LoadInt(dt, x.data, i));
-          if (!exclusive) isum += value;
-          StoreInt(dt, y.data, i, static_cast<int64_t>(isum));
-          if (exclusive) isum += value;
+          const uint64_t next = product ? iacc * value : iacc + value;
+          StoreInt(dt, y.data, i, static_cast<int64_t>(exclusive ? iacc : next));
+          iacc = next;
         }
       }
     }
   }
   return Status::Ok();
 }
+
+Status Cumsum(const KernelContext& ctx) { return Cumulate(ctx, false); }
+Status Cumprod(const KernelContext& ctx) { return Cumulate(ctx, true); }
 
 // ---- topk ----
 
@@ -325,6 +330,7 @@ void AddReductionRefKernels(KernelTable& table) {
   table.Add("argmax", ArgKernel<true>);
   table.Add("argmin", ArgKernel<false>);
   table.Add("cumsum", Cumsum);
+  table.Add("cumprod", Cumprod);
   table.Add("topk", Topk);
 }
 

@@ -220,6 +220,43 @@ TEST(ElementwiseRefBinary, LogicTruthTablesAndBroadcasting) {
             std::vector<int64_t>{});
 }
 
+// ---- bitwise ------------------------------------------------------------------------
+
+TEST(ElementwiseRefBinary, BitwiseOpsOnTwosComplementBits) {
+  const Tensor a = Make(DType::kI8, {4}, {12, -1, -128, 5});
+  const Tensor b = Make(DType::kI8, {4}, {10, 85, 127, -6});
+  EXPECT_EQ(Ints(RunRef1("bitwise_and", {a, b})), (std::vector<int64_t>{8, 85, 0, 0}));
+  EXPECT_EQ(Ints(RunRef1("bitwise_or", {a, b})), (std::vector<int64_t>{14, -1, -1, -1}));
+  EXPECT_EQ(Ints(RunRef1("bitwise_xor", {a, b})), (std::vector<int64_t>{6, -86, -1, -1}));
+  EXPECT_EQ(Ints(RunRef1("bitwise_not", {a})), (std::vector<int64_t>{-13, 0, 127, -6}));
+  EXPECT_EQ(Ints(RunRef1("bitwise_not", {Make(DType::kU8, {2}, {0, 200})})),
+            (std::vector<int64_t>{255, 55}));
+  // [2, 1] with [3] -> [2, 3]
+  const Tensor y = RunRef1("bitwise_and",
+                           {Make(DType::kI32, {2, 1}, {6, 3}), Make(DType::kI32, {3}, {1, 2, 4})});
+  EXPECT_EQ(y.shape(), (Shape{2, 3}));
+  EXPECT_EQ(Ints(y), (std::vector<int64_t>{0, 2, 4, 1, 2, 0}));
+}
+
+TEST(ElementwiseRefBinary, BitShiftWrapsAndFillsOutOfRangeShifts) {
+  const Attrs left = A({{"direction", std::string("left")}});
+  const Attrs right = A({{"direction", std::string("right")}});
+  // u8: 200 << 1 wraps to 144; shifts of 8 or more, or negative, give 0.
+  const Tensor u = Make(DType::kU8, {5}, {200, 1, 255, 16, 3});
+  const Tensor us = Make(DType::kU8, {5}, {1, 7, 8, 2, 0});
+  EXPECT_EQ(Ints(RunRef1("bit_shift", {u, us}, left)), (std::vector<int64_t>{144, 128, 0, 64, 3}));
+  EXPECT_EQ(Ints(RunRef1("bit_shift", {u, us}, right)), (std::vector<int64_t>{100, 0, 0, 4, 3}));
+  // i8: right shifts are arithmetic; out of range gives -1 for a negative, else 0.
+  const Tensor i = Make(DType::kI8, {5}, {-128, -7, 64, -1, 5});
+  const Tensor is = Make(DType::kI8, {5}, {1, 1, 1, 9, -1});
+  EXPECT_EQ(Ints(RunRef1("bit_shift", {i, is}, right)), (std::vector<int64_t>{-64, -4, 32, -1, 0}));
+  EXPECT_EQ(Ints(RunRef1("bit_shift", {i, is}, left)), (std::vector<int64_t>{0, -14, -128, 0, 0}));
+  // i64: 1 << 63 is the most negative value.
+  EXPECT_EQ(
+      Ints(RunRef1("bit_shift", {Make(DType::kI64, {1}, {1}), Make(DType::kI64, {1}, {63})}, left)),
+      (std::vector<int64_t>{std::numeric_limits<int64_t>::min()}));
+}
+
 // ---- prelu and where -----------------------------------------------------------------
 
 TEST(ElementwiseRefBinary, PreluMatchesNumpy) {

@@ -331,6 +331,26 @@ TEST(ReductionRef, CumsumHandWorkedCases) {
       DType::kI32, {1}, {0});
 }
 
+TEST(ReductionRef, CumprodHandWorkedCases) {
+  ExpectValues(RunRef1("cumprod", {Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6})},
+                       A({{"axis", int64_t{1}}})),
+               DType::kF32, {2, 3}, {1, 2, 6, 4, 20, 120});
+  ExpectValues(RunRef1("cumprod", {Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6})},
+                       A({{"axis", int64_t{0}}, {"exclusive", int64_t{1}}})),
+               DType::kF32, {2, 3}, {1, 1, 1, 1, 2, 3});
+  ExpectValues(RunRef1("cumprod", {Make(DType::kI32, {4}, {2, 3, 0, 5})},
+                       A({{"axis", int64_t{0}}, {"reverse", int64_t{1}}})),
+               DType::kI32, {4}, {0, 0, 0, 5});
+  ExpectValues(
+      RunRef1("cumprod", {Make(DType::kI32, {3}, {2, 3, 4})},
+              A({{"axis", int64_t{0}}, {"exclusive", int64_t{1}}, {"reverse", int64_t{1}}})),
+      DType::kI32, {3}, {12, 4, 1});
+  // Integers wrap: 2^62 * 4 is 0 in 64 bits.
+  EXPECT_EQ(I64Values(RunRef1("cumprod", {MakeI64({2}, {int64_t{1} << 62, 4})},
+                              A({{"axis", int64_t{0}}}))),
+            (std::vector<int64_t>{int64_t{1} << 62, 0}));
+}
+
 TEST(ReductionRef, TopkHandWorkedCases) {
   // Ties (+0 / -0 included) go to the lower index; NaN is above +inf.
   const Tensor x = Make(DType::kF32, {6}, {0.0, kNaN, -0.0, kInf, kNaN, 0.0});
