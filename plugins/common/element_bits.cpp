@@ -53,6 +53,8 @@ uint64_t IntBits(DType dtype, int64_t value) {
   switch (DTypeSize(dtype)) {
     case 1:
       return dtype == DType::kBool ? (value != 0 ? 1 : 0) : (u & 0xffu);
+    case 2:
+      return u & 0xffffu;
     case 4:
       return u & 0xffffffffu;
     default:
@@ -74,6 +76,12 @@ std::pair<int64_t, int64_t> IntRange(DType dtype) {
       return {0, 255};
     case DType::kI32:
       return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::kI16:
+      return {std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max()};
+    case DType::kU16:
+      return {0, std::numeric_limits<uint16_t>::max()};
+    case DType::kU32:
+      return {0, std::numeric_limits<uint32_t>::max()};
     case DType::kBool:
       return {0, 1};
     default:

@@ -29,10 +29,13 @@ std::optional<DType> DTypeOf(nb::dlpack::dtype t) {
     case 16:
       if (code == dl::Float) return DType::kF16;
       if (code == dl::Bfloat) return DType::kBF16;
+      if (code == dl::Int) return DType::kI16;
+      if (code == dl::UInt) return DType::kU16;
       return std::nullopt;
     case 32:
       if (code == dl::Float) return DType::kF32;
       if (code == dl::Int) return DType::kI32;
+      if (code == dl::UInt) return DType::kU32;
       return std::nullopt;
     case 64:
       if (code == dl::Float) return DType::kF64;
@@ -63,6 +66,12 @@ nb::dlpack::dtype DLTypeOf(DType dtype) {
       return nb::dtype<int64_t>();
     case DType::kBool:
       return nb::dtype<bool>();
+    case DType::kI16:
+      return nb::dtype<int16_t>();
+    case DType::kU16:
+      return nb::dtype<uint16_t>();
+    case DType::kU32:
+      return nb::dtype<uint32_t>();
   }
   return nb::dtype<float>();
 }
@@ -148,6 +157,12 @@ std::optional<std::string> NumpyDTypeName(DType dtype) {
       return "int64";
     case DType::kBool:
       return "bool";
+    case DType::kI16:
+      return "int16";
+    case DType::kU16:
+      return "uint16";
+    case DType::kU32:
+      return "uint32";
   }
   return std::nullopt;
 }

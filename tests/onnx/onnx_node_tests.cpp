@@ -130,14 +130,17 @@ std::vector<fs::path> DataSets(const fs::path& dir) {
   return sets;
 }
 
-// Reads <set>/<prefix>_N.pb for N = 0.. while they exist.
-Expected<std::vector<Tensor>> ReadTensors(const fs::path& set, const std::string& prefix) {
+// Reads <set>/<prefix>_N.pb for N = 0.. while they exist. The data of ONNX 1.12/1.13
+// stores bfloat16 as UINT16 bit patterns: a UINT16 file is read as bf16 where the model
+// declares that slot bfloat16 (`bf16[N]`), as u16 otherwise.
+Expected<std::vector<Tensor>> ReadTensors(const fs::path& set, const std::string& prefix,
+                                          const std::vector<bool>& bf16) {
   std::vector<Tensor> out;
   for (int i = 0;; ++i) {
     const fs::path path = set / (prefix + "_" + std::to_string(i) + ".pb");
     if (!fs::exists(path)) break;
-    // The data of ONNX 1.12/1.13 stores bfloat16 as UINT16 bit patterns.
-    SY_ASSIGN_OR_RETURN(Tensor t, onnx_import::ReadTensorProtoFile(path, nullptr, true));
+    const bool holds_bf16 = static_cast<size_t>(i) < bf16.size() && bf16[i];
+    SY_ASSIGN_OR_RETURN(Tensor t, onnx_import::ReadTensorProtoFile(path, nullptr, holds_bf16));
     out.push_back(std::move(t));
   }
   return out;
@@ -148,7 +151,7 @@ std::string SkipCategory(onnx_import::ImportProblem p) {
     case onnx_import::ImportProblem::kUnsupportedOp:
       return "op outside the catalogue";
     case onnx_import::ImportProblem::kUnsupportedType:
-      return "unsupported type (string, u16/u32/u64/i16, complex, float8, sequence, optional)";
+      return "unsupported type (string, u64, int4/int2, complex, float8, sequence, optional)";
     case onnx_import::ImportProblem::kTrainingOnly:
       return "training-only";
     case onnx_import::ImportProblem::kNeedsValue:
@@ -256,8 +259,11 @@ int main(int argc, char** argv) {
       std::string import_verdict;
       onnx_import::ImportOptions options;
       options.values_give_shapes = !o.dynamic;
-      Expected<std::vector<Tensor>> inputs = ReadTensors(set, "input");
-      Expected<std::vector<Tensor>> expected = ReadTensors(set, "output");
+      const std::vector<bool> none;
+      Expected<std::vector<Tensor>> inputs =
+          ReadTensors(set, "input", sig.ok() ? sig->input_is_bf16 : none);
+      Expected<std::vector<Tensor>> expected =
+          ReadTensors(set, "output", sig.ok() ? sig->output_is_bf16 : none);
       if (sig.ok() && inputs.ok()) {
         for (size_t k = 0; k < inputs->size() && k < sig->inputs.size(); ++k) {
           options.input_values[sig->inputs[k]] = (*inputs)[k];

@@ -35,6 +35,12 @@ int64_t GetInt64(const Tensor& t, int64_t i) {
       return reinterpret_cast<const int64_t*>(p)[i];
     case DType::kBool:
       return reinterpret_cast<const uint8_t*>(p)[i] != 0 ? 1 : 0;
+    case DType::kI16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case DType::kU16:
+      return reinterpret_cast<const uint16_t*>(p)[i];
+    case DType::kU32:
+      return reinterpret_cast<const uint32_t*>(p)[i];
     default:
       return SaturateToInt64(GetDouble(t, i));
   }
@@ -65,6 +71,15 @@ void SetInt64(Tensor& t, int64_t i, int64_t v) {
       break;
     case DType::kBool:
       reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0;
+      break;
+    case DType::kI16:
+      reinterpret_cast<int16_t*>(p)[i] = SaturateInt<int16_t>(v);
+      break;
+    case DType::kU16:
+      reinterpret_cast<uint16_t*>(p)[i] = SaturateInt<uint16_t>(v);
+      break;
+    case DType::kU32:
+      reinterpret_cast<uint32_t*>(p)[i] = SaturateInt<uint32_t>(v);
       break;
     case DType::kF32:
       reinterpret_cast<float*>(p)[i] = static_cast<float>(v);

@@ -118,7 +118,7 @@ Expected<TensorType> InputType(const onnx::ValueInfoProto& info, const ImportOpt
   if (!dtype) {
     problem = ImportProblem::kUnsupportedType;
     return Unsupported(where + " has element type " + OnnxTypeName(tensor.elem_type()) +
-                       ", which rml-graph v1 has no dtype for");
+                       NoDTypeReason(tensor.elem_type()));
   }
   TensorType type;
   type.dtype = *dtype;
@@ -588,10 +588,18 @@ Expected<OnnxSignature> ReadOnnxSignature(const std::filesystem::path& path) {
   OnnxSignature sig;
   std::set<std::string> inits;
   for (const auto& init : model->graph().initializer()) inits.insert(init.name());
+  const auto is_bf16 = [](const onnx::ValueInfoProto& v) {
+    return v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16;
+  };
   for (const auto& in : model->graph().input()) {
-    if (inits.count(in.name()) == 0) sig.inputs.push_back(in.name());
+    if (inits.count(in.name()) != 0) continue;
+    sig.inputs.push_back(in.name());
+    sig.input_is_bf16.push_back(is_bf16(in));
   }
-  for (const auto& out : model->graph().output()) sig.outputs.push_back(out.name());
+  for (const auto& out : model->graph().output()) {
+    sig.outputs.push_back(out.name());
+    sig.output_is_bf16.push_back(is_bf16(out));
+  }
   return sig;
 }
 

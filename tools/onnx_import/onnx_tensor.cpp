@@ -118,6 +118,12 @@ std::optional<DType> DTypeFromOnnx(int32_t onnx_type) {
       return DType::kI64;
     case TensorProto::BOOL:
       return DType::kBool;
+    case TensorProto::INT16:
+      return DType::kI16;
+    case TensorProto::UINT16:
+      return DType::kU16;
+    case TensorProto::UINT32:
+      return DType::kU32;
     default:
       return std::nullopt;
   }
@@ -143,8 +149,25 @@ int32_t OnnxTypeOf(DType dtype) {
       return TensorProto::INT64;
     case DType::kBool:
       return TensorProto::BOOL;
+    case DType::kI16:
+      return TensorProto::INT16;
+    case DType::kU16:
+      return TensorProto::UINT16;
+    case DType::kU32:
+      return TensorProto::UINT32;
   }
   return TensorProto::UNDEFINED;
+}
+
+std::string NoDTypeReason(int32_t onnx_type) {
+  std::string why =
+      ", which rml-graph has no dtype for (it has " + DTypeSet::All().ToString() + ")";
+  if (onnx_type == TensorProto::UINT64) {
+    why +=
+        "; u64 is left out because values above 2^63 would not survive the kernels' "
+        "64-bit signed integer arithmetic";
+  }
+  return why;
 }
 
 std::string OnnxTypeName(int32_t onnx_type) {
@@ -158,8 +181,7 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
   const std::optional<DType> dtype = DTypeFromOnnx(proto.data_type());
   if (!dtype) {
     return Unsupported(Describe(proto) + " has element type " + OnnxTypeName(proto.data_type()) +
-                       ", which rml-graph v1 has no dtype for (it has f32 f16 bf16 f64 i8 u8 "
-                       "i32 i64 bool)");
+                       NoDTypeReason(proto.data_type()));
   }
   if (proto.has_segment()) {
     return Unsupported(Describe(proto) + " is segmented, which the importer does not read");
@@ -236,6 +258,21 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
       for (int i = 0; i < proto.int32_data_size(); ++i) dst[i] = proto.int32_data(i) != 0 ? 1 : 0;
       break;
     }
+    case DType::kI16:
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<int16_t>(proto.int32_data(), out);
+      break;
+    case DType::kU16:
+      if (proto.int32_data_size() != count)
+        return wrong_count("int32_data", proto.int32_data_size());
+      CopyConverted<uint16_t>(proto.int32_data(), out);
+      break;
+    case DType::kU32:  // in uint64_data, as ONNX stores UINT32 and UINT64
+      if (proto.uint64_data_size() != count)
+        return wrong_count("uint64_data", proto.uint64_data_size());
+      CopyConverted<uint32_t>(proto.uint64_data(), out);
+      break;
     case DType::kF16:
     case DType::kBF16:
       // Half types travel as their 16-bit patterns in int32_data.

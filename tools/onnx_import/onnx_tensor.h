@@ -21,6 +21,9 @@ std::optional<DType> DTypeFromOnnx(int32_t onnx_type);
 // The ONNX TensorProto.DataType of a Switchyard dtype.
 int32_t OnnxTypeOf(DType dtype);
 // "STRING", "UINT16", ... for messages ("type 99" when unknown).
+// ", which rml-graph has no dtype for (...)" with why, for an ONNX element type without
+// a dtype.
+std::string NoDTypeReason(int32_t onnx_type);
 std::string OnnxTypeName(int32_t onnx_type);
 
 // Decodes `proto` into an owned tensor. `base_dir` resolves external data (which must

@@ -55,6 +55,15 @@ Tensor RandomTensor(const TensorType& type, uint32_t seed) {
       case DType::kBool:
         store(static_cast<uint8_t>(r & 1));
         break;
+      case DType::kI16:
+        store(static_cast<int16_t>(r % 8));
+        break;
+      case DType::kU16:
+        store(static_cast<uint16_t>(r % 8));
+        break;
+      case DType::kU32:
+        store(static_cast<uint32_t>(r % 8));
+        break;
     }
   }
   return t;

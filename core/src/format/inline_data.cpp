@@ -81,6 +81,12 @@ Status StoreElement(const boost::json::value& v, size_t i, DType dtype, std::byt
       return StoreInt<int32_t>(v, i, out);
     case DType::kI64:
       return StoreInt<int64_t>(v, i, out);
+    case DType::kI16:
+      return StoreInt<int16_t>(v, i, out);
+    case DType::kU16:
+      return StoreInt<uint16_t>(v, i, out);
+    case DType::kU32:
+      return StoreInt<uint32_t>(v, i, out);
     case DType::kBool: {
       std::optional<int64_t> b;
       if (const bool* p = v.if_bool()) b = *p ? 1 : 0;
@@ -154,6 +160,15 @@ Expected<boost::json::array> TensorToInlineData(const Tensor& tensor) {
         continue;
       case DType::kBool:
         out.emplace_back(data[i] != std::byte{0});
+        continue;
+      case DType::kI16:
+        out.emplace_back(Load<int16_t>(data, i));
+        continue;
+      case DType::kU16:
+        out.emplace_back(Load<uint16_t>(data, i));
+        continue;
+      case DType::kU32:
+        out.emplace_back(Load<uint32_t>(data, i));
         continue;
     }
     if (!std::isfinite(d)) {

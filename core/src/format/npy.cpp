@@ -21,6 +21,7 @@ struct NpyDType {
 constexpr NpyDType kNpyDTypes[] = {
     {DType::kF32, "<f4"}, {DType::kF16, "<f2"}, {DType::kF64, "<f8"}, {DType::kI8, "|i1"},
     {DType::kU8, "|u1"},  {DType::kI32, "<i4"}, {DType::kI64, "<i8"}, {DType::kBool, "|b1"},
+    {DType::kI16, "<i2"}, {DType::kU16, "<u2"}, {DType::kU32, "<u4"},
 };
 
 // Finds `'key':` in the header dict and returns the text after it. A key given twice is

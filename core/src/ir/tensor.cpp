@@ -75,6 +75,12 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
       return static_cast<double>(load(int64_t{}));
     case DType::kBool:
       return load(uint8_t{}) ? 1.0 : 0.0;
+    case DType::kI16:
+      return load(int16_t{});
+    case DType::kU16:
+      return load(uint16_t{});
+    case DType::kU32:
+      return load(uint32_t{});
   }
   return 0;
 }

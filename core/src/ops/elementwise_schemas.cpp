@@ -70,7 +70,7 @@ Expected<std::vector<TensorType>> InferCast(const InferContext& ctx) {
 }
 
 std::vector<std::string_view> DTypeNames() {
-  return {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool"};
+  return {"f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "bool"};
 }
 
 }  // namespace

@@ -315,7 +315,7 @@ Expected<std::vector<TensorType>> InferTile(const InferContext& ctx) {
 // ---- range, trilu ----
 
 std::vector<std::string_view> RangeDTypeNames() {
-  return {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64"};
+  return {"f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64"};
 }
 
 // ONNX Range: [max(ceil((limit - start) / delta), 0)], computed in double from the

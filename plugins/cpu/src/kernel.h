@@ -281,6 +281,21 @@ inline int64_t LoadInt(DType dtype, const std::byte* data, int64_t i) {
       std::memcpy(&v, data + i * 8, 8);
       return v;
     }
+    case DType::kI16: {
+      int16_t v;
+      std::memcpy(&v, data + i * 2, 2);
+      return v;
+    }
+    case DType::kU16: {
+      uint16_t v;
+      std::memcpy(&v, data + i * 2, 2);
+      return v;
+    }
+    case DType::kU32: {
+      uint32_t v;
+      std::memcpy(&v, data + i * 4, 4);
+      return v;
+    }
     default:
       return 0;
   }
@@ -304,6 +319,17 @@ inline void StoreInt(DType dtype, std::byte* data, int64_t i, int64_t value) {
     case DType::kI64:
       std::memcpy(data + i * 8, &value, 8);
       return;
+    case DType::kI16:
+    case DType::kU16: {
+      const auto v = static_cast<uint16_t>(static_cast<uint64_t>(value) & 0xffffu);
+      std::memcpy(data + i * 2, &v, 2);
+      return;
+    }
+    case DType::kU32: {
+      const auto v = static_cast<uint32_t>(static_cast<uint64_t>(value));
+      std::memcpy(data + i * 4, &v, 4);
+      return;
+    }
     default:
       return;
   }

@@ -434,6 +434,8 @@ cudaError_t WithScatterValue(DType dtype, int reduction, F&& f) {
       return f.template operator()<ScatterValue<int64_t>>();
     case DType::kBool:
       return f.template operator()<ScatterValue<BoolTag>>();
+    default:  // i16 u16 u32: declined by the plugin (cuda_executable.cpp)
+      break;
   }
   return cudaErrorInvalidValue;
 }
@@ -476,13 +478,13 @@ cudaError_t LaunchCacheWrite(int elem_bytes, bool idx64, const void* cache, cons
       if (idx64) {
         CacheWriteKernel<T, int64_t><<<grid, kThreads, 0, stream>>>(
             static_cast<const T*>(cache), static_cast<const T*>(update),
-            static_cast<const int64_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy,
-            err, slot);
+            static_cast<const int64_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy, err,
+            slot);
       } else {
         CacheWriteKernel<T, int32_t><<<grid, kThreads, 0, stream>>>(
             static_cast<const T*>(cache), static_cast<const T*>(update),
-            static_cast<const int32_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy,
-            err, slot);
+            static_cast<const int32_t*>(offset), static_cast<T*>(y), outer, C, n, inner, copy, err,
+            slot);
       });
   return SY_LAUNCH_RESULT();
 }

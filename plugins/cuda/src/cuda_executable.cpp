@@ -28,6 +28,16 @@ bool SupportsNode(const Device& device, const NodeInfo& node, std::string& reaso
   // checked it against the op's schema, so the op's own checks only ask what this device
   // can do; NodeInfo's checked operand access refuses a node with too few operands.
   if (node.inputs.empty() && node.outputs.empty()) return true;
+  // The 16-bit integers and u32 (ONNX's INT16, UINT16, UINT32) have no CUDA kernels yet:
+  // no GPU was at hand to check them.
+  for (const auto* types : {&node.inputs, &node.outputs}) {
+    for (const auto& t : *types) {
+      if (t.dtype == DType::kI16 || t.dtype == DType::kU16 || t.dtype == DType::kU32) {
+        reason = std::string(DTypeName(t.dtype)) + " is not supported by the CUDA plugin yet";
+        return false;
+      }
+    }
+  }
   return entry->supports(node, device.caps(), reason);
 }
 

@@ -59,6 +59,15 @@ std::string SlotDefines(char slot, DType dtype) {
     case DType::kI64:
       st = "long", rt = "ulong";
       break;
+    case DType::kI16:
+      st = "short", rt = "ushort";
+      break;
+    case DType::kU16:
+      st = "ushort", rt = "ushort";
+      break;
+    case DType::kU32:
+      st = "uint", rt = "uint";
+      break;
     case DType::kBool:
       st = "uchar", rt = "uchar";
       load = "((long)((p)[i] != 0))", store = "((p)[i] = (uchar)((v) != 0))";

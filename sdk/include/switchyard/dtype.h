@@ -9,9 +9,23 @@
 
 namespace sy {
 
-// The numeric values are part of no file format; names are (see DTypeName).
-enum class DType : uint8_t { kF32, kF16, kBF16, kF64, kI8, kU8, kI32, kI64, kBool };
-inline constexpr int kNumDTypes = 9;
+// The numeric values are part of no file format; names are (see DTypeName). They equal
+// the plugin ABI's sy_dtype codes (plugin.h); new ones are appended.
+enum class DType : uint8_t {
+  kF32,
+  kF16,
+  kBF16,
+  kF64,
+  kI8,
+  kU8,
+  kI32,
+  kI64,
+  kBool,
+  kI16,
+  kU16,
+  kU32
+};
+inline constexpr int kNumDTypes = 12;
 
 // "f32", "f16", ... as written in graph JSON.
 std::string_view DTypeName(DType dtype);
@@ -23,8 +37,8 @@ std::optional<DType> ParseSafetensorsDTypeName(std::string_view name);
 
 size_t DTypeSize(DType dtype);
 bool IsFloat(DType dtype);    // f32 f16 bf16 f64
-bool IsInteger(DType dtype);  // i8 u8 i32 i64
-bool IsSigned(DType dtype);   // floats and i8 i32 i64
+bool IsInteger(DType dtype);  // i8 u8 i32 i64 i16 u16 u32
+bool IsSigned(DType dtype);   // floats and i8 i16 i32 i64
 
 // A set of dtypes, e.g. the class "F I" of an op's input.
 class DTypeSet {
@@ -36,7 +50,10 @@ class DTypeSet {
   static constexpr DTypeSet Float() {
     return {DType::kF32, DType::kF16, DType::kBF16, DType::kF64};
   }
-  static constexpr DTypeSet Integer() { return {DType::kI8, DType::kU8, DType::kI32, DType::kI64}; }
+  static constexpr DTypeSet Integer() {
+    return {DType::kI8,  DType::kU8,  DType::kI32, DType::kI64,
+            DType::kI16, DType::kU16, DType::kU32};
+  }
   static constexpr DTypeSet Bool() { return {DType::kBool}; }
   static constexpr DTypeSet Numeric() { return Float() | Integer(); }
   static constexpr DTypeSet All() { return Numeric() | Bool(); }
@@ -47,7 +64,7 @@ class DTypeSet {
   constexpr DTypeSet operator|(DTypeSet other) const { return FromBits(bits_ | other.bits_); }
   constexpr bool operator==(const DTypeSet&) const = default;
 
-  // "f32 f16 bf16 f64" in enum order; "(none)" when empty.
+  // "f32 f16 bf16 f64", floats, integers by width, bool; "(none)" when empty.
   std::string ToString() const;
 
  private:

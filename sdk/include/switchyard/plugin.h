@@ -69,7 +69,12 @@ typedef enum sy_dtype {
   SY_DTYPE_U8 = 5,
   SY_DTYPE_I32 = 6,
   SY_DTYPE_I64 = 7,
-  SY_DTYPE_BOOL = 8 /* one byte, 0 or 1 */
+  SY_DTYPE_BOOL = 8, /* one byte, 0 or 1 */
+  /* Appended in SDK 1.x for ONNX's INT16, UINT16 and UINT32 (docs/plugin-abi.md). A
+     plugin that does not know a code declines the node (plugin_cpp.h does). */
+  SY_DTYPE_I16 = 9,
+  SY_DTYPE_U16 = 10,
+  SY_DTYPE_U32 = 11
 } sy_dtype;
 
 /* Error codes, as core's StatusCode. */

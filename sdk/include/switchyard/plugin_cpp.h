@@ -126,7 +126,7 @@ inline const char* MalformedNodeReason(const sy_node& node) noexcept {
   if (node.num_outputs != 0 && node.outputs == nullptr) return "outputs is NULL";
   if (node.num_attrs != 0 && node.attrs == nullptr) return "attrs is NULL";
   auto bad_type = [](const sy_tensor_type& t) -> const char* {
-    if (t.dtype > SY_DTYPE_BOOL) return "a tensor type's dtype is not an sy_dtype";
+    if (t.dtype > SY_DTYPE_U32) return "a tensor type's dtype is not an sy_dtype";
     if (t.rank > 0 && t.dims == nullptr) return "a tensor type has rank > 0 and NULL dims";
     for (uint32_t d = 0; d < t.rank; ++d) {
       if (t.dims[d] < 0) return "a tensor type has a negative dim";

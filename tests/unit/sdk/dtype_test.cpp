@@ -6,14 +6,17 @@
 #include <gtest/gtest.h>
 
 #include "switchyard/half.h"
+#include "switchyard/plugin.h"
 
 namespace sy {
 namespace {
 
 TEST(DType, NamesRoundTrip) {
-  const char* names[] = {"f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool"};
-  const char* st[] = {"F32", "F16", "BF16", "F64", "I8", "U8", "I32", "I64", "BOOL"};
-  const size_t sizes[] = {4, 2, 2, 8, 1, 1, 4, 8, 1};
+  const char* names[] = {"f32", "f16", "bf16", "f64", "i8",  "u8",
+                         "i32", "i64", "bool", "i16", "u16", "u32"};
+  const char* st[] = {"F32", "F16", "BF16", "F64", "I8",  "U8",
+                      "I32", "I64", "BOOL", "I16", "U16", "U32"};
+  const size_t sizes[] = {4, 2, 2, 8, 1, 1, 4, 8, 1, 2, 2, 4};
   for (int i = 0; i < kNumDTypes; ++i) {
     const DType d = static_cast<DType>(i);
     EXPECT_EQ(DTypeName(d), names[i]);
@@ -36,7 +39,13 @@ TEST(DType, Classes) {
   EXPECT_TRUE(IsSigned(DType::kI8));
   EXPECT_FALSE(IsSigned(DType::kU8));
   EXPECT_EQ(DTypeSet::Float().ToString(), "f32 f16 bf16 f64");
-  EXPECT_EQ(DTypeSet::Integer().ToString(), "i8 u8 i32 i64");
+  EXPECT_EQ(DTypeSet::Integer().ToString(), "i8 u8 i16 u16 i32 u32 i64");
+  EXPECT_TRUE(IsSigned(DType::kI16));
+  EXPECT_FALSE(IsSigned(DType::kU32));
+  // The enum's values are the plugin ABI's codes.
+  EXPECT_EQ(static_cast<int>(DType::kI16), SY_DTYPE_I16);
+  EXPECT_EQ(static_cast<int>(DType::kU16), SY_DTYPE_U16);
+  EXPECT_EQ(static_cast<int>(DType::kU32), SY_DTYPE_U32);
   EXPECT_EQ(DTypeSet().ToString(), "(none)");
   EXPECT_TRUE(DTypeSet::All().contains(DType::kBool));
   EXPECT_FALSE(DTypeSet::Numeric().contains(DType::kBool));

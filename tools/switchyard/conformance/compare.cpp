@@ -46,6 +46,21 @@ double Load(DType dtype, const std::byte* p) {
       std::memcpy(&v, p, 8);
       return static_cast<double>(v);
     }
+    case DType::kI16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kU16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kU32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
   }
   return 0;
 }

@@ -72,6 +72,17 @@ void StoreInteger(DType dtype, std::byte* p, int64_t v) {
     case DType::kI64:
       std::memcpy(p, &v, 8);
       return;
+    case DType::kI16:
+    case DType::kU16: {
+      const auto x = static_cast<uint16_t>(static_cast<uint64_t>(v));
+      std::memcpy(p, &x, 2);
+      return;
+    }
+    case DType::kU32: {
+      const auto x = static_cast<uint32_t>(static_cast<uint64_t>(v));
+      std::memcpy(p, &x, 4);
+      return;
+    }
     default:
       return;
   }
@@ -209,8 +220,8 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
       StoreDouble(dtype, p, v);
       continue;
     }
-    // Integers, kept inside the dtype's range (u8 has no negatives).
-    const bool is_unsigned = dtype == DType::kU8;
+    // Integers, kept inside the dtype's range (the unsigned ones have no negatives).
+    const bool is_unsigned = !IsSigned(dtype);
     int64_t v = 0;
     switch (input.domain) {
       case Domain::kPositive:

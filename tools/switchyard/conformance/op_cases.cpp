@@ -45,8 +45,11 @@ std::vector<DType> SchemaDTypes(std::string_view op, size_t var) {
   return dtypes;
 }
 
+// f16, bf16, f64 and the narrow integers that ONNX's INT16 / UINT16 / UINT32 brought
+// (i16 u16 u32) are optional for a plugin; the rest are mandatory.
 bool MandatoryDType(DType dtype) {
-  return dtype != DType::kF16 && dtype != DType::kBF16 && dtype != DType::kF64;
+  return dtype != DType::kF16 && dtype != DType::kBF16 && dtype != DType::kF64 &&
+         dtype != DType::kI16 && dtype != DType::kU16 && dtype != DType::kU32;
 }
 
 OpCase& CaseBuilder::Add(DType dtype, std::string_view rest, std::vector<CaseInput> inputs,

@@ -53,7 +53,7 @@ std::vector<Variant> IntegerClipVariants(DType dtype) {
   std::vector<Variant> v = {{"min=3 max=17", A({{"min", F(3)}, {"max", F(17)}})},
                             {"min=3", A({{"min", F(3)}})},
                             {"max=17", A({{"max", F(17)}})}};
-  if (dtype != DType::kU8) v.push_back({"min=-5 max=7", A({{"min", F(-5)}, {"max", F(7)}})});
+  if (IsSigned(dtype)) v.push_back({"min=-5 max=7", A({{"min", F(-5)}, {"max", F(7)}})});
   return v;
 }
 
@@ -99,7 +99,8 @@ std::vector<OpCase> CastCases() {
   for (DType from : SchemaDTypes("cast")) {
     for (DType to : SchemaDTypes("cast")) {
       const std::string arrow = "->" + std::string(DTypeName(to));
-      const Domain domain = IsFloat(from) && to == DType::kU8 ? Domain::kPositive : Domain::kAny;
+      const Domain domain =
+          IsFloat(from) && IsInteger(to) && !IsSigned(to) ? Domain::kPositive : Domain::kAny;
       const Attrs attrs = A({{"to", Str(std::string(DTypeName(to)))}});
       // Both the source and the target decide whether a case is mandatory.
       const bool mandatory = MandatoryDType(from) && MandatoryDType(to);

@@ -204,6 +204,12 @@ std::pair<int64_t, int64_t> IntRange(DType dtype) {
       return {0, 255};
     case DType::kI32:
       return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::kI16:
+      return {std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max()};
+    case DType::kU16:
+      return {0, std::numeric_limits<uint16_t>::max()};
+    case DType::kU32:
+      return {0, std::numeric_limits<uint32_t>::max()};
     case DType::kBool:
       return {0, 1};
     default:

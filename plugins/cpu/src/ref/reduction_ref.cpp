@@ -56,12 +56,14 @@ int64_t IntLowest(DType dtype) {
   switch (dtype) {
     case DType::kI8:
       return INT8_MIN;
+    case DType::kI16:
+      return INT16_MIN;
     case DType::kI32:
       return INT32_MIN;
     case DType::kI64:
       return INT64_MIN;
     default:
-      return 0;  // u8
+      return 0;  // u8 u16 u32
   }
 }
 int64_t IntHighest(DType dtype) {
@@ -70,8 +72,14 @@ int64_t IntHighest(DType dtype) {
       return INT8_MAX;
     case DType::kU8:
       return UINT8_MAX;
+    case DType::kI16:
+      return INT16_MAX;
+    case DType::kU16:
+      return UINT16_MAX;
     case DType::kI32:
       return INT32_MAX;
+    case DType::kU32:
+      return UINT32_MAX;
     default:
       return INT64_MAX;
   }

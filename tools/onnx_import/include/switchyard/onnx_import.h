@@ -112,6 +112,10 @@ Expected<Tensor> ReadTensorProtoFile(const std::filesystem::path& path, std::str
 struct OnnxSignature {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  // Whether each declares BFLOAT16: what a UINT16 test data file then holds (ONNX's test
+  // data up to 1.13 stores bfloat16 as UINT16 bit patterns).
+  std::vector<bool> input_is_bf16;
+  std::vector<bool> output_is_bf16;
 };
 Expected<OnnxSignature> ReadOnnxSignature(const std::filesystem::path& path);
 
