@@ -498,11 +498,137 @@ Status MapRotaryEmbedding(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// A tensor of `dims` (run-time sizes kept) filled with `value`: a scalar constant expanded.
+Expected<ValueId> Filled(NodeContext& ctx, DType dtype, double value,
+                         const std::vector<Dim>& dims) {
+  SY_ASSIGN_OR_RETURN(ValueId scalar, ctx.Scalar(dtype, value, Shape(dims.size(), 1)));
+  std::vector<int64_t> example;
+  std::vector<DimExpr> exprs;
+  bool symbolic = false;
+  for (const Dim& d : dims) {
+    example.push_back(d.example);
+    exprs.push_back(d.expr);
+    symbolic = symbolic || !d.expr.is_const();
+  }
+  Attrs attrs;
+  attrs.Set("shape", example);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("expand", {scalar}, std::move(attrs)));
+  if (symbolic) ctx.AttachAttrExpr("shape", std::move(exprs));
+  return out;
+}
+
+// LinearAttention (opset 27) onto the catalogue's linear_attention, one recurrence for
+// its four update rules: `linear` (decay 0, no delta), `gated` (decay given), `delta`
+// (beta given) and `gated_delta` (both). 3-D inputs are split into heads; decay
+// [B, T, Hkv] or [B, T, Hkv * Dk] and beta [B, T, Hkv] or [B, T, 1] become [B, Hkv, T, .];
+// an absent past state is zeros.
+Status MapLinearAttention(NodeContext& ctx) {
+  const std::string rule = ctx.AttrString("update_rule", "gated_delta");
+  if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta") {
+    return ctx.Invalid("update_rule must be linear, gated, delta or gated_delta, not '" + rule +
+                       "'");
+  }
+  const bool gated = rule == "gated" || rule == "gated_delta";
+  const bool delta = rule == "delta" || rule == "gated_delta";
+  if (gated != ctx.HasInput(4)) {
+    return ctx.Invalid("update_rule " + rule + (gated ? " needs" : " takes no") + " decay input");
+  }
+  if (delta != ctx.HasInput(5)) {
+    return ctx.Invalid("update_rule " + rule + (delta ? " needs" : " takes no") + " beta input");
+  }
+  const int64_t hq = ctx.AttrInt("q_num_heads", 0), hkv = ctx.AttrInt("kv_num_heads", 0);
+  if (hq <= 0 || hkv <= 0 || hq % hkv != 0) {
+    return ctx.Invalid("q_num_heads must be a positive multiple of a positive kv_num_heads");
+  }
+  SY_ASSIGN_OR_RETURN(ValueId q3, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId k3, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId v3, ctx.Input(2));
+  for (ValueId x : {q3, k3, v3}) {
+    if (ctx.TypeOf(x).shape.size() != 3) return ctx.Invalid("query, key and value must be 3-D");
+  }
+  const DType dtype = ctx.TypeOf(q3).dtype;
+  SY_ASSIGN_OR_RETURN(ValueId q, SplitHeads(ctx, q3, hq));
+  SY_ASSIGN_OR_RETURN(ValueId k, SplitHeads(ctx, k3, hkv));
+  SY_ASSIGN_OR_RETURN(ValueId v, SplitHeads(ctx, v3, hkv));
+  const Dim k_hidden = DimOf(ctx, k3, 2), v_hidden = DimOf(ctx, v3, 2);
+  SY_ASSIGN_OR_RETURN(
+      const int64_t dk,
+      StaticSize(ctx, {k_hidden.example / hkv, k_hidden.expr / DimExpr(hkv)}, "the key head size"));
+  SY_ASSIGN_OR_RETURN(const int64_t dv,
+                      StaticSize(ctx, {v_hidden.example / hkv, v_hidden.expr / DimExpr(hkv)},
+                                 "the value head size"));
+  const auto to_dtype = [&](ValueId x) -> Expected<ValueId> {
+    if (ctx.TypeOf(x).dtype == dtype) return x;
+    Attrs cast;
+    cast.Set("to", std::string(DTypeName(dtype)));
+    return ctx.Emit1("cast", {x}, std::move(cast));
+  };
+  // Per-step tensors [B, T, heads * width] -> [B, heads, T, width].
+  const auto per_step = [&](ValueId x, int64_t heads) -> Expected<ValueId> {
+    SY_ASSIGN_OR_RETURN(x, to_dtype(x));
+    SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, heads, -1}));
+    return EmitTranspose(ctx, r, {0, 2, 1, 3});
+  };
+  const Dim batch = DimOf(ctx, q, 0), steps = DimOf(ctx, q, 2);
+  // A constant filling [B, heads, T, 1]: decay (0) or beta (1) where the rule has none.
+  const auto per_step_fill = [&](int64_t heads, double value) {
+    return Filled(ctx, dtype, value, {batch, ConstDim(heads), steps, ConstDim(1)});
+  };
+  ValueId decay, beta;
+  if (gated) {
+    SY_ASSIGN_OR_RETURN(ValueId g, ctx.Input(4));
+    const Shape gs = ctx.TypeOf(g).shape;
+    if (gs.size() != 3 || (gs[2] != hkv && gs[2] != hkv * dk)) {
+      return ctx.Invalid("decay must be [B, T, kv_num_heads] or [B, T, kv_num_heads * Dk]");
+    }
+    SY_ASSIGN_OR_RETURN(decay, per_step(g, hkv));
+  } else {
+    SY_ASSIGN_OR_RETURN(decay, per_step_fill(hkv, 0.0));
+  }
+  if (delta) {
+    SY_ASSIGN_OR_RETURN(ValueId bt, ctx.Input(5));
+    const Shape bs = ctx.TypeOf(bt).shape;
+    if (bs.size() != 3 || (bs[2] != hkv && bs[2] != 1)) {
+      return ctx.Invalid("beta must be [B, T, kv_num_heads] or [B, T, 1]");
+    }
+    SY_ASSIGN_OR_RETURN(beta, per_step(bt, bs[2]));
+  } else {
+    SY_ASSIGN_OR_RETURN(beta, per_step_fill(1, 1.0));
+  }
+  ValueId state;
+  if (ctx.HasInput(3)) {
+    SY_ASSIGN_OR_RETURN(ValueId p, ctx.Input(3));
+    SY_ASSIGN_OR_RETURN(state, to_dtype(p));
+  } else {
+    SY_ASSIGN_OR_RETURN(
+        state, Filled(ctx, dtype, 0.0, {batch, ConstDim(hkv), ConstDim(dk), ConstDim(dv)}));
+  }
+  Attrs attrs;
+  if (const auto* s = ctx.Attr("scale"); s != nullptr && s->f() != 0) attrs.Set("scale", s->f());
+  attrs.Set("delta", int64_t{delta ? 1 : 0});
+  SY_ASSIGN_OR_RETURN(
+      std::vector<ValueId> out,
+      ctx.Emit("linear_attention", {q, k, v, state, decay, beta}, std::move(attrs), 2));
+  SY_ASSIGN_OR_RETURN(ValueId y, MergeHeads(ctx, out[0]));
+  ctx.SetOutput(0, y);
+  if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
+    ValueId present = out[1];
+    if (ctx.HasInput(3) && ctx.InputType(3).dtype != dtype) {
+      Attrs cast;
+      cast.Set("to", std::string(DTypeName(ctx.InputType(3).dtype)));
+      SY_ASSIGN_OR_RETURN(present, ctx.Emit1("cast", {present}, std::move(cast)));
+    }
+    ctx.SetOutput(1, present);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddAttentionMappings(MappingTable& table) {
   table.At("Attention", {23, 25}).map = MapAttention;
   table.At("RotaryEmbedding", {23, kMappingsCheckedThrough}).map = MapRotaryEmbedding;
+  table.At("LinearAttention", {27, kMappingsCheckedThrough}).map = MapLinearAttention;
 }
 
 }  // namespace sy::onnx_import

@@ -2,7 +2,9 @@
 // with static scales or sizes, attention (ONNX opset 23,
 // 4-D inputs, grouped-query heads, optional float or bool mask) and rotary_embedding
 // (ONNX opset 23, x [B, H, S, D] with cos/sin caches [S, rotary_dim / 2]); and the
-// extension grid_sample (ONNX GridSample opset 16, docs/ops.md "Extensions to spec v1").
+// extensions grid_sample (ONNX GridSample opset 16) and linear_attention (ONNX
+// LinearAttention opset 27, as one recurrence with decay and delta inputs; docs/ops.md
+// "Extensions to spec v1").
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -156,6 +158,61 @@ Expected<std::vector<TensorType>> InferAttention(const InferContext& ctx) {
   return std::vector<TensorType>{{q.dtype, {batch, q_heads, q.shape[2], v.shape[3]}}};
 }
 
+// linear_attention (extension, docs/ops.md): q [B, Hq, T, Dk], k [B, Hkv, T, Dk], v [B, Hkv,
+// T, Dv], state [B, Hkv, Dk, Dv], decay [B, Hkv, T, 1 or Dk], beta [B, Hkv or 1, T, 1] ->
+// y [B, Hq, T, Dv] and the final state.
+Expected<std::vector<TensorType>> InferLinearAttention(const InferContext& ctx) {
+  const TensorType& q = ctx.input(0);
+  const TensorType& k = ctx.input(1);
+  const TensorType& v = ctx.input(2);
+  const TensorType& state = ctx.input(3);
+  const TensorType& decay = ctx.input(4);
+  const TensorType& beta = ctx.input(5);
+  for (auto [t, name] : {std::pair{&q, "q"},
+                         {&k, "k"},
+                         {&v, "v"},
+                         {&state, "state"},
+                         {&decay, "decay"},
+                         {&beta, "beta"}}) {
+    SY_RETURN_IF_ERROR(RequireRank(*t, name, 4));
+  }
+  const int64_t batch = q.shape[0], hq = q.shape[1], steps = q.shape[2], dk = q.shape[3];
+  const int64_t hkv = k.shape[1], dv = v.shape[3];
+  if (k.shape != Shape{batch, hkv, steps, dk}) {
+    return InvalidModel("input k has shape " + ShapeToString(k.shape) + " but must be [" +
+                        Str(batch) + ", Hkv, " + Str(steps) + ", " + Str(dk) + "] (q's B, T, Dk)");
+  }
+  if (hkv == 0 ? hq != 0 : hq % hkv != 0) {
+    return DimError("k", k, 1, "divide input q's number of heads " + Str(hq) + " (grouped)");
+  }
+  if (v.shape[0] != batch || v.shape[1] != hkv || v.shape[2] != steps) {
+    return InvalidModel("input v has shape " + ShapeToString(v.shape) + " but must be [" +
+                        Str(batch) + ", " + Str(hkv) + ", " + Str(steps) + ", Dv]");
+  }
+  const Shape state_shape{batch, hkv, dk, dv};
+  if (state.shape != state_shape) {
+    return InvalidModel("input state has shape " + ShapeToString(state.shape) + " but must be " +
+                        ShapeToString(state_shape) + " ([B, Hkv, Dk, Dv])");
+  }
+  if (decay.shape[0] != batch || decay.shape[1] != hkv || decay.shape[2] != steps ||
+      (decay.shape[3] != 1 && decay.shape[3] != dk)) {
+    return InvalidModel("input decay has shape " + ShapeToString(decay.shape) + " but must be [" +
+                        Str(batch) + ", " + Str(hkv) + ", " + Str(steps) + ", 1 or " + Str(dk) +
+                        "]");
+  }
+  if (beta.shape[0] != batch || (beta.shape[1] != hkv && beta.shape[1] != 1) ||
+      beta.shape[2] != steps || beta.shape[3] != 1) {
+    return InvalidModel("input beta has shape " + ShapeToString(beta.shape) + " but must be [" +
+                        Str(batch) + ", " + Str(hkv) + " or 1, " + Str(steps) + ", 1]");
+  }
+  if (const AttrValue* scale = ctx.attrs.Find("scale");
+      scale != nullptr && !std::isfinite(std::get<double>(*scale))) {
+    return AttrError("scale", "is " + AttrValueToString(*scale) + " but must be finite");
+  }
+  SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "delta"));
+  return std::vector<TensorType>{{q.dtype, {batch, hq, steps, dv}}, {q.dtype, state_shape}};
+}
+
 // x [B, H, S, D]; cos and sin [S, rotary_dim / 2] -> x's type.
 Expected<std::vector<TensorType>> InferRotaryEmbedding(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
@@ -226,6 +283,16 @@ void AddNeuralSchemas(std::vector<OpSchema>& out) {
                {{"scale", AttrKind::kFloat, std::nullopt}, Flag("is_causal")}, InferAttention);
     // The mask is bool or q's float dtype (checked by the shape rule).
     s.type_vars.push_back({"M", kF | DTypeSet::Bool()});
+    s.cost = OpCost::kCompute;
+    out.push_back(std::move(s));
+  }
+  {
+    OpSchema s =
+        Schema("linear_attention", "LinearAttention", kF,
+               {{"q", 0}, {"k", 0}, {"v", 0}, {"state", 0}, {"decay", 0}, {"beta", 0}},
+               {{"scale", AttrKind::kFloat, std::nullopt}, Flag("delta")}, InferLinearAttention);
+    s.min_outputs = 2;
+    s.max_outputs = 2;
     s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }

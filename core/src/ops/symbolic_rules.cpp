@@ -540,6 +540,13 @@ Result Attention(SymbolicNode& n) {
   return One({q[0], q[1], q[2], n.in(2)[3]});
 }
 
+// y [B, Hq, T, Dv] from q and v; the final state has the state input's shape.
+Result LinearAttention(SymbolicNode& n) {
+  if (n.inputs.size() < 4 || n.in(0).size() != 4 || n.in(2).size() != 4) return Outputs();
+  const SymShape& q = n.in(0);
+  return Outputs(std::vector<SymShape>{{q[0], q[1], q[2], n.in(2)[3]}, n.in(3)});
+}
+
 Result GridSample(SymbolicNode& n) {
   if (n.inputs.size() < 2 || n.in(0).size() != 4 || n.in(1).size() != 4) return Outputs();
   return One({n.in(0)[0], n.in(0)[1], n.in(1)[1], n.in(1)[2]});
@@ -599,6 +606,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"argmax", ArgReduce},
       {"argmin", ArgReduce},
       {"attention", Attention},
+      {"linear_attention", LinearAttention},
       {"avg_pool", Pool},
       {"batch_norm", SameAsFirst},
       {"cache_write", SameAsFirst},

@@ -125,6 +125,7 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "depth_to_space",
                                           "space_to_depth",
                                           "attention",
+                                          "linear_attention",
                                           "rotary_embedding",
                                           "grid_sample",
                                           "non_zero",
@@ -148,10 +149,12 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
 }
 
 // The scheduler's cost classes (docs/scheduling.md, island pass): exactly the products,
-// convolutions and attention, fused forms included, do work that grows faster than bytes.
+// convolutions and attention (linear_attention too), fused forms included, do work that
+// grows faster than bytes.
 TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
-  const std::set<std::string> compute = {"matmul",    "gemm",         "conv",      "conv_transpose",
-                                         "attention", "fused_matmul", "fused_conv"};
+  const std::set<std::string> compute = {"matmul",         "gemm",      "conv",
+                                         "conv_transpose", "attention", "linear_attention",
+                                         "fused_matmul",   "fused_conv"};
   for (const OpSchema& s : OpRegistry::Global().schemas()) {
     EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
   }

@@ -205,7 +205,7 @@ TEST(ValidateTypes, DisallowedStringAttribute) {
       Validate(kUnaryValues,
                R"([{"op": "cast", "inputs": [0], "outputs": [1], "attrs": {"to": "float32"}}])"),
       "node 0 (cast): attribute to is \"float32\" but must be one of: f32, f16, bf16, f64, i8, "
-      "u8, i32, i64, bool");
+      "u8, i16, u16, i32, u32, i64, bool");
 }
 
 TEST(ValidateTypes, MissingRequiredAttribute) {

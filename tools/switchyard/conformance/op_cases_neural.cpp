@@ -1,5 +1,6 @@
 // Op cases of resize, depth_to_space, space_to_depth, attention, rotary_embedding and
 // grid_sample.
+#include <optional>
 #include <string>
 
 #include "conformance/op_cases_internal.h"
@@ -211,6 +212,56 @@ std::vector<OpCase> AttentionCases() {
   return b.Take();
 }
 
+// linear_attention: q [B, Hq, T, Dk], k [B, Hkv, T, Dk], v [B, Hkv, T, Dv], state
+// [B, Hkv, Dk, Dv], decay [B, Hkv, T, 1 or Dk] (kSmall: exp(decay) in [0.6, 1.65), so
+// the state stays within a few units over these lengths), beta [B, Hkv or 1, T, 1]
+// (kProbability); with and without the delta correction. Keys are not normalised as
+// models normalise them, so the delta cases keep Dk * T small: the correction
+// (I - beta k k^T) grows the state by about |1 - beta |k|^2| a step.
+std::vector<OpCase> LinearAttentionCases() {
+  struct R {
+    std::string label;
+    int64_t batch, hq, hkv, steps, dk, dv, decay_width, beta_heads;
+    int64_t delta;
+    std::optional<double> scale;
+  };
+  const std::vector<R> cases = {
+      {"linear [1,2,5,4,4]", 1, 2, 2, 5, 4, 4, 1, 1, 0, {}},
+      {"gated per head [2,2,6,8,4]", 2, 2, 2, 6, 8, 4, 1, 2, 0, {}},
+      {"gated per key [1,2,5,4,6]", 1, 2, 2, 5, 4, 6, 4, 1, 0, {}},
+      {"delta [1,2,7,4,4]", 1, 2, 2, 7, 4, 4, 1, 2, 1, {}},
+      {"gated delta gqa [2,4,2,6,8,8]", 2, 4, 2, 6, 8, 8, 1, 2, 1, {}},
+      {"gated delta mqa beta shared [1,4,1,5,4,4]", 1, 4, 1, 5, 4, 4, 4, 1, 1, {}},
+      {"scale=0.3 delta [1,2,4,4,6]", 1, 2, 2, 4, 4, 6, 1, 2, 1, 0.3},
+      {"one step [2,2,1,8,8]", 2, 2, 2, 1, 8, 8, 1, 2, 1, {}},
+      {"empty T=0 [1,2,0,4,4]", 1, 2, 2, 0, 4, 4, 1, 2, 1, {}},
+      {"empty B=0", 0, 2, 2, 3, 4, 4, 1, 2, 1, {}},
+  };
+  CaseBuilder b("linear_attention");
+  for (DType d : SchemaDTypes("linear_attention")) {
+    for (const R& c : cases) {
+      Attrs attrs = A({{"delta", I(c.delta)}});
+      if (c.scale) attrs.Set("scale", F(*c.scale));
+      b.Add(d, c.label,
+            {In(d, {c.batch, c.hq, c.steps, c.dk}, Domain::kUnit),
+             In(d, {c.batch, c.hkv, c.steps, c.dk}, Domain::kUnit),
+             In(d, {c.batch, c.hkv, c.steps, c.dv}, Domain::kUnit),
+             In(d, {c.batch, c.hkv, c.dk, c.dv}, Domain::kUnit),
+             In(d, {c.batch, c.hkv, c.steps, c.decay_width}, Domain::kSmall),
+             In(d, {c.batch, c.beta_heads, c.steps, 1}, Domain::kProbability)},
+            attrs, 2);
+    }
+  }
+  const DType f = DType::kF32;
+  // q and y 1M elements each; 4 kv heads over 1024 steps.
+  b.Large(f, "1M q=[1,16,1024,64] kv=[1,4,1024,64]",
+          {In(f, {1, 16, 1024, 64}, Domain::kUnit), In(f, {1, 4, 1024, 64}, Domain::kUnit),
+           In(f, {1, 4, 1024, 64}, Domain::kUnit), In(f, {1, 4, 64, 64}, Domain::kUnit),
+           In(f, {1, 4, 1024, 1}, Domain::kSmall), In(f, {1, 4, 1024, 1}, Domain::kProbability)},
+          A({{"delta", I(0)}}), 2);  // delta with unnormalised random keys would diverge
+  return b.Take();
+}
+
 // rotary_embedding: x [B, H, S, D], cos and sin [S, rotary_dim / 2] drawn from kUnit
 // (they are cosines and sines; kUnit also keeps special values out of them, so that
 // x * cos - y * sin with a special x cannot overflow differently in f32 than in double).
@@ -321,6 +372,7 @@ std::vector<OpCase> NeuralCases(std::string_view op) {
   if (op == "resize") return ResizeCases();
   if (op == "depth_to_space" || op == "space_to_depth") return BlockCases(op);
   if (op == "attention") return AttentionCases();
+  if (op == "linear_attention") return LinearAttentionCases();
   if (op == "rotary_embedding") return RotaryCases();
   if (op == "grid_sample") return GridSampleCases();
   return {};

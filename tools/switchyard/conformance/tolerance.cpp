@@ -183,6 +183,7 @@ constexpr OpTier kTiers[] = {
     {"avg_pool", Tier::kSum},
     {"global_avg_pool", Tier::kSum},
     {"attention", Tier::kSum},
+    {"linear_attention", Tier::kSum},
     {"scatter_elements", Tier::kSum},  // "none" copies; add and mul accumulate duplicates
     {"scatter_nd", Tier::kSum},        // likewise
     // Normalizations.

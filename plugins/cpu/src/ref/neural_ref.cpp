@@ -1,5 +1,6 @@
 // Reference kernels of the neural family (spec/ops.md, "Neural network"): resize,
-// attention, rotary_embedding and the extension grid_sample. (The normalization ops are
+// attention, rotary_embedding and the extensions grid_sample and linear_attention. (The
+// normalization ops are
 // in normalization_ref.cpp, depth_to_space and space_to_depth in movement_ref.cpp.)
 //
 // Floats are computed in double and rounded once on store.
@@ -327,6 +328,89 @@ Status Attention(const KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
+// linear_attention: per batch and kv head, a state S [Dk, Dv] (in double) starting from
+// `state`, and for each step t:
+//   S = exp(decay[t]) * S                   (decay [1] or [Dk]: row d scaled by exp(decay[d]))
+//   v' = delta ? beta[t] * (v[t] - S^T k[t]) : v[t]
+//   S = S + k[t] v'^T
+//   y[h, t] = scale * q[h, t] . S   for every q head h of the group (h / (Hq / Hkv) = kv head)
+// scale defaults to 1 / sqrt(Dk). Outputs y and the final S.
+Status LinearAttention(const KernelContext& ctx) {
+  const ConstTensorView& q = ctx.inputs[0];
+  const ConstTensorView& k = ctx.inputs[1];
+  const ConstTensorView& v = ctx.inputs[2];
+  const ConstTensorView& state0 = ctx.inputs[3];
+  const ConstTensorView& decay = ctx.inputs[4];
+  const ConstTensorView& beta = ctx.inputs[5];
+  const TensorView& y = ctx.outputs[0];
+  const TensorView& state_out = ctx.outputs[1];
+  const int64_t batch = q.shape()[0], hq = q.shape()[1], steps = q.shape()[2];
+  const int64_t dk = q.shape()[3], hkv = k.shape()[1], dv = v.shape()[3];
+  const int64_t decay_width = decay.shape()[3], beta_heads = beta.shape()[1];
+  const bool delta = ctx.attrs.GetInt("delta", 0) != 0;
+  const double scale = ctx.attrs.Has("scale") ? ctx.attrs.GetFloat("scale")
+                                              : 1.0 / std::sqrt(static_cast<double>(dk));
+  if (hkv == 0) return Status::Ok();  // then Hq = 0 too: nothing to compute
+  const int64_t group = hq / hkv;
+  const DType dt = q.dtype();
+  std::vector<double> s(static_cast<size_t>(dk * dv)), kt(static_cast<size_t>(dk)),
+      vt(static_cast<size_t>(dv));
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < hkv; ++h) {
+      const int64_t sbase = (b * hkv + h) * dk * dv;
+      for (int64_t i = 0; i < dk * dv; ++i) {
+        s[static_cast<size_t>(i)] = LoadFloat(state0.dtype(), state0.data, sbase + i);
+      }
+      for (int64_t t = 0; t < steps; ++t) {
+        const int64_t kv_row = (b * hkv + h) * steps + t;
+        for (int64_t d = 0; d < dk; ++d) {
+          const double g =
+              LoadFloat(dt, decay.data, kv_row * decay_width + (decay_width == 1 ? 0 : d));
+          const double f = std::exp(g);
+          for (int64_t m = 0; m < dv; ++m) s[static_cast<size_t>(d * dv + m)] *= f;
+          kt[static_cast<size_t>(d)] = LoadFloat(dt, k.data, kv_row * dk + d);
+        }
+        for (int64_t m = 0; m < dv; ++m)
+          vt[static_cast<size_t>(m)] = LoadFloat(dt, v.data, kv_row * dv + m);
+        if (delta) {
+          const double bt =
+              LoadFloat(dt, beta.data, (b * beta_heads + (beta_heads == 1 ? 0 : h)) * steps + t);
+          for (int64_t m = 0; m < dv; ++m) {
+            double retrieved = 0;
+            for (int64_t d = 0; d < dk; ++d) {
+              retrieved += s[static_cast<size_t>(d * dv + m)] * kt[static_cast<size_t>(d)];
+            }
+            vt[static_cast<size_t>(m)] = bt * (vt[static_cast<size_t>(m)] - retrieved);
+          }
+        }
+        for (int64_t d = 0; d < dk; ++d) {
+          for (int64_t m = 0; m < dv; ++m) {
+            s[static_cast<size_t>(d * dv + m)] +=
+                kt[static_cast<size_t>(d)] * vt[static_cast<size_t>(m)];
+          }
+        }
+        for (int64_t g = 0; g < group; ++g) {
+          const int64_t qh = h * group + g;
+          const int64_t qbase = ((b * hq + qh) * steps + t) * dk;
+          const int64_t ybase = ((b * hq + qh) * steps + t) * dv;
+          for (int64_t m = 0; m < dv; ++m) {
+            double acc = 0;
+            for (int64_t d = 0; d < dk; ++d) {
+              acc += LoadFloat(dt, q.data, qbase + d) * s[static_cast<size_t>(d * dv + m)];
+            }
+            StoreFloat(y.dtype(), y.data, ybase + m, scale * acc);
+          }
+        }
+      }
+      for (int64_t i = 0; i < dk * dv; ++i) {
+        StoreFloat(state_out.dtype(), state_out.data, sbase + i, s[static_cast<size_t>(i)]);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
 // rotary_embedding (ONNX opset 23): x [B, H, S, D], cos and sin [S, R/2] with
 // R = rotary_dim (default D). With x1, x2 the two halves of x[..., :R] (interleaved = 0)
 // or its even and odd elements (interleaved = 1), the rotated dims are
@@ -505,6 +589,7 @@ Status GridSample(const KernelContext& ctx) {
 void AddNeuralRefKernels(KernelTable& table) {
   table.Add("resize", Resize);
   table.Add("attention", Attention);
+  table.Add("linear_attention", LinearAttention);
   table.Add("rotary_embedding", RotaryEmbedding);
   table.Add("grid_sample", GridSample);
 }

@@ -25,10 +25,16 @@ TEST(CuOpRegistry, EveryOpIsRegisteredOnceUnderItsCatalogueFamily) {
 }
 
 // The families the plugin offers: every op of the catalogue but the fused and selection
-// families (docs/ops.md, "Op families"), sampling's `sample` included.
+// families (docs/ops.md, "Op families"), sampling's `sample` included, and but the
+// extensions added without a GPU to check their kernels on (docs/ops.md, "Extensions to
+// spec v1"): a debt, listed here so that each is a decision.
 TEST(CuOpRegistry, EveryFamilyButFusedAndSelectionIsOffered) {
+  const std::set<std::string> not_yet = {"bitwise_and",     "bitwise_or", "bitwise_xor",
+                                         "bitwise_not",     "bit_shift",  "cumprod",
+                                         "linear_attention"};
   for (const OpSchema& schema : OpRegistry::Global().schemas()) {
-    const bool offered = schema.family != "fused" && schema.family != "selection";
+    const bool offered = schema.family != "fused" && schema.family != "selection" &&
+                         not_yet.count(std::string(schema.name)) == 0;
     EXPECT_EQ(CuOpRegistry::Global().Find(schema.name) != nullptr, offered)
         << schema.name << " (" << schema.family << ")";
   }

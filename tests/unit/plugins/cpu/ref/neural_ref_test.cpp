@@ -610,6 +610,37 @@ TEST(NeuralRefAttention, EmptyDims) {
 }
 
 // ---------------------------------------------------------------------------------------
+// linear_attention: hand-worked recurrences on one head with Dk = Dv = 1, T = 2,
+// q = [1, 1], k = [1, 2], v = [3, 4], a zero start state and scale 1.
+
+TEST(NeuralRefLinearAttention, HandWorkedRecurrences) {
+  const auto run = [](double decay, double beta, int64_t delta) {
+    const Attrs attrs = MakeAttrs({{"scale", 1.0}, {"delta", delta}});
+    return RunRef("linear_attention",
+                  {Make(DType::kF32, {1, 1, 2, 1}, {1, 1}), Make(DType::kF32, {1, 1, 2, 1}, {1, 2}),
+                   Make(DType::kF32, {1, 1, 2, 1}, {3, 4}), Make(DType::kF32, {1, 1, 1, 1}, {0}),
+                   Make(DType::kF32, {1, 1, 2, 1}, {decay, decay}),
+                   Make(DType::kF32, {1, 1, 2, 1}, {beta, beta})},
+                  attrs, 2);
+  };
+  // Linear: S = 3, then 3 + 2 * 4 = 11.
+  Expected<std::vector<Tensor>> linear = run(0.0, 1.0, 0);
+  ASSERT_TRUE(linear.ok()) << linear.status().ToString();
+  ExpectValues((*linear)[0], {1, 1, 2, 1}, {3, 11}, 0);
+  ExpectValues((*linear)[1], {1, 1, 1, 1}, {11}, 0);
+  // Gated by exp(ln 0.5): S = 3, then 0.5 * 3 + 8 = 9.5.
+  Expected<std::vector<Tensor>> gated = run(std::log(0.5), 1.0, 0);
+  ASSERT_TRUE(gated.ok());
+  ExpectValues((*gated)[0], {1, 1, 2, 1}, {3, 9.5}, 1e-6);
+  // Delta with beta 0.5: v' = 0.5 * (3 - 0) = 1.5, S = 1.5; v' = 0.5 * (4 - 1.5 * 2) = 0.5,
+  // S = 1.5 + 2 * 0.5 = 2.5.
+  Expected<std::vector<Tensor>> delta = run(0.0, 0.5, 1);
+  ASSERT_TRUE(delta.ok());
+  ExpectValues((*delta)[0], {1, 1, 2, 1}, {1.5, 2.5}, 0);
+  ExpectValues((*delta)[1], {1, 1, 1, 1}, {2.5}, 0);
+}
+
+// ---------------------------------------------------------------------------------------
 // rotary_embedding
 
 TEST(NeuralRefRotaryEmbedding, MatchesNumPy) {
