@@ -9,7 +9,8 @@ import pytest
 import switchyard
 
 NUMPY = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8,
-         "u8": np.uint8, "i32": np.int32, "i64": np.int64}
+         "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
+         "i64": np.int64}
 
 
 def model(tmp_path, nodes, values, inputs, outputs):
@@ -28,7 +29,9 @@ def test_neg_in_every_numpy_dtype(tmp_path, dtype):
     x = np.arange(6, dtype=NUMPY[dtype]).reshape(2, 3)
     y = session.run({"x": x})["y"]
     assert y.dtype == x.dtype
-    np.testing.assert_array_equal(y, -x if dtype != "u8" else (-x.astype(np.int64)) % 256)
+    unsigned = np.dtype(NUMPY[dtype]).kind == "u"
+    bits = 8 * np.dtype(NUMPY[dtype]).itemsize
+    np.testing.assert_array_equal(y, (-x.astype(np.int64)) % 2**bits if unsigned else -x)
     assert session.stats["inputs_copied_by_python"] == 0
 
 
