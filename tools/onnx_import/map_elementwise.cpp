@@ -240,6 +240,21 @@ Status MapCast(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// BitCast (opset 26): the catalogue's bitcast; to bool is refused (its bytes must be 0 or
+// 1), by the catalogue's schema.
+Status MapBitCast(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(DType to, DTypeParam(ctx, ctx.AttrInt("to", 0), "the target type"));
+  if (to == DType::kBool) {
+    return ctx.UnsupportedOp("BitCast to bool (whose bytes must be 0 or 1) is not supported");
+  }
+  Attrs attrs;
+  attrs.Set("to", std::string(DTypeName(to)));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("bitcast", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 Status MapMod(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
@@ -406,6 +421,7 @@ void AddElementwiseMappings(MappingTable& table) {
   table.At("Dropout").map = MapAlias;
   table.At("Clip").map = MapClip;
   table.At("Cast").map = MapCast;
+  table.At("BitCast").map = MapBitCast;
   table.At("CastLike").map = MapCast;
   table.At("Mod").map = MapMod;
   table.At("Pow").map = MapPow;

@@ -314,6 +314,24 @@ Expected<std::vector<TensorType>> InferTile(const InferContext& ctx) {
 
 // ---- range, trilu ----
 
+// bitcast (extension, docs/ops.md): x's bits as dtype `to`, of the same element size;
+// bool is not a target (its bytes must be 0 or 1).
+Expected<std::vector<TensorType>> InferBitcast(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const std::string name = ctx.attrs.GetString("to");
+  const std::optional<DType> to = ParseDTypeName(name);
+  if (!to || *to == DType::kBool) {
+    return AttrError("to", "is \"" + name + "\" but must be a dtype other than bool");
+  }
+  if (DTypeSize(*to) != DTypeSize(x.dtype)) {
+    return AttrError("to", "is " + name + " (" + std::to_string(8 * DTypeSize(*to)) +
+                               " bits) but input x is " + std::string(DTypeName(x.dtype)) + " (" +
+                               std::to_string(8 * DTypeSize(x.dtype)) +
+                               " bits); bitcast keeps the element size");
+  }
+  return std::vector<TensorType>{{*to, x.shape}};
+}
+
 std::vector<std::string_view> RangeDTypeNames() {
   return {"f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64"};
 }
@@ -438,6 +456,13 @@ void AddMovementSchemas(std::vector<OpSchema>& out) {
   out.push_back(Movement("depth_to_space", "DepthToSpace", InferDepthToSpace,
                          {blocksize, {"mode", AttrKind::kString, "DCR", false, {"DCR", "CRD"}}}));
   out.push_back(Movement("space_to_depth", "SpaceToDepth", InferSpaceToDepth, {blocksize}));
+  out.push_back(
+      Movement("bitcast", "BitCast", InferBitcast,
+               {{"to",
+                 AttrKind::kString,
+                 std::nullopt,
+                 true,
+                 {"f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64"}}}));
 }
 
 }  // namespace sy::ops

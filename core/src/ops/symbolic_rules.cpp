@@ -609,6 +609,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"linear_attention", LinearAttention},
       {"avg_pool", Pool},
       {"batch_norm", SameAsFirst},
+      {"bitcast", SameAsFirst},
       {"cache_write", SameAsFirst},
       {"cast", SameAsFirst},
       {"clip", SameAsFirst},

@@ -378,6 +378,7 @@ std::unique_ptr<ClOp> CreateRange(const NodeInfo&) { return std::make_unique<Ran
 
 void RegisterMovementOps(ClOpRegistry& registry) {
   registry.Add("reshape", SupportsAny, CreateCopy);
+  registry.Add("bitcast", SupportsAny, CreateCopy);  // the same bytes, another dtype
   registry.Add("transpose", SupportsAny, CreateStridedCopy);
   registry.Add("expand", SupportsAny, CreateStridedCopy);
   registry.Add("concat", SupportsAny, CreateConcat);

@@ -115,6 +115,13 @@ TEST(MovementSchemas, DefaultsAreFilledIn) {
   EXPECT_EQ(tattrs.GetInt("k", -1), 0);
 }
 
+TEST(MovementSchemas, BitcastKeepsTheElementSize) {
+  SY_EXPECT_ERROR(Infer("bitcast", {F32({2})}, MakeAttrs({{"to", std::string("i64")}})),
+                  "bitcast keeps the element size");
+  SY_EXPECT_ERROR(Infer("bitcast", {T(DType::kU8, {2})}, MakeAttrs({{"to", std::string("bool")}})),
+                  "must be one of");
+}
+
 TEST(MovementSchemas, SingleInputOpsRejectWrongArity) {
   SY_EXPECT_ERROR(Infer("reshape", {F32({2}), F32({2})}, MakeAttrs({{"shape", Ints({2})}})),
                   "takes 1 input but has 2");

@@ -273,7 +273,28 @@ std::vector<OpCase> TriluCases() {
 
 }  // namespace
 
+// bitcast: every dtype to every other of its size but bool (floats' bit patterns from
+// integers include NaNs and subnormals: the comparison is bit for bit).
+std::vector<OpCase> BitcastCases() {
+  CaseBuilder b("bitcast");
+  for (DType from : SchemaDTypes("bitcast")) {
+    for (DType to : SchemaDTypes("bitcast")) {
+      if (to == DType::kBool || DTypeSize(to) != DTypeSize(from)) continue;
+      const Attrs attrs = A({{"to", Str(std::string(DTypeName(to)))}});
+      const std::string arrow = "->" + std::string(DTypeName(to));
+      b.Add(from, arrow + " [3,5]", {In(from, {3, 5})}, attrs);
+      b.Add(from, arrow + " [1031]", {In(from, {1031})}, attrs);
+      b.Add(from, arrow + " scalar []", {In(from, {})}, attrs);
+      b.Add(from, arrow + " empty [0,3]", {In(from, {0, 3})}, attrs);
+    }
+  }
+  b.Large(DType::kF32, "->i32 1M [1024,1025]", {In(DType::kF32, {1024, 1025})},
+          A({{"to", Str("i32")}}));
+  return b.Take();
+}
+
 std::vector<OpCase> MovementCases(std::string_view op) {
+  if (op == "bitcast") return BitcastCases();
   if (op == "reshape") return ReshapeCases();
   if (op == "transpose") return TransposeCases();
   if (op == "expand") return ExpandCases();

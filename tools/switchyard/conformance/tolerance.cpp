@@ -87,6 +87,7 @@ struct OpTier {
 constexpr OpTier kTiers[] = {
     // Data movement and selection of whole elements.
     {"reshape", Tier::kBitExact},
+    {"bitcast", Tier::kBitExact},
     {"transpose", Tier::kBitExact},
     {"expand", Tier::kBitExact},
     {"concat", Tier::kBitExact},

@@ -93,7 +93,14 @@ Status StridedCopy(const KernelContext& ctx, int64_t base, std::span<const int64
   return Status::Ok();
 }
 
-// ---- reshape, transpose, expand ----
+// ---- reshape, transpose, expand, bitcast ----
+
+// The same bytes under another dtype of the same size (the shape rule checked the sizes).
+Status Bitcast(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  CopyBytes(ctx.outputs[0].data, x.data, static_cast<size_t>(x.count()) * ElemSize(x.dtype()));
+  return Status::Ok();
+}
 
 Status Reshape(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
@@ -376,6 +383,7 @@ Status SpaceToDepth(const KernelContext& ctx) {
 
 void AddMovementRefKernels(KernelTable& table) {
   table.Add("reshape", Reshape);
+  table.Add("bitcast", Bitcast);
   table.Add("transpose", Transpose);
   table.Add("expand", Expand);
   table.Add("concat", Concat);

@@ -101,6 +101,19 @@ TEST(MovementRef, PadTileRangeTriluMatchNumpy) {
 
 // ---- hand-derived cases ------------------------------------------------------------
 
+// IEEE 754: 1.0f is 0x3f800000, -2.0f 0xc0000000; 0x3c00 is f16 1.0.
+TEST(MovementRef, BitcastKeepsTheBytes) {
+  ExpectValues(
+      RunRef1("bitcast", {Make(DType::kF32, {2}, {1, -2})}, A({{"to", std::string("i32")}})),
+      DType::kI32, {2}, {1065353216, -1073741824});
+  ExpectValues(
+      RunRef1("bitcast", {Make(DType::kU16, {1}, {0x3c00})}, A({{"to", std::string("f16")}})),
+      DType::kF16, {1}, {1});
+  ExpectValues(
+      RunRef1("bitcast", {Make(DType::kBool, {2}, {1, 0})}, A({{"to", std::string("u8")}})),
+      DType::kU8, {2}, {1, 0});
+}
+
 TEST(MovementRef, ReshapeHandlesScalarsEmptyAndBf16) {
   const Tensor b = Make(DType::kBF16, {2, 3}, {1, 2, 3, 4, 5, 6});
   ExpectValues(RunRef1("reshape", {b}, A({{"shape", I{3, -1}}})), DType::kBF16, {3, 2},
