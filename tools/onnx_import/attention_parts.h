@@ -27,6 +27,8 @@ Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view wh
 // Small emitters.
 Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape);
 Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm);
+// i64 range(start, limit), bounds that may be run-time sizes.
+Expected<ValueId> EmitRange(NodeContext& ctx, const Dim& start, const Dim& limit);
 // [B, S, heads * D] -> [B, heads, S, D], and back.
 Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads);
 Expected<ValueId> MergeHeads(NodeContext& ctx, ValueId x);
@@ -61,5 +63,9 @@ Expected<AttentionResult> EmitAttention(NodeContext& ctx, const AttentionSpec& s
 // rotated, the rest of each head passed through.
 Expected<ValueId> EmitRotary(NodeContext& ctx, ValueId x4, ValueId cos, ValueId sin,
                              int64_t head_size, int64_t rotary_dim, bool interleaved);
+// A rotary op's input as [B, S, H, D]: 4-D [B, H, S, D] transposed, 3-D [B, S, H * D]
+// split by `heads`; and its result back in the input's layout (`rank` 3 or 4).
+Expected<ValueId> RotaryInput(NodeContext& ctx, ValueId x, int64_t heads);
+Expected<ValueId> RotaryOutput(NodeContext& ctx, ValueId y4, size_t rank);
 
 }  // namespace sy::onnx_import

@@ -67,6 +67,18 @@ Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads) {
   return EmitTranspose(ctx, r, {0, 2, 1, 3});
 }
 
+Expected<ValueId> EmitRange(NodeContext& ctx, const Dim& start, const Dim& limit) {
+  Attrs attrs;
+  attrs.Set("start", static_cast<double>(start.example));
+  attrs.Set("limit", static_cast<double>(limit.example));
+  attrs.Set("delta", 1.0);
+  attrs.Set("dtype", std::string("i64"));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("range", {}, std::move(attrs)));
+  if (!start.expr.is_const()) ctx.AttachAttrExpr("start", {start.expr}, false);
+  if (!limit.expr.is_const()) ctx.AttachAttrExpr("limit", {limit.expr}, false);
+  return out;
+}
+
 Expected<ValueId> MergeHeads(NodeContext& ctx, ValueId x) {
   SY_ASSIGN_OR_RETURN(ValueId t, EmitTranspose(ctx, x, {0, 2, 1, 3}));
   return EmitReshape(ctx, t, {0, 0, -1});
@@ -88,19 +100,6 @@ Expected<ValueId> Concat(NodeContext& ctx, std::vector<ValueId> parts, int64_t a
   Attrs attrs;
   attrs.Set("axis", axis);
   return ctx.Emit1("concat", std::move(parts), std::move(attrs));
-}
-
-// i64 range(start, limit) whose bounds may be run-time sizes.
-Expected<ValueId> Range(NodeContext& ctx, const Dim& start, const Dim& limit) {
-  Attrs attrs;
-  attrs.Set("start", static_cast<double>(start.example));
-  attrs.Set("limit", static_cast<double>(limit.example));
-  attrs.Set("delta", 1.0);
-  attrs.Set("dtype", std::string("i64"));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("range", {}, std::move(attrs)));
-  if (!start.expr.is_const()) ctx.AttachAttrExpr("start", {start.expr}, false);
-  if (!limit.expr.is_const()) ctx.AttachAttrExpr("limit", {limit.expr}, false);
-  return out;
 }
 
 Dim Plus(const Dim& a, const Dim& b) { return {a.example + b.example, a.expr + b.expr}; }
@@ -164,7 +163,7 @@ Expected<Masking> BuildMasking(NodeContext& ctx, const AttentionSpec& a, bool ne
   m.fused_causal = a.causal && !explicit_causal;
   if (!explicit_causal && !windowed && !a.nonpad && !mask_len) return m;
 
-  SY_ASSIGN_OR_RETURN(ValueId j, Range(ctx, ConstDim(0), t));  // [T]
+  SY_ASSIGN_OR_RETURN(ValueId j, EmitRange(ctx, ConstDim(0), t));  // [T]
   std::vector<ValueId> conds;
   const auto cond = [&](std::string_view op, ValueId x, ValueId y) -> Status {
     SY_ASSIGN_OR_RETURN(ValueId c, ctx.Emit1(op, {x, y}));
@@ -173,9 +172,7 @@ Expected<Masking> BuildMasking(NodeContext& ctx, const AttentionSpec& a, bool ne
   };
   std::optional<ValueId> nonpad_b;  // the valid key counts as i64 [B, 1, 1, 1]
   if (a.nonpad) {
-    Attrs cast;
-    cast.Set("to", std::string("i64"));
-    SY_ASSIGN_OR_RETURN(ValueId n64, ctx.Emit1("cast", {*a.nonpad}, std::move(cast)));
+    SY_ASSIGN_OR_RETURN(ValueId n64, CastTo(ctx, *a.nonpad, DType::kI64));
     SY_ASSIGN_OR_RETURN(nonpad_b, EmitReshape(ctx, n64, {-1, 1, 1, 1}));
     SY_RETURN_IF_ERROR(cond("less", j, *nonpad_b));
   }
@@ -183,12 +180,12 @@ Expected<Masking> BuildMasking(NodeContext& ctx, const AttentionSpec& a, bool ne
     // The absolute position of each query: i + offset, [S, 1] or [B, 1, S, 1].
     ValueId pos;
     if (a.nonpad) {
-      SY_ASSIGN_OR_RETURN(ValueId i_minus_s, Range(ctx, Minus(s), ConstDim(0)));
+      SY_ASSIGN_OR_RETURN(ValueId i_minus_s, EmitRange(ctx, Minus(s), ConstDim(0)));
       SY_ASSIGN_OR_RETURN(ValueId col, EmitReshape(ctx, i_minus_s, {-1, 1}));
       SY_ASSIGN_OR_RETURN(pos, ctx.Emit1("add", {col, *nonpad_b}));
     } else {
       const Dim offset = a.past_length.value_or(ConstDim(0));
-      SY_ASSIGN_OR_RETURN(ValueId i, Range(ctx, offset, Plus(offset, s)));
+      SY_ASSIGN_OR_RETURN(ValueId i, EmitRange(ctx, offset, Plus(offset, s)));
       SY_ASSIGN_OR_RETURN(pos, EmitReshape(ctx, i, {-1, 1}));
     }
     if (a.causal) SY_RETURN_IF_ERROR(cond("less_equal", j, pos));
@@ -205,7 +202,7 @@ Expected<Masking> BuildMasking(NodeContext& ctx, const AttentionSpec& a, bool ne
   }
   if (mask_len) {
     // Keys past the mask's end are masked: j < its length, as a [1] tensor.
-    SY_ASSIGN_OR_RETURN(ValueId len, Range(ctx, *mask_len, Plus(*mask_len, ConstDim(1))));
+    SY_ASSIGN_OR_RETURN(ValueId len, EmitRange(ctx, *mask_len, Plus(*mask_len, ConstDim(1))));
     SY_RETURN_IF_ERROR(cond("less", j, len));
   }
   ValueId all = conds[0];
@@ -275,20 +272,11 @@ Expected<AttentionResult> DecomposedAttention(NodeContext& ctx, const AttentionS
   std::optional<DType> wide;
   if (a.softmax_precision == 1 && dtype != DType::kF32 && dtype != DType::kF64) wide = DType::kF32;
   if (a.softmax_precision == 11 && dtype != DType::kF64) wide = DType::kF64;
-  ValueId to_softmax = biased;
-  if (wide) {
-    Attrs cast;
-    cast.Set("to", std::string(DTypeName(*wide)));
-    SY_ASSIGN_OR_RETURN(to_softmax, ctx.Emit1("cast", {biased}, std::move(cast)));
-  }
+  SY_ASSIGN_OR_RETURN(ValueId to_softmax, CastTo(ctx, biased, wide.value_or(dtype)));
   Attrs axis;
   axis.Set("axis", int64_t{-1});
   SY_ASSIGN_OR_RETURN(ValueId p, ctx.Emit1("softmax", {to_softmax}, std::move(axis)));
-  if (wide) {
-    Attrs cast;
-    cast.Set("to", std::string(DTypeName(dtype)));
-    SY_ASSIGN_OR_RETURN(p, ctx.Emit1("cast", {p}, std::move(cast)));
-  }
+  SY_ASSIGN_OR_RETURN(p, CastTo(ctx, p, dtype));
   // A row with nothing to attend (its bias all -inf, or every biased score -inf) is zeros.
   Attrs last;
   last.Set("axes", std::vector<int64_t>{-1});
@@ -392,6 +380,16 @@ Expected<ValueId> EmitRotary(NodeContext& ctx, ValueId x4, ValueId cos, ValueId 
   return rotated;
 }
 
+Expected<ValueId> RotaryInput(NodeContext& ctx, ValueId x, int64_t heads) {
+  if (ctx.TypeOf(x).shape.size() == 4) return EmitTranspose(ctx, x, {0, 2, 1, 3});
+  return EmitReshape(ctx, x, {0, 0, heads, -1});
+}
+
+Expected<ValueId> RotaryOutput(NodeContext& ctx, ValueId y4, size_t rank) {
+  if (rank == 4) return EmitTranspose(ctx, y4, {0, 2, 1, 3});
+  return EmitReshape(ctx, y4, {0, 0, -1});
+}
+
 namespace {
 
 Status MapAttention(NodeContext& ctx) {
@@ -470,12 +468,7 @@ Status MapRotaryEmbedding(NodeContext& ctx) {
   if (rank != 3 && rank != 4) return ctx.Invalid("X must be 3-D or 4-D");
   const int64_t heads = rank == 3 ? ctx.AttrInt("num_heads", 0) : 1;
   if (heads <= 0) return ctx.Invalid("a 3-D input needs a positive num_heads attribute");
-  ValueId x4;  // [B, S, H, D]
-  if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(x4, EmitTranspose(ctx, x, {0, 2, 1, 3}));
-  } else {
-    SY_ASSIGN_OR_RETURN(x4, EmitReshape(ctx, x, {0, 0, heads, -1}));
-  }
+  SY_ASSIGN_OR_RETURN(ValueId x4, RotaryInput(ctx, x, heads));  // [B, S, H, D]
   const Dim last = DimOf(ctx, x, rank - 1);
   SY_ASSIGN_OR_RETURN(
       const int64_t dim,
@@ -488,12 +481,7 @@ Status MapRotaryEmbedding(NodeContext& ctx) {
   }
   SY_ASSIGN_OR_RETURN(ValueId rotated, EmitRotary(ctx, x4, cos, sin, dim, given == 0 ? dim : given,
                                                   ctx.AttrInt("interleaved", 0) != 0));
-  ValueId out;
-  if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(out, EmitTranspose(ctx, rotated, {0, 2, 1, 3}));
-  } else {
-    SY_ASSIGN_OR_RETURN(out, EmitReshape(ctx, rotated, {0, 0, -1}));
-  }
+  SY_ASSIGN_OR_RETURN(ValueId out, RotaryOutput(ctx, rotated, rank));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -557,15 +545,9 @@ Status MapLinearAttention(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(const int64_t dv,
                       StaticSize(ctx, {v_hidden.example / hkv, v_hidden.expr / DimExpr(hkv)},
                                  "the value head size"));
-  const auto to_dtype = [&](ValueId x) -> Expected<ValueId> {
-    if (ctx.TypeOf(x).dtype == dtype) return x;
-    Attrs cast;
-    cast.Set("to", std::string(DTypeName(dtype)));
-    return ctx.Emit1("cast", {x}, std::move(cast));
-  };
   // Per-step tensors [B, T, heads * width] -> [B, heads, T, width].
   const auto per_step = [&](ValueId x, int64_t heads) -> Expected<ValueId> {
-    SY_ASSIGN_OR_RETURN(x, to_dtype(x));
+    SY_ASSIGN_OR_RETURN(x, CastTo(ctx, x, dtype));
     SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, heads, -1}));
     return EmitTranspose(ctx, r, {0, 2, 1, 3});
   };
@@ -598,7 +580,7 @@ Status MapLinearAttention(NodeContext& ctx) {
   ValueId state;
   if (ctx.HasInput(3)) {
     SY_ASSIGN_OR_RETURN(ValueId p, ctx.Input(3));
-    SY_ASSIGN_OR_RETURN(state, to_dtype(p));
+    SY_ASSIGN_OR_RETURN(state, CastTo(ctx, p, dtype));
   } else {
     SY_ASSIGN_OR_RETURN(
         state, Filled(ctx, dtype, 0.0, {batch, ConstDim(hkv), ConstDim(dk), ConstDim(dv)}));
@@ -612,12 +594,8 @@ Status MapLinearAttention(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId y, MergeHeads(ctx, out[0]));
   ctx.SetOutput(0, y);
   if (ctx.num_outputs() > 1 && ctx.OutputWanted(1)) {
-    ValueId present = out[1];
-    if (ctx.HasInput(3) && ctx.InputType(3).dtype != dtype) {
-      Attrs cast;
-      cast.Set("to", std::string(DTypeName(ctx.InputType(3).dtype)));
-      SY_ASSIGN_OR_RETURN(present, ctx.Emit1("cast", {present}, std::move(cast)));
-    }
+    const DType state_dtype = ctx.HasInput(3) ? ctx.InputType(3).dtype : dtype;
+    SY_ASSIGN_OR_RETURN(ValueId present, CastTo(ctx, out[1], state_dtype));
     ctx.SetOutput(1, present);
   }
   return Status::Ok();

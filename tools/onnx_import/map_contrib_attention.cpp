@@ -32,23 +32,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Expected<ValueId> Iota(NodeContext& ctx, const Dim& n) {
-  Attrs attrs;
-  attrs.Set("start", 0.0);
-  attrs.Set("limit", static_cast<double>(n.example));
-  attrs.Set("delta", 1.0);
-  attrs.Set("dtype", std::string("i64"));
-  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("range", {}, std::move(attrs)));
-  if (!n.expr.is_const()) ctx.AttachAttrExpr("limit", {n.expr}, false);
-  return out;
-}
-
-Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to) {
-  if (ctx.TypeOf(x).dtype == to) return x;
-  Attrs attrs;
-  attrs.Set("to", std::string(DTypeName(to)));
-  return ctx.Emit1("cast", {x}, std::move(attrs));
-}
+Expected<ValueId> Iota(NodeContext& ctx, const Dim& n) { return EmitRange(ctx, ConstDim(0), n); }
 
 Expected<ValueId> SliceLast(NodeContext& ctx, ValueId x, int64_t start, int64_t end) {
   Attrs attrs;
@@ -371,16 +355,8 @@ Status MapGroupQueryAttention(NodeContext& ctx) {
       SY_ASSIGN_OR_RETURN(pos, ctx.Input(9));
     } else {
       const Dim s = DimOf(ctx, q4, 1);
-      Attrs attrs;
-      attrs.Set("start", static_cast<double>(past.example));
-      attrs.Set("limit", static_cast<double>(past.example + s.example));
-      attrs.Set("delta", 1.0);
-      attrs.Set("dtype", std::string("i64"));
-      SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("range", {}, std::move(attrs)));
-      if (!past.expr.is_const()) ctx.AttachAttrExpr("start", {past.expr}, false);
-      if (!(past.expr + s.expr).is_const()) {
-        ctx.AttachAttrExpr("limit", {past.expr + s.expr}, false);
-      }
+      SY_ASSIGN_OR_RETURN(ValueId r,
+                          EmitRange(ctx, past, {past.example + s.example, past.expr + s.expr}));
       SY_ASSIGN_OR_RETURN(pos, EmitReshape(ctx, r, {1, -1}));
     }
     SY_ASSIGN_OR_RETURN(ValueId c, ctx.Emit1("gather", {cos, pos}));
@@ -457,12 +433,7 @@ Status MapContribRotaryEmbedding(NodeContext& ctx) {
     dim = hidden / heads;
   }
   if (rotary == 0) rotary = 2 * half;
-  ValueId x4;  // [B, S, H, D]
-  if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(x4, EmitTranspose(ctx, x, {0, 2, 1, 3}));
-  } else {
-    SY_ASSIGN_OR_RETURN(x4, EmitReshape(ctx, x, {0, 0, heads, -1}));
-  }
+  SY_ASSIGN_OR_RETURN(ValueId x4, RotaryInput(ctx, x, heads));  // [B, S, H, D]
   // Positions: [B, S] as given, or a [1] offset followed by the sequence.
   SY_ASSIGN_OR_RETURN(ValueId p64, CastTo(ctx, pos, DType::kI64));
   if (ctx.TypeOf(pos).shape.size() == 1) {
@@ -474,12 +445,7 @@ Status MapContribRotaryEmbedding(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId s, ctx.Emit1("gather", {sin, p64}));
   SY_ASSIGN_OR_RETURN(ValueId rotated,
                       EmitRotary(ctx, x4, c, s, dim, rotary, ctx.AttrInt("interleaved", 0) != 0));
-  ValueId out;
-  if (rank == 4) {
-    SY_ASSIGN_OR_RETURN(out, EmitTranspose(ctx, rotated, {0, 2, 1, 3}));
-  } else {
-    SY_ASSIGN_OR_RETURN(out, EmitReshape(ctx, rotated, {0, 0, -1}));
-  }
+  SY_ASSIGN_OR_RETURN(ValueId out, RotaryOutput(ctx, rotated, rank));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }

@@ -81,6 +81,13 @@ const std::map<std::string, std::string, std::less<>>& DirectOps() {
   return ops;
 }
 
+Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to) {
+  if (ctx.TypeOf(x).dtype == to) return x;
+  Attrs attrs;
+  attrs.Set("to", std::string(DTypeName(to)));
+  return ctx.Emit1("cast", {x}, std::move(attrs));
+}
+
 namespace {
 
 // Before opset 7, binary ops broadcast only when `broadcast` is 1, aligning B's dims with
@@ -218,13 +225,6 @@ Status MapClip(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("clip", {x}, std::move(attrs)));
   ctx.SetOutput(0, out);
   return Status::Ok();
-}
-
-Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to) {
-  if (ctx.TypeOf(x).dtype == to) return x;
-  Attrs attrs;
-  attrs.Set("to", std::string(DTypeName(to)));
-  return ctx.Emit1("cast", {x}, std::move(attrs));
 }
 
 Status MapCast(NodeContext& ctx) {

@@ -54,11 +54,7 @@ Expected<ValueId> IotaAlong(NodeContext& ctx, ValueId x, size_t axis, size_t ran
 
 // A [n] integer vector as i64 shaped to lie along `axis` of a tensor of rank `rank`.
 Expected<ValueId> VectorAlong(NodeContext& ctx, ValueId v, size_t axis, size_t rank) {
-  if (ctx.TypeOf(v).dtype != DType::kI64) {
-    Attrs cast;
-    cast.Set("to", std::string("i64"));
-    SY_ASSIGN_OR_RETURN(v, ctx.Emit1("cast", {v}, std::move(cast)));
-  }
+  SY_ASSIGN_OR_RETURN(v, CastTo(ctx, v, DType::kI64));
   std::vector<int64_t> shape(rank, 1);
   shape[axis] = -1;
   return Reshape(ctx, v, std::move(shape));

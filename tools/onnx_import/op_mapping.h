@@ -115,6 +115,8 @@ struct NormStats {
 };
 Expected<NormStats> EmitNormStats(NodeContext& ctx, ValueId x, int64_t axis, double epsilon,
                                   bool centred);
+// x cast to `to` (x itself when it has that dtype already).
+Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.
 Expected<DType> DTypeParam(NodeContext& ctx, int64_t onnx_type, std::string_view what);
 
