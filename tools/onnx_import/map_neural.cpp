@@ -289,8 +289,9 @@ Status MapGroupNormalization(NodeContext& ctx) {
 }
 
 // Resize (opset 10+) and Upsample (opset 7-9) onto the catalogue's resize: nearest,
-// linear and cubic modes (cubic_coeff_a, exclude_outside), the half_pixel / asymmetric /
-// align_corners / pytorch_half_pixel / tf_half_pixel_for_nn coordinate modes.
+// linear and cubic modes (cubic_coeff_a, exclude_outside, antialias), every coordinate
+// mode of Resize-19 (tf_crop_and_resize with a constant roi and extrapolation_value),
+// axes and keep_aspect_ratio_policy.
 Status MapResize(NodeContext& ctx) {
   const bool upsample = ctx.node().op_type() == "Upsample";
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
@@ -308,8 +309,11 @@ Status MapResize(NodeContext& ctx) {
     ctm = "asymmetric";
     nearest_mode = "floor";
   }
-  if (ctx.AttrInt("antialias", 0) != 0) {
-    return ctx.UnsupportedOp("antialias is outside the catalogue");
+  const int64_t antialias = ctx.AttrInt("antialias", 0);
+  if (antialias != 0 && mode == "nearest") {
+    return ctx.Invalid(
+        "antialias is 1 but mode is nearest (antialias applies to linear and "
+        "cubic)");
   }
   const std::string policy = ctx.AttrString("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
@@ -330,6 +334,14 @@ Status MapResize(NodeContext& ctx) {
       if (!s.empty()) sizes = std::move(s);
     }
   }
+  // roi (opset 11+ input 1): read by tf_crop_and_resize only, starts then ends of the
+  // axes resized.
+  std::optional<std::vector<double>> roi;
+  if (!upsample && ctx.since_version() >= 11 && ctm == "tf_crop_and_resize") {
+    if (!ctx.HasInput(1)) return ctx.Invalid("tf_crop_and_resize needs input roi");
+    SY_ASSIGN_OR_RETURN(Tensor t, ctx.StaticInput(1, "roi"));
+    roi = ToDoubles(t);
+  }
   // opset 18 `axes`: the scales or sizes given are for these axes only.
   if (auto axes = ctx.AttrInts("axes")) {
     std::vector<double> full_scales(static_cast<size_t>(rank), 1.0);
@@ -342,11 +354,25 @@ Status MapResize(NodeContext& ctx) {
     }
     if (scales) scales = full_scales;
     if (sizes) sizes = full_sizes;
+    if (roi) {
+      if (roi->size() != 2 * axes->size()) {
+        return ctx.Invalid("roi has " + std::to_string(roi->size()) + " entries but must have " +
+                           std::to_string(2 * axes->size()) + " (a start and an end per axis)");
+      }
+      std::vector<double> full_roi(static_cast<size_t>(rank), 0.0);
+      full_roi.resize(static_cast<size_t>(2 * rank), 1.0);
+      for (size_t i = 0; i < axes->size(); ++i) {
+        const int64_t a = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+        full_roi[static_cast<size_t>(a)] = (*roi)[i];
+        full_roi[static_cast<size_t>(a + rank)] = (*roi)[axes->size() + i];
+      }
+      roi = std::move(full_roi);
+    }
   }
   // opset 18 keep_aspect_ratio_policy: one scale for every axis sized (axes, or all),
   // the smallest (not_larger) or largest (not_smaller) of sizes / dims; the output is
-  // round(scale * dim) and coordinates use the scale (ONNX's reference). The catalogue
-  // takes the scale when floor(scale * dim), its output size, is that rounding.
+  // round_half_up(scale * dim) and coordinates use the scale (ONNX's reference): the
+  // catalogue's resize given both sizes (the output) and scales (the mapping).
   if (policy != "stretch" && sizes) {
     std::vector<int64_t> sized;
     if (auto axes = ctx.AttrInts("axes")) {
@@ -363,39 +389,34 @@ Status MapResize(NodeContext& ctx) {
     }
     std::vector<double> full(static_cast<size_t>(rank), 1.0);
     for (int64_t a : sized) {
-      const double want = std::floor(*scale * static_cast<double>(shape[a]) + 0.5);
-      if (std::floor(*scale * static_cast<double>(shape[a])) != want) {
-        return ctx.UnsupportedOp("keep_aspect_ratio_policy " + policy + ": axis " +
-                                 std::to_string(a) + " rounds up to " +
-                                 std::to_string(static_cast<int64_t>(want)) +
-                                 ", which the catalogue's resize (floor of size * scale) "
-                                 "cannot express");
-      }
       full[a] = *scale;
+      (*sizes)[a] = static_cast<int64_t>(*scale * static_cast<double>(shape[a]) + 0.5);
     }
     scales = full;
-    sizes.reset();
   }
   if (ctm != "half_pixel" && ctm != "asymmetric" && ctm != "align_corners" &&
-      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn") {
-    return ctx.UnsupportedOp("coordinate_transformation_mode '" + ctm +
-                             "' is outside the catalogue (half_pixel asymmetric align_corners "
-                             "pytorch_half_pixel tf_half_pixel_for_nn)");
+      ctm != "pytorch_half_pixel" && ctm != "tf_half_pixel_for_nn" &&
+      ctm != "half_pixel_symmetric" && ctm != "tf_crop_and_resize") {
+    return ctx.Invalid("coordinate_transformation_mode '" + ctm +
+                       "' is not one of ONNX's (half_pixel half_pixel_symmetric asymmetric "
+                       "align_corners pytorch_half_pixel tf_half_pixel_for_nn "
+                       "tf_crop_and_resize)");
   }
   Attrs attrs;
-  if (sizes) {
-    attrs.Set("sizes", *sizes);
-  } else if (scales) {
-    attrs.Set("scales", *scales);
-  } else {
-    return ctx.Invalid("has neither scales nor sizes");
-  }
+  if (sizes) attrs.Set("sizes", *sizes);
+  if (scales && (!sizes || policy != "stretch")) attrs.Set("scales", *scales);
+  if (!sizes && !scales) return ctx.Invalid("has neither scales nor sizes");
   attrs.Set("mode", mode);
   attrs.Set("coordinate_transformation_mode", ctm);
   attrs.Set("nearest_mode", nearest_mode);
-  if (mode == "cubic") {
-    attrs.Set("cubic_coeff_a", ctx.AttrFloat("cubic_coeff_a", -0.75));
+  if (mode == "cubic") attrs.Set("cubic_coeff_a", ctx.AttrFloat("cubic_coeff_a", -0.75));
+  if (mode != "nearest") {
     attrs.Set("exclude_outside", ctx.AttrInt("exclude_outside", 0));
+    attrs.Set("antialias", antialias);
+  }
+  if (roi) {
+    attrs.Set("roi", *roi);
+    attrs.Set("extrapolation_value", ctx.AttrFloat("extrapolation_value", 0.0));
   }
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("resize", {x}, std::move(attrs)));
   ctx.SetOutput(0, out);

@@ -32,14 +32,52 @@ Status RequireFlag(const Attrs& attrs, std::string_view name) {
   return AttrError(name, "is " + Str(v) + " but must be 0 or 1");
 }
 
-// resize: exactly one of scales (floats) and sizes (ints), one entry per dim of x.
+// resize's mode attributes beyond their allowed values: antialias only for linear and
+// cubic; roi (starts then ends, 2 * rank finite entries) with tf_crop_and_resize only.
+Status CheckResizeModes(const Attrs& attrs, size_t rank) {
+  SY_RETURN_IF_ERROR(RequireFlag(attrs, "antialias"));
+  if (attrs.GetInt("antialias") != 0 && attrs.GetString("mode") == "nearest") {
+    return AttrError("antialias", "is 1 but mode nearest has no antialiasing (linear or cubic)");
+  }
+  const bool crop = attrs.GetString("coordinate_transformation_mode") == "tf_crop_and_resize";
+  if (!attrs.Has("roi")) {
+    if (crop) {
+      return AttrError("roi",
+                       "is missing but coordinate_transformation_mode "
+                       "tf_crop_and_resize needs it (starts then ends, one per dim)");
+    }
+    return Status::Ok();
+  }
+  if (!crop) {
+    return AttrError("roi",
+                     "is given but only coordinate_transformation_mode "
+                     "tf_crop_and_resize reads it");
+  }
+  const std::vector<double> roi = attrs.GetFloats("roi");
+  if (roi.size() != 2 * rank) {
+    return AttrError("roi", "has " + std::to_string(roi.size()) + " entries but must have " +
+                                std::to_string(2 * rank) +
+                                " (a start for every dimension of input x, then an end)");
+  }
+  for (size_t i = 0; i < roi.size(); ++i) {
+    if (!std::isfinite(roi[i])) {
+      return AttrError("roi", "has " + AttrValueToString(roi[i]) + " at index " +
+                                  std::to_string(i) + " but every entry must be finite");
+    }
+  }
+  return Status::Ok();
+}
+
+// resize: scales (floats) and/or sizes (ints), one entry per dim of x. With sizes the
+// output is sizes; with scales alone it is floor(dim * scale). Given both (the extension
+// for ONNX's keep_aspect_ratio_policy, docs/ops.md), sizes is the output and scales the
+// coordinate mapping.
 Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const bool has_scales = ctx.attrs.Has("scales");
   const bool has_sizes = ctx.attrs.Has("sizes");
-  if (has_scales == has_sizes) {
-    return InvalidModel(std::string("needs exactly one of attributes scales and sizes but has ") +
-                        (has_scales ? "both" : "neither"));
+  if (!has_scales && !has_sizes) {
+    return InvalidModel("needs attribute scales or sizes (or both) but has neither");
   }
   const size_t rank = x.shape.size();
   auto require_size = [&](std::string_view attr, size_t size) -> Status {
@@ -48,6 +86,7 @@ Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
                                std::to_string(rank) + " (one per dimension of input x " +
                                ShapeToString(x.shape) + ")");
   };
+  SY_RETURN_IF_ERROR(CheckResizeModes(ctx.attrs, rank));
   Shape out(rank);
   if (has_scales) {
     const std::vector<double> scales = ctx.attrs.GetFloats("scales");
@@ -65,7 +104,8 @@ Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
       }
       out[i] = static_cast<int64_t>(dim);
     }
-  } else {
+  }
+  if (has_sizes) {
     const std::vector<int64_t> sizes = ctx.attrs.GetInts("sizes");
     SY_RETURN_IF_ERROR(require_size("sizes", sizes.size()));
     for (size_t i = 0; i < rank; ++i) {
@@ -258,18 +298,24 @@ OpSchema Schema(std::string_view name, std::string_view onnx, DTypeSet allowed,
 }  // namespace
 
 void AddNeuralSchemas(std::vector<OpSchema>& out) {
-  out.push_back(Schema("resize", "Resize", kF, {{"x", 0}},
-                       {{"scales", AttrKind::kFloats, std::nullopt},
-                        {"sizes", AttrKind::kInts, std::nullopt},
-                        String("mode", "nearest", {"nearest", "linear", "cubic"}),
-                        String("coordinate_transformation_mode", "half_pixel",
-                               {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
-                                "tf_half_pixel_for_nn"}),
-                        String("nearest_mode", "round_prefer_floor",
-                               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
-                        {"cubic_coeff_a", AttrKind::kFloat, -0.75},
-                        Flag("exclude_outside")},
-                       InferResize));
+  out.push_back(
+      Schema("resize", "Resize", kF, {{"x", 0}},
+             {{"scales", AttrKind::kFloats, std::nullopt},
+              {"sizes", AttrKind::kInts, std::nullopt},
+              String("mode", "nearest", {"nearest", "linear", "cubic"}),
+              String("coordinate_transformation_mode", "half_pixel",
+                     {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                      "tf_half_pixel_for_nn", "half_pixel_symmetric", "tf_crop_and_resize"}),
+              String("nearest_mode", "round_prefer_floor",
+                     {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}),
+              {"cubic_coeff_a", AttrKind::kFloat, -0.75},
+              Flag("exclude_outside"),
+              // Extensions (docs/ops.md): ONNX Resize-18's antialias, its roi input
+              // and extrapolation_value as attributes.
+              Flag("antialias"),
+              {"roi", AttrKind::kFloats, std::nullopt},
+              {"extrapolation_value", AttrKind::kFloat, 0.0}},
+             InferResize));
   // Extension (docs/ops.md): x and grid share the float dtype T.
   out.push_back(Schema(
       "grid_sample", "GridSample", kF, {{"x", 0}, {"grid", 0}},

@@ -11,6 +11,7 @@
 #include "../kernels/neural.h"
 #include "cu_op.h"
 #include "ops_util.h"
+#include "resize_taps.h"
 
 namespace sy::cuda {
 namespace {
@@ -149,108 +150,9 @@ bool SupportsRotary(const NodeInfo& node, const DeviceCaps&, std::string& reason
 }
 
 // ---- resize -------------------------------------------------------------------------------
-// The taps of each output coordinate, per axis, computed as the reference does.
-
-enum class Coord { kHalfPixel, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn };
-enum class Interp { kNearest, kLinear, kCubic };
-enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
-
-struct Tap {
-  int64_t index;
-  double weight;
-};
-
-double OriginalCoord(Coord mode, int64_t x, double scale, int64_t in, int64_t out) {
-  const double xd = static_cast<double>(x);
-  switch (mode) {
-    case Coord::kPytorchHalfPixel:
-      return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
-    case Coord::kTfHalfPixelForNn:
-      return (xd + 0.5) / scale;
-    case Coord::kAlignCorners: {
-      const double output_width = scale * static_cast<double>(in);
-      if (output_width == 1) return 0.0;
-      return xd * static_cast<double>(in - 1) / (output_width - 1);
-    }
-    case Coord::kAsymmetric:
-      return xd / scale;
-    case Coord::kHalfPixel:
-      break;
-  }
-  return (xd + 0.5) / scale - 0.5;
-}
-
-int64_t ClampIndex(double i, int64_t in) {
-  if (!(i > 0)) return 0;
-  const double last = static_cast<double>(in - 1);
-  return i >= last ? in - 1 : static_cast<int64_t>(i);
-}
-
-std::array<double, 4> CubicCoeffs(double ratio, double a) {
-  const double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
-  return {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
-          ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
-          ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
-}
-
-struct AxisMode {
-  Interp interp = Interp::kNearest;
-  Coord coord = Coord::kHalfPixel;
-  Nearest nearest = Nearest::kRoundPreferFloor;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-};
-
-std::vector<std::vector<Tap>> AxisTaps(const AxisMode& m, double scale, int64_t in, int64_t out) {
-  std::vector<std::vector<Tap>> taps(static_cast<size_t>(out));
-  for (int64_t x = 0; x < out; ++x) {
-    const double ori = OriginalCoord(m.coord, x, scale, in, out);
-    const double lo = std::floor(ori);
-    std::vector<Tap>& t = taps[static_cast<size_t>(x)];
-    if (lo == ori) {
-      t.push_back({ClampIndex(ori, in), 1.0});
-      continue;
-    }
-    const double ratio = ori - lo;
-    if (m.interp == Interp::kLinear) {
-      t.push_back({ClampIndex(lo, in), 1.0 - ratio});
-      t.push_back({ClampIndex(lo + 1, in), ratio});
-      continue;
-    }
-    if (m.interp == Interp::kCubic) {
-      const std::array<double, 4> c = CubicCoeffs(ratio, m.cubic_a);
-      double kept = 0;
-      for (int k = 0; k < 4; ++k) {
-        const double i = lo - 1 + k;
-        if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
-        t.push_back({ClampIndex(i, in), c[static_cast<size_t>(k)]});
-        kept += c[static_cast<size_t>(k)];
-      }
-      if (m.exclude_outside && kept != 0) {
-        for (Tap& tap : t) tap.weight /= kept;
-      }
-      if (t.empty()) t.push_back({ClampIndex(ori, in), 1.0});
-      continue;
-    }
-    bool up = false;
-    switch (m.nearest) {
-      case Nearest::kRoundPreferFloor:
-        up = ratio > 0.5;
-        break;
-      case Nearest::kRoundPreferCeil:
-        up = ratio >= 0.5;
-        break;
-      case Nearest::kFloor:
-        up = false;
-        break;
-      case Nearest::kCeil:
-        up = true;
-        break;
-    }
-    t.push_back({ClampIndex(up ? lo + 1 : lo, in), 1.0});
-  }
-  return taps;
-}
+// The taps of each output coordinate, per axis, are plugins/common's (as the CPU reference
+// computes them); the kernel's table holds up to four per coordinate, so antialias and
+// tf_crop_and_resize are declined (SupportsResize).
 
 constexpr size_t kMaxResizeRank = 8;
 
@@ -264,27 +166,7 @@ class ResizeOp : public CuOp {
     count_ = ElementCount(ys);
     if (count_ == 0) return;
     rank_ = static_cast<int>(xs.size());
-    AxisMode m;
-    const std::string mode = node.attrs.GetString("mode", "nearest");
-    m.interp = mode == "linear"  ? Interp::kLinear
-               : mode == "cubic" ? Interp::kCubic
-                                 : Interp::kNearest;
-    const std::string coord = node.attrs.GetString("coordinate_transformation_mode");
-    m.coord = coord == "asymmetric"             ? Coord::kAsymmetric
-              : coord == "align_corners"        ? Coord::kAlignCorners
-              : coord == "pytorch_half_pixel"   ? Coord::kPytorchHalfPixel
-              : coord == "tf_half_pixel_for_nn" ? Coord::kTfHalfPixelForNn
-                                                : Coord::kHalfPixel;
-    const std::string nearest = node.attrs.GetString("nearest_mode");
-    m.nearest = nearest == "round_prefer_ceil" ? Nearest::kRoundPreferCeil
-                : nearest == "floor"           ? Nearest::kFloor
-                : nearest == "ceil"            ? Nearest::kCeil
-                                               : Nearest::kRoundPreferFloor;
-    m.cubic_a = node.attrs.GetFloat("cubic_coeff_a", -0.75);
-    m.exclude_outside = node.attrs.GetInt("exclude_outside", 0) != 0;
-    const bool has_scales = node.attrs.Has("scales");
-    const std::vector<double> scales =
-        has_scales ? node.attrs.GetFloats("scales") : std::vector<double>{};
+    const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(node.attrs);
     // meta: out dims, x strides, first table entry per axis, then the table.
     std::vector<int64_t> meta(ys.begin(), ys.end());
     const std::vector<int64_t> strides = RowMajorStrides(xs);
@@ -293,24 +175,18 @@ class ResizeOp : public CuOp {
     for (size_t d = 0; d < xs.size(); ++d) {
       const int64_t in = xs[d];
       const int64_t out = ys[d];
-      const double scale =
-          has_scales ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
-      std::vector<std::vector<Tap>> taps;
-      if (out == in && std::fabs(scale - 1.0) <= 1e-9 * std::max(1.0, std::fabs(scale))) {
-        for (int64_t i = 0; i < out; ++i) taps.push_back({Tap{i, 1.0}});
-      } else {
-        taps = AxisTaps(m, scale, in, out);
-      }
+      const plugin::ResizeAxisTaps taps = plugin::ComputeResizeAxisTaps(params, d, in, out);
       meta.push_back(static_cast<int64_t>(table.size() / 9));
-      for (const std::vector<Tap>& t : taps) {
-        if (t.empty() || t.size() > 4) {
+      for (int64_t xo = 0; xo < out; ++xo) {
+        const size_t count = taps.count(xo);
+        if (count == 0 || count > 4) {
           throw sy_sdk::Error(SY_ERROR_INTERNAL, node.Describe() + ": resize tap count " +
-                                                     std::to_string(t.size()) + " out of range");
+                                                     std::to_string(count) + " out of range");
         }
-        int64_t entry[9] = {static_cast<int64_t>(t.size()), 0, 0, 0, 0, 0, 0, 0, 0};
-        for (size_t k = 0; k < t.size(); ++k) {
-          entry[1 + k] = t[k].index;
-          entry[5 + k] = DoubleBits(t[k].weight);
+        int64_t entry[9] = {static_cast<int64_t>(count), 0, 0, 0, 0, 0, 0, 0, 0};
+        for (size_t k = 0; k < count; ++k) {
+          entry[1 + k] = taps.at(xo)[k].index;
+          entry[5 + k] = DoubleBits(taps.at(xo)[k].weight);
         }
         table.insert(table.end(), entry, entry + 9);
       }
@@ -342,6 +218,14 @@ bool SupportsResize(const NodeInfo& node, const DeviceCaps&, std::string& reason
   }
   if (node.inputs[0].shape.size() > kMaxResizeRank) {
     reason = "resize on the CUDA plugin takes rank <= 8";
+    return false;
+  }
+  if (node.attrs.GetInt("antialias", 0) != 0) {
+    reason = "resize with antialias is not implemented in the CUDA plugin";
+    return false;
+  }
+  if (node.attrs.GetString("coordinate_transformation_mode") == "tf_crop_and_resize") {
+    reason = "resize's tf_crop_and_resize is not implemented in the CUDA plugin";
     return false;
   }
   return true;

@@ -112,10 +112,12 @@ __kernel void sy_rotary(__global const uchar* xb, ulong xo, __global const uchar
 
 #ifdef RESIZE
 // One work-item per output element. meta: out dims[rank], in strides[rank], the start of
-// each axis's table[rank]; then per axis and output coordinate nine longs: tap count (1
-// to 4), index0..3, weight0..3 (weights as the bits of a CT_A: double for f64, else float
-// in the low 32 bits). The taps' products are summed with the last axis fastest,
-// starting from -0.0, as the reference does.
+// each axis's entries[rank], extrapolation_value; then per axis and output coordinate an
+// entry of two longs (tap count, where its taps start in meta), then the taps, two longs
+// each (index, weight). Weights and extrapolation_value are the bits of a CT_A: double
+// for f64, else float in the low 32 bits. A coordinate with no taps (tf_crop_and_resize
+// outside the crop) makes the element extrapolation_value. The taps' products are summed
+// with the last axis fastest, starting from -0.0, as the reference does.
 #if IS_F64_A
 #define SY_WEIGHT(bits) as_double(bits)
 #else
@@ -127,23 +129,29 @@ __kernel void sy_resize(__global const uchar* xb, ulong xo, __global uchar* yb, 
   if (o >= n_out) return;
   __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
   __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
-  long entry[8];
+  long entry[8];  // per axis: where this output coordinate's (count, first tap) are
   int pick[8];
+  int outside = 0;  // tf_crop_and_resize: a coordinate without taps
   ulong r = o;
   for (int d = rank - 1; d >= 0; --d) {
     const ulong dim = (ulong)meta[d];
-    entry[d] = meta[2 * rank + d] + (long)(r % dim) * 9;
+    entry[d] = meta[2 * rank + d] + (long)(r % dim) * 2;
     pick[d] = 0;
     r /= dim;
+    if (meta[entry[d]] == 0) outside = 1;
+  }
+  if (outside) {
+    STORE_Y(y, o, (CT_A)SY_WEIGHT(meta[3 * rank]));
+    return;
   }
   CT_A sum = -0.0f;
   while (1) {
     CT_A w = 1;
     long off = 0;
     for (int d = 0; d < rank; ++d) {
-      __global const long* e = meta + entry[d];
-      w *= SY_WEIGHT(e[5 + pick[d]]);
-      off += e[1 + pick[d]] * meta[rank + d];
+      __global const long* t = meta + meta[entry[d] + 1] + 2 * pick[d];
+      w *= SY_WEIGHT(t[1]);
+      off += t[0] * meta[rank + d];
     }
     sum += w * LOAD_A(x, off);
     int d = rank - 1;  // next combination of taps (odometer, last axis fastest)

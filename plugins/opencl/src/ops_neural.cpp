@@ -12,6 +12,7 @@
 
 #include "cl_op.h"
 #include "kernel_sources.h"
+#include "resize_taps.h"
 
 namespace sy::opencl {
 namespace {
@@ -123,91 +124,6 @@ int64_t WeightBits(double w, bool f64) {
   return bits;
 }
 
-// resize's taps along one axis, as plugins/cpu/src/ref/neural_ref.cpp computes them: per
-// output coordinate up to four (index, weight) pairs.
-struct ResizeAxisMode {
-  std::string mode, coord, nearest;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-};
-
-struct ResizeTaps {
-  int count = 0;
-  int64_t index[4] = {0, 0, 0, 0};
-  double weight[4] = {0, 0, 0, 0};
-  void Add(int64_t i, double w) {
-    index[count] = i;
-    weight[count] = w;
-    ++count;
-  }
-};
-
-ResizeTaps ResizeTapsAt(const ResizeAxisMode& m, int64_t xo, double scale, int64_t in,
-                        int64_t out) {
-  auto clamp = [in](double i) -> int64_t {
-    if (!(i > 0)) return 0;
-    const double last = static_cast<double>(in - 1);
-    return i >= last ? in - 1 : static_cast<int64_t>(i);
-  };
-  ResizeTaps t;
-  const double xd = static_cast<double>(xo);
-  double ori;
-  if (m.coord == "align_corners") {
-    const double output_width = scale * static_cast<double>(in);
-    ori = output_width == 1 ? 0.0 : xd * static_cast<double>(in - 1) / (output_width - 1);
-  } else if (m.coord == "asymmetric") {
-    ori = xd / scale;
-  } else if (m.coord == "pytorch_half_pixel") {
-    ori = out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
-  } else if (m.coord == "tf_half_pixel_for_nn") {
-    ori = (xd + 0.5) / scale;
-  } else {
-    ori = (xd + 0.5) / scale - 0.5;
-  }
-  const double lo = std::floor(ori);
-  if (lo == ori) {
-    t.Add(clamp(ori), 1.0);
-    return t;
-  }
-  const double ratio = ori - lo;
-  if (m.mode == "linear") {
-    t.Add(clamp(lo), 1.0 - ratio);
-    t.Add(clamp(lo + 1), ratio);
-    return t;
-  }
-  if (m.mode == "cubic") {
-    const double a = m.cubic_a, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
-    const double c[4] = {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
-                         ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1,
-                         ((a + 2) * q - (a + 3)) * q * q + 1,
-                         ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
-    double kept = 0;
-    for (int k = 0; k < 4; ++k) {
-      const double i = lo - 1 + k;
-      if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
-      t.Add(clamp(i), c[k]);
-      kept += c[k];
-    }
-    if (m.exclude_outside && kept != 0) {
-      for (int k = 0; k < t.count; ++k) t.weight[k] /= kept;
-    }
-    if (t.count == 0) t.Add(clamp(ori), 1.0);
-    return t;
-  }
-  bool up = false;
-  if (m.nearest == "round_prefer_ceil") {
-    up = ratio >= 0.5;
-  } else if (m.nearest == "floor") {
-    up = false;
-  } else if (m.nearest == "ceil") {
-    up = true;
-  } else {
-    up = ratio > 0.5;
-  }
-  t.Add(clamp(up ? lo + 1 : lo), 1.0);
-  return t;
-}
-
 class ResizeOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
@@ -219,40 +135,36 @@ class ResizeOp : public ClOp {
     n_out_ = ElementCount(out_shape);
     const DType dtype = node.inputs[0].dtype;
     const bool f64 = dtype == DType::kF64;
-    ResizeAxisMode m;
-    m.mode = node.attrs.GetString("mode", "nearest");
-    m.coord = node.attrs.GetString("coordinate_transformation_mode", "half_pixel");
-    m.nearest = node.attrs.GetString("nearest_mode", "round_prefer_floor");
-    m.cubic_a = node.attrs.GetFloat("cubic_coeff_a", -0.75);
-    m.exclude_outside = node.attrs.GetInt("exclude_outside", 0) != 0;
-    const bool has_scales = node.attrs.Has("scales");
-    const std::vector<double> scales =
-        has_scales ? node.attrs.GetFloats("scales") : std::vector<double>{};
+    const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(node.attrs);
+    // meta (kernels/neural.cl, sy_resize): out dims, x strides, each axis's first entry,
+    // extrapolation_value's bits; then per axis and output coordinate an entry (tap
+    // count, where its taps start), then the taps (index, weight bits). The taps are
+    // plugins/common's, as the CPU reference computes them.
     std::vector<int64_t> meta(out_shape.begin(), out_shape.end());
     std::vector<int64_t> strides(rank, 1);
     for (size_t d = rank; d-- > 1;) strides[d - 1] = strides[d] * in_shape[d];
     meta.insert(meta.end(), strides.begin(), strides.end());
     const size_t starts = meta.size();
     meta.resize(meta.size() + rank, 0);
-    for (size_t d = 0; d < rank; ++d) {
+    meta.push_back(WeightBits(params.extrapolation_value, f64));
+    std::vector<plugin::ResizeAxisTaps> taps(rank);
+    for (size_t d = 0; d < rank && n_out_ > 0; ++d) {
+      taps[d] = plugin::ComputeResizeAxisTaps(params, d, in_shape[d], out_shape[d]);
+    }
+    int64_t tap_at = static_cast<int64_t>(meta.size());
+    for (size_t d = 0; d < rank && n_out_ > 0; ++d) tap_at += 2 * out_shape[d];
+    for (size_t d = 0; d < rank && n_out_ > 0; ++d) {
       meta[starts + d] = static_cast<int64_t>(meta.size());
-      const int64_t in = in_shape[d];
-      const int64_t out = out_shape[d];
-      if (n_out_ == 0) break;
-      const double scale =
-          has_scales ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
-      const bool identity =
-          out == in && std::fabs(scale - 1.0) <= 1e-9 * std::max(1.0, std::fabs(scale));
-      for (int64_t xo = 0; xo < out; ++xo) {
-        ResizeTaps t;
-        if (identity) {
-          t.Add(xo, 1.0);
-        } else {
-          t = ResizeTapsAt(m, xo, scale, in, out);
-        }
-        meta.push_back(t.count);
-        for (int k = 0; k < 4; ++k) meta.push_back(t.index[k]);
-        for (int k = 0; k < 4; ++k) meta.push_back(WeightBits(t.weight[k], f64));
+      for (int64_t xo = 0; xo < out_shape[d]; ++xo) {
+        meta.push_back(static_cast<int64_t>(taps[d].count(xo)));
+        meta.push_back(tap_at);
+        tap_at += 2 * static_cast<int64_t>(taps[d].count(xo));
+      }
+    }
+    for (size_t d = 0; d < rank && n_out_ > 0; ++d) {
+      for (const plugin::ResizeTap& t : taps[d].taps) {
+        meta.push_back(t.index);
+        meta.push_back(WeightBits(t.weight, f64));
       }
     }
     meta_ = ctx.Upload(meta);

@@ -86,15 +86,36 @@ TEST(NeuralSchemas, ResizeWithSizes) {
   EXPECT_OUTPUT(Infer("resize", {F32({1, 3, 4, 5})}, MakeAttrs({{"sizes", Ints{1, 3, 1, 1}}})),
                 F32({1, 3, 1, 1}));
   EXPECT_OUTPUT(Infer("resize", {F32({0, 3})}, MakeAttrs({{"sizes", Ints{0, 6}}})), F32({0, 6}));
+  // Both: sizes is the output, scales the coordinate mapping (keep_aspect_ratio_policy).
+  EXPECT_OUTPUT(Infer("resize", {F32({2, 3})},
+                      MakeAttrs({{"scales", Floats{1.5, 1.5}}, {"sizes", Ints{3, 5}}})),
+                F32({3, 5}));
 }
 
 TEST(NeuralSchemas, ResizeErrors) {
   const TensorType x = F32({1, 3, 4, 5});
   SY_EXPECT_ERROR(Infer("resize", {x}),
-                  "needs exactly one of attributes scales and sizes but has neither");
-  SY_EXPECT_ERROR(Infer("resize", {x},
-                        MakeAttrs({{"scales", Floats{1, 1, 2, 2}}, {"sizes", Ints{1, 3, 8, 10}}})),
-                  "needs exactly one of attributes scales and sizes but has both");
+                  "needs attribute scales or sizes (or both) but has neither");
+  SY_EXPECT_ERROR(
+      Infer("resize", {x}, MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"antialias", int64_t{1}}})),
+      "attribute antialias is 1 but mode nearest has no antialiasing");
+  SY_EXPECT_ERROR(
+      Infer("resize", {x},
+            MakeAttrs({{"sizes", Ints{1, 3, 8, 10}},
+                       {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})),
+      "attribute roi is missing but coordinate_transformation_mode "
+      "tf_crop_and_resize needs it");
+  SY_EXPECT_ERROR(
+      Infer("resize", {x},
+            MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"roi", Floats{0, 0, 0, 0, 1, 1, 1, 1}}})),
+      "attribute roi is given but only coordinate_transformation_mode "
+      "tf_crop_and_resize reads it");
+  SY_EXPECT_ERROR(
+      Infer("resize", {x},
+            MakeAttrs({{"sizes", Ints{1, 3, 8, 10}},
+                       {"coordinate_transformation_mode", std::string("tf_crop_and_resize")},
+                       {"roi", Floats{0, 0, 1, 1}}})),
+      "attribute roi has 4 entries but must have 8");
   SY_EXPECT_ERROR(Infer("resize", {x}, MakeAttrs({{"scales", Floats{2, 2}}})),
                   "attribute scales has 2 entries but must have 4 (one per dimension of input x "
                   "[1, 3, 4, 5])");
@@ -120,9 +141,10 @@ TEST(NeuralSchemas, ResizeErrors) {
   SY_EXPECT_ERROR(
       Infer("resize", {x},
             MakeAttrs({{"sizes", Ints{1, 3, 8, 10}},
-                       {"coordinate_transformation_mode", std::string("tf_crop_and_resize")}})),
-      "attribute coordinate_transformation_mode is \"tf_crop_and_resize\" but must be "
-      "one of: half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_half_pixel_for_nn");
+                       {"coordinate_transformation_mode", std::string("tf_crop")}})),
+      "attribute coordinate_transformation_mode is \"tf_crop\" but must be "
+      "one of: half_pixel, asymmetric, align_corners, pytorch_half_pixel, tf_half_pixel_for_nn, "
+      "half_pixel_symmetric, tf_crop_and_resize");
   SY_EXPECT_ERROR(Infer("resize", {x},
                         MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"exclude_outside", int64_t{2}}})),
                   "attribute exclude_outside is 2 but must be 0 or 1");
@@ -139,8 +161,8 @@ TEST(NeuralSchemas, ResizeErrors) {
   SY_EXPECT_ERROR(Infer("resize", {T(DType::kI32, {1, 3})}, MakeAttrs({{"sizes", Ints{1, 6}}})),
                   "input 0 (x) has dtype i32");
   SY_EXPECT_ERROR(
-      Infer("resize", {x}, MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"antialias", int64_t{1}}})),
-      "unknown attribute antialias");
+      Infer("resize", {x}, MakeAttrs({{"sizes", Ints{1, 3, 8, 10}}, {"antialias", int64_t{2}}})),
+      "attribute antialias is 2 but must be 0 or 1");
 }
 
 TEST(NeuralSchemas, ResizeCubicAndTheExtraCoordinateModes) {

@@ -31,6 +31,26 @@ Attrs Cubic(std::vector<double> scales, std::vector<int64_t> sizes = {},
   return attrs;
 }
 
+// Resize-18/19's extensions: antialias (linear, cubic), tf_crop_and_resize with its roi and
+// extrapolation_value, half_pixel_symmetric, and scales given with sizes.
+Attrs Antialias(std::string mode, std::vector<double> scales, std::vector<int64_t> sizes = {}) {
+  Attrs a = Resize(std::move(mode), std::move(scales), std::move(sizes));
+  a.Set("antialias", I(1));
+  return a;
+}
+Attrs Crop(std::string mode, std::vector<int64_t> sizes, std::vector<double> roi,
+           double extrapolation) {
+  Attrs a = Resize(std::move(mode), {}, std::move(sizes), "tf_crop_and_resize");
+  a.Set("roi", Floats(std::move(roi)));
+  if (extrapolation != 0) a.Set("extrapolation_value", F(extrapolation));
+  return a;
+}
+Attrs ScalesAndSizes(std::string mode, std::vector<double> scales, std::vector<int64_t> sizes) {
+  Attrs a = Resize(std::move(mode), std::move(scales));
+  a.Set("sizes", Ints(std::move(sizes)));
+  return a;
+}
+
 // resize. Nearest cases pick scales whose coordinates are exact in any float precision
 // (powers of two) or stay far from rounding ties, so that the neighbour chosen does not
 // depend on how a plugin computes the coordinate; ties that are exact (asymmetric x / 2)
@@ -89,6 +109,23 @@ std::vector<OpCase> ResizeCases() {
       {"scalar [] scales=[]", {}, Resize("nearest", {})},
       {"empty [0,2,5,7] scales=[1,1,2,2]", {0, 2, 5, 7}, Resize("nearest", {1, 1, 2, 2})},
       {"empty [1,2,5,7] sizes=[1,2,0,4]", x, Resize("linear", {}, {1, 2, 0, 4})},
+      {"[1,2,9,13] linear antialias scales=[1,1,0.45,0.3]",
+       {1, 2, 9, 13},
+       Antialias("linear", {1, 1, 0.45, 0.3})},
+      {"[1,2,9,13] cubic antialias sizes=[1,2,4,5]",
+       {1, 2, 9, 13},
+       Antialias("cubic", {}, {1, 2, 4, 5})},
+      {"[1,2,5,7] linear antialias scales=[1,1,2,0.5]", x, Antialias("linear", {1, 1, 2, 0.5})},
+      {"[1,2,5,7] linear tf_crop_and_resize sizes=[1,2,4,4] inside", x,
+       Crop("linear", {1, 2, 4, 4}, {0, 0, 0.2, 0.1, 1, 1, 0.9, 0.7}, 0)},
+      {"[1,2,5,7] cubic tf_crop_and_resize sizes=[1,2,3,6] extrapolation=-3", x,
+       Crop("cubic", {1, 2, 3, 6}, {0, 0, -0.3, 0.5, 1, 1, 0.7, 1.4}, -3)},
+      {"[1,2,5,7] nearest tf_crop_and_resize sizes=[1,2,4,4]", x,
+       Crop("nearest", {1, 2, 4, 4}, {0, 0, 0.25, 0.5, 1, 1, 0.75, 1.5}, 0)},
+      {"[1,2,5,7] linear scales=[1,1,1.7,2.3] half_pixel_symmetric", x,
+       Resize("linear", {1, 1, 1.7, 2.3}, {}, "half_pixel_symmetric")},
+      {"[1,2,5,7] nearest scales=[1,1,1.5,1.5] sizes=[1,2,8,11]", x,
+       ScalesAndSizes("nearest", {1, 1, 1.5, 1.5}, {1, 2, 8, 11})},
   };
   CaseBuilder b("resize");
   for (DType d : SchemaDTypes("resize")) {

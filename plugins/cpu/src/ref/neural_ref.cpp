@@ -7,19 +7,9 @@
 //
 // ONNX semantics decisions (see also the comments at each kernel):
 // - resize follows the ONNX reference implementation (onnx/reference/ops/op_resize.py):
-//   the original coordinate is computed per axis from the scale (out / in when sizes is
-//   given) exactly as that code does, including align_corners' use of scale * in as the
-//   output length; neighbours outside [0, in) are clamped (the reference pads with edge
-//   values, which is the same). An integral coordinate reads exactly that element: a
-//   neighbour whose weight is zero is not read, so a NaN there does not leak in (in the
-//   reference it would, through 0 * NaN, an artefact of its dot product).
-//   Mode cubic takes the reference's four taps floor(x) - 1 .. floor(x) + 2 with Keys'
-//   coefficients for cubic_coeff_a (_cubic_coeffs), clamped at the edges; with
-//   exclude_outside, taps outside [0, in) are dropped and the rest renormalized to sum 1
-//   (linear and nearest ignore exclude_outside, as onnxruntime does; for linear it would
-//   change nothing). pytorch_half_pixel is (x + 0.5) / scale - 0.5, and 0 where the
-//   output length is 1 (the operator's definition and onnxruntime; the reference takes
-//   -0.5 there, which differs only for cubic); tf_half_pixel_for_nn is (x + 0.5) / scale.
+//   every coordinate mode, kernel, antialias, exclude_outside and tf_crop_and_resize's
+//   extrapolation are in plugins/common/resize_taps.h, whose per-axis taps this kernel
+//   combines separably (the semantics decisions are written there).
 // - grid_sample follows the ONNX reference (onnx/reference/ops/op_grid_sample.py, itself
 //   onnxruntime's algorithm): grid (x, y) in [-1, 1] is denormalized per axis
 //   (align_corners: (g + 1) / 2 * (n - 1), else ((g + 1) * n - 1) / 2); nearest rounds it
@@ -48,6 +38,7 @@
 #include <vector>
 
 #include "ref/ref_kernels.h"
+#include "resize_taps.h"
 
 namespace sy::cpu {
 
@@ -58,180 +49,44 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // ---------------------------------------------------------------------------------------
 // resize
 
-enum class Coord { kHalfPixel, kAsymmetric, kAlignCorners, kPytorchHalfPixel, kTfHalfPixelForNn };
-enum class Interp { kNearest, kLinear, kCubic };
-enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
-
-// One input element an output coordinate reads along one axis, and its weight.
-struct Tap {
-  int64_t index;
-  double weight;
-};
-
-// The coordinate in the input of output coordinate `x` along an axis of `in` elements
-// resized by `scale` to `out`, as op_resize.py's _interpolate_1d_with_x computes it.
-double OriginalCoord(Coord mode, int64_t x, double scale, int64_t in, int64_t out) {
-  const double xd = static_cast<double>(x);
-  switch (mode) {
-    case Coord::kPytorchHalfPixel:
-      return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
-    case Coord::kTfHalfPixelForNn:
-      return (xd + 0.5) / scale;
-    case Coord::kAlignCorners: {
-      const double output_width = scale * static_cast<double>(in);
-      if (output_width == 1) return 0.0;
-      // x * (in - 1) is an exact integer in the reference; in double it is exact below 2^53.
-      return xd * static_cast<double>(in - 1) / (output_width - 1);
-    }
-    case Coord::kAsymmetric:
-      return xd / scale;
-    case Coord::kHalfPixel:
-      break;
-  }
-  return (xd + 0.5) / scale - 0.5;
-}
-
-// An input index clamped to [0, in) (the reference's edge padding).
-int64_t ClampIndex(double i, int64_t in) {
-  if (!(i > 0)) return 0;  // also NaN, which cannot arise from finite positive scales
-  const double last = static_cast<double>(in - 1);
-  return i >= last ? in - 1 : static_cast<int64_t>(i);
-}
-
-// Keys' cubic convolution weights of the taps floor(x) - 1 .. floor(x) + 2 for a
-// fractional part `ratio` of x, written as op_resize.py's _cubic_coeffs.
-std::array<double, 4> CubicCoeffs(double ratio, double a) {
-  const double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
-  return {((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a,
-          ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1, ((a + 2) * q - (a + 3)) * q * q + 1,
-          ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a};
-}
-
-struct AxisMode {
-  Interp interp = Interp::kNearest;
-  Coord coord = Coord::kHalfPixel;
-  Nearest nearest = Nearest::kRoundPreferFloor;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-};
-
-// The taps of every output coordinate along one axis.
-std::vector<std::vector<Tap>> AxisTaps(const AxisMode& m, double scale, int64_t in, int64_t out) {
-  std::vector<std::vector<Tap>> taps(static_cast<size_t>(out));
-  for (int64_t x = 0; x < out; ++x) {
-    const double ori = OriginalCoord(m.coord, x, scale, in, out);
-    const double lo = std::floor(ori);
-    std::vector<Tap>& t = taps[static_cast<size_t>(x)];
-    if (lo == ori) {  // integral: that element alone (the reference's ratio 1)
-      t.push_back({ClampIndex(ori, in), 1.0});
-      continue;
-    }
-    const double ratio = ori - lo;  // in (0, 1)
-    if (m.interp == Interp::kLinear) {
-      t.push_back({ClampIndex(lo, in), 1.0 - ratio});
-      t.push_back({ClampIndex(lo + 1, in), ratio});
-      continue;
-    }
-    if (m.interp == Interp::kCubic) {
-      const std::array<double, 4> c = CubicCoeffs(ratio, m.cubic_a);
-      double kept = 0;
-      for (int k = 0; k < 4; ++k) {
-        const double i = lo - 1 + k;
-        if (m.exclude_outside && (i < 0 || i >= static_cast<double>(in))) continue;
-        t.push_back({ClampIndex(i, in), c[static_cast<size_t>(k)]});
-        kept += c[static_cast<size_t>(k)];
-      }
-      if (m.exclude_outside && kept != 0) {
-        for (Tap& tap : t) tap.weight /= kept;
-      }
-      if (t.empty()) t.push_back({ClampIndex(ori, in), 1.0});  // not reached: ori >= -0.5
-      continue;
-    }
-    bool up = false;
-    switch (m.nearest) {
-      case Nearest::kRoundPreferFloor:
-        up = ratio > 0.5;
-        break;
-      case Nearest::kRoundPreferCeil:
-        up = ratio >= 0.5;
-        break;
-      case Nearest::kFloor:
-        up = false;
-        break;
-      case Nearest::kCeil:
-        up = true;
-        break;
-    }
-    t.push_back({ClampIndex(up ? lo + 1 : lo, in), 1.0});
-  }
-  return taps;
-}
-
-// resize, modes nearest, linear and cubic (separable over every axis), for any rank.
+// resize, modes nearest, linear and cubic (separable over every axis), for any rank; the
+// per-axis taps are plugins/common's (resize_taps.h), shared with the GPU plugins.
 Status Resize(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
   const TensorView& y = ctx.outputs[0];
   if (y.count() == 0) return Status::Ok();
   const size_t rank = static_cast<size_t>(x.rank());
-  AxisMode m;
-  const std::string mode = ctx.attrs.GetString("mode", "nearest");
-  m.interp = mode == "linear"  ? Interp::kLinear
-             : mode == "cubic" ? Interp::kCubic
-                               : Interp::kNearest;
-  const std::string coord_name = ctx.attrs.GetString("coordinate_transformation_mode");
-  m.coord = coord_name == "asymmetric"             ? Coord::kAsymmetric
-            : coord_name == "align_corners"        ? Coord::kAlignCorners
-            : coord_name == "pytorch_half_pixel"   ? Coord::kPytorchHalfPixel
-            : coord_name == "tf_half_pixel_for_nn" ? Coord::kTfHalfPixelForNn
-                                                   : Coord::kHalfPixel;
-  const std::string nearest_name = ctx.attrs.GetString("nearest_mode");
-  m.nearest = nearest_name == "round_prefer_ceil" ? Nearest::kRoundPreferCeil
-              : nearest_name == "floor"           ? Nearest::kFloor
-              : nearest_name == "ceil"            ? Nearest::kCeil
-                                                  : Nearest::kRoundPreferFloor;
-  m.cubic_a = ctx.attrs.GetFloat("cubic_coeff_a", -0.75);
-  m.exclude_outside = ctx.attrs.GetInt("exclude_outside", 0) != 0;
-  const bool has_scales = ctx.attrs.Has("scales");
-  const std::vector<double> scales =
-      has_scales ? ctx.attrs.GetFloats("scales") : std::vector<double>{};
-  std::vector<std::vector<std::vector<Tap>>> taps(rank);
+  const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(ctx.attrs);
+  std::vector<plugin::ResizeAxisTaps> taps(rank);
   for (size_t d = 0; d < rank; ++d) {
-    const int64_t in = x.shape()[d];
-    const int64_t out = y.shape()[d];
     // out > 0 here (y is not empty), hence in > 0 too (an empty dim resizes to 0 only).
-    const double scale =
-        has_scales ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
-    // Like the reference, an axis whose scale is close to 1 (math.isclose) and whose
-    // size does not change is left as it is.
-    if (out == in && std::fabs(scale - 1.0) <= 1e-9 * std::max(1.0, std::fabs(scale))) {
-      for (int64_t i = 0; i < out; ++i) taps[d].push_back(std::vector<Tap>{Tap{i, 1.0}});
-      continue;
-    }
-    taps[d] = AxisTaps(m, scale, in, out);
+    taps[d] = plugin::ComputeResizeAxisTaps(params, d, x.shape()[d], y.shape()[d]);
   }
   const std::vector<int64_t> in_strides = Strides(x.shape());
   std::vector<int64_t> pos(rank, 0);  // output multi-index
   std::vector<size_t> pick(rank, 0);  // which tap of each axis, while summing the corners
   for (int64_t o = 0; o < y.count(); ++o) {
+    bool outside = false;  // tf_crop_and_resize: a coordinate outside the crop
+    for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
     double sum = -0.0;  // so that a single tap copies -0.0 as it is
     std::fill(pick.begin(), pick.end(), 0);
-    while (true) {
+    while (!outside) {
       double w = 1.0;
       int64_t off = 0;
       for (size_t d = 0; d < rank; ++d) {
-        const Tap& t = taps[d][static_cast<size_t>(pos[d])][pick[d]];
+        const plugin::ResizeTap& t = taps[d].at(pos[d])[pick[d]];
         w *= t.weight;
         off += t.index * in_strides[d];
       }
       sum += w * LoadFloat(x.dtype(), x.data, off);
       size_t d = rank;  // next corner (odometer over the taps)
       while (d-- > 0) {
-        if (++pick[d] < taps[d][static_cast<size_t>(pos[d])].size()) break;
+        if (++pick[d] < taps[d].count(pos[d])) break;
         pick[d] = 0;
       }
       if (d == static_cast<size_t>(-1)) break;
     }
-    StoreFloat(y.dtype(), y.data, o, sum);
+    StoreFloat(y.dtype(), y.data, o, outside ? params.extrapolation_value : sum);
     for (size_t d = rank; d-- > 0;) {
       if (++pos[d] < y.shape()[d]) break;
       pos[d] = 0;
@@ -466,6 +321,8 @@ double GridReflect(double v, double lo, double hi) {
   return even ? hi - r : lo + r;
 }
 
+enum class GridInterp { kNearest, kLinear, kCubic };
+
 // The taps of one denormalized coordinate along an axis of `size` elements: index (as a
 // double, maybe outside [0, size)) and weight.
 struct GridTap {
@@ -474,20 +331,20 @@ struct GridTap {
 };
 
 // The taps of coordinate `v` (already padded) along one axis; weight-0 taps are left out.
-int GridTaps(Interp interp, double v, std::array<GridTap, 4>& taps) {
-  if (interp == Interp::kNearest) {
+int GridTaps(GridInterp interp, double v, std::array<GridTap, 4>& taps) {
+  if (interp == GridInterp::kNearest) {
     taps[0] = {v, 1.0};  // integral already (rounded, then clamped or reflected)
     return 1;
   }
   const double lo = std::floor(v);
   const double t = v - lo;
   int n = 0;
-  if (interp == Interp::kLinear) {
+  if (interp == GridInterp::kLinear) {
     if (1 - t != 0) taps[n++] = {lo, 1 - t};
     if (t != 0) taps[n++] = {lo + 1, t};
     return n;
   }
-  const std::array<double, 4> c = CubicCoeffs(t, -0.75);
+  const std::array<double, 4> c = plugin::CubicCoeffs(t, -0.75);
   for (int k = 0; k < 4; ++k) {
     if (c[static_cast<size_t>(k)] != 0) taps[n++] = {lo - 1 + k, c[static_cast<size_t>(k)]};
   }
@@ -503,9 +360,9 @@ Status GridSample(const KernelContext& ctx) {
   const int64_t h = x.shape()[2], w = x.shape()[3];
   const int64_t oh = y.shape()[2], ow = y.shape()[3];
   const std::string mode = ctx.attrs.GetString("mode", "bilinear");
-  const Interp interp = mode == "nearest"   ? Interp::kNearest
-                        : mode == "bicubic" ? Interp::kCubic
-                                            : Interp::kLinear;
+  const GridInterp interp = mode == "nearest"   ? GridInterp::kNearest
+                            : mode == "bicubic" ? GridInterp::kCubic
+                                                : GridInterp::kLinear;
   const std::string padding_name = ctx.attrs.GetString("padding_mode", "zeros");
   const GridPadding padding = padding_name == "border"       ? GridPadding::kBorder
                               : padding_name == "reflection" ? GridPadding::kReflection
@@ -549,7 +406,7 @@ Status GridSample(const KernelContext& ctx) {
         }
         const double size = static_cast<double>(sizes[a]);
         double v = align ? (gv + 1) / 2 * (size - 1) : ((gv + 1) * size - 1) / 2;
-        if (interp == Interp::kNearest) v = std::nearbyint(v);  // half to even
+        if (interp == GridInterp::kNearest) v = std::nearbyint(v);  // half to even
         if (v < lo[a] || v > hi[a]) {
           if (padding == GridPadding::kBorder) {
             v = std::clamp(v, 0.0, size - 1);

@@ -482,6 +482,51 @@ TEST(NeuralRefResize, CubicOnnxBackendExamples) {
                1e-7, "downsample_scales_cubic_A_n0p5_exclude_outside");
 }
 
+// Resize-18/19's antialias, half_pixel_symmetric and tf_crop_and_resize, and scales given
+// with sizes (keep_aspect_ratio_policy): expected values from onnx.reference (onnx 1.23,
+// the graphs of the backend tests of the same names).
+TEST(NeuralRefResize, AntialiasSymmetricAndCropOnnxReference) {
+  std::vector<double> v(16);
+  for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = i + 1;
+  const Tensor x = Make(DType::kF32, {1, 1, 4, 4}, v);
+  Attrs linear = Scales("linear", "half_pixel", {1, 1, 0.6, 0.6});
+  linear.Set("antialias", int64_t{1});
+  ExpectValues(RunRef1("resize", {x}, linear), {1, 1, 2, 2}, {2.875, 4.5, 9.375, 11}, 1e-7,
+               "downsample_scales_linear_antialias");
+  Attrs cubic = Scales("cubic", "half_pixel", {1, 1, 0.6, 0.6});
+  cubic.Set("antialias", int64_t{1});
+  ExpectValues(RunRef1("resize", {x}, cubic), {1, 1, 2, 2},
+               {2.51806951, 4.28588581, 9.58933544, 11.357152}, 1e-6,
+               "downsample_scales_cubic_antialias");
+  const Tensor x22 = Make(DType::kF32, {1, 1, 2, 2}, {1, 2, 3, 4});
+  ExpectValues(
+      RunRef1("resize", {x22}, Scales("linear", "half_pixel_symmetric", {1, 1, 2.94, 3.68})),
+      {1, 1, 5, 7}, {1,         1,         1.22826087, 1.5,       1.77173913, 2,         2,
+                     1.3197279, 1.3197279, 1.54798877, 1.8197279, 2.09146714, 2.3197279, 2.3197279,
+                     2,         2,         2.22826076, 2.5,       2.77173924, 3,         3,
+                     2.6802721, 2.6802721, 2.90853286, 3.1802721, 3.45201111, 3.6802721, 3.6802721,
+                     3,         3,         3.22826076, 3.5,       3.77173924, 4,         4},
+      1e-6, "upsample_scales_linear_half_pixel_symmetric");
+  // A crop inside the input, then one reaching past it: outside coordinates take
+  // extrapolation_value.
+  Attrs crop = ResizeAttrs("linear", "tf_crop_and_resize", "round_prefer_floor", {}, {1, 1, 3, 3});
+  crop.Set("roi", std::vector<double>{0, 0, 0.4, 0.6, 1, 1, 0.6, 0.8});
+  ExpectValues(RunRef1("resize", {x}, crop), {1, 1, 3, 3},
+               {7.6, 7.9, 8.2, 8.8, 9.1, 9.4, 10, 10.3, 10.6}, 1e-6, "tf_crop_and_resize");
+  crop.Set("roi", std::vector<double>{0, 0, 0.4, 0.6, 1, 1, 1.2, 1.7});
+  crop.Set("extrapolation_value", 10.0);
+  ExpectValues(RunRef1("resize", {x}, crop), {1, 1, 3, 3}, {7.6, 10, 10, 12.4, 10, 10, 10, 10, 10},
+               1e-6, "tf_crop_and_resize_extrapolation_value");
+  // Given both, sizes is the output and scales the mapping (as keep_aspect_ratio_policy
+  // maps): [2, 3] to [3, 3] with scale 1.5 on both axes, so the columns do not stretch.
+  Attrs both = ResizeAttrs("nearest", "asymmetric", "floor", {1.5, 1.5}, {});
+  both.Set("sizes", std::vector<int64_t>{3, 3});
+  const Tensor x23 = Make(DType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  // asymmetric floor: rows floor(i / 1.5) = 0, 0, 1; cols the same.
+  ExpectValues(RunRef1("resize", {x23}, both), {3, 3}, {1, 1, 2, 1, 1, 2, 4, 4, 5}, 0,
+               "scales with sizes");
+}
+
 // ---------------------------------------------------------------------------------------
 // attention
 
