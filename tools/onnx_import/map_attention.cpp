@@ -50,12 +50,6 @@ Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view wh
   return d.example;
 }
 
-Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape) {
-  Attrs attrs;
-  attrs.Set("shape", std::move(shape));
-  return ctx.Emit1("reshape", {x}, std::move(attrs));
-}
-
 Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm) {
   Attrs attrs;
   attrs.Set("perm", std::move(perm));

@@ -195,9 +195,20 @@ Status MapPool(NodeContext& ctx) {
   attrs.Set("dilations", win.dilations);
   attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
+  // MaxPool-12 on 8- and 16-bit integers: in f32, which holds each of their values
+  // exactly (a maximum picks one of them; no window is all padding).
+  const DType dtype = ctx.TypeOf(x).dtype;
+  const bool small_int =
+      dtype == DType::kI8 || dtype == DType::kU8 || dtype == DType::kI16 || dtype == DType::kU16;
+  if (is_max && small_int) {
+    SY_ASSIGN_OR_RETURN(x, CastTo(ctx, x, DType::kF32));
+  }
   SY_ASSIGN_OR_RETURN(ValueId out,
                       ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
   if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
+  if (is_max && small_int) {
+    SY_ASSIGN_OR_RETURN(out, CastTo(ctx, out, dtype));
+  }
   ctx.SetOutput(0, out);
   return Status::Ok();
 }

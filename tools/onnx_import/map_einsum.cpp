@@ -21,13 +21,6 @@ struct Term {
   Labels labels;
 };
 
-Expected<ValueId> Reshape(NodeContext& ctx, ValueId x, const Shape& shape) {
-  if (ctx.TypeOf(x).shape == shape) return x;
-  Attrs attrs;
-  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
-  return ctx.Emit1("reshape", {x}, std::move(attrs));
-}
-
 // Reorders `t` to `order` (a permutation of its labels).
 Expected<Term> Permute(NodeContext& ctx, Term t, const Labels& order) {
   if (t.labels == order) return t;
@@ -97,7 +90,7 @@ Expected<Term> Diagonals(NodeContext& ctx, Term t) {
     SY_ASSIGN_OR_RETURN(ValueId v, ctx.Emit1("transpose", {t.value}, std::move(transpose)));
     Shape merged = moved;
     merged.push_back(n * n);
-    SY_ASSIGN_OR_RETURN(v, Reshape(ctx, v, merged));
+    SY_ASSIGN_OR_RETURN(v, EmitReshape(ctx, v, merged));
     std::vector<int64_t> picks;
     for (int64_t k = 0; k < n; ++k) picks.push_back(k * (n + 1));
     SY_ASSIGN_OR_RETURN(Tensor index_tensor, Tensor::Allocate(DType::kI64, {n}));
@@ -172,13 +165,13 @@ Expected<Term> Contract(NodeContext& ctx, Term a, Term b, const Labels& out) {
   Shape a_shape = batch_dims, b_shape = batch_dims;
   a_shape.insert(a_shape.end(), {m, k});
   b_shape.insert(b_shape.end(), {k, n});
-  SY_ASSIGN_OR_RETURN(ValueId a2, Reshape(ctx, a.value, a_shape));
-  SY_ASSIGN_OR_RETURN(ValueId b2, Reshape(ctx, b.value, b_shape));
+  SY_ASSIGN_OR_RETURN(ValueId a2, EmitReshape(ctx, a.value, a_shape));
+  SY_ASSIGN_OR_RETURN(ValueId b2, EmitReshape(ctx, b.value, b_shape));
   SY_ASSIGN_OR_RETURN(ValueId product, ctx.Emit1("matmul", {a2, b2}));
   Shape result_shape = batch_dims;
   result_shape.insert(result_shape.end(), a_free_dims.begin(), a_free_dims.end());
   result_shape.insert(result_shape.end(), b_free_dims.begin(), b_free_dims.end());
-  SY_ASSIGN_OR_RETURN(product, Reshape(ctx, product, result_shape));
+  SY_ASSIGN_OR_RETURN(product, EmitReshape(ctx, product, result_shape));
   return Permute(ctx, Term{product, batch + a_free + b_free}, out);
 }
 

@@ -183,9 +183,15 @@ Status MapAlias(NodeContext& ctx) {
   if (ctx.node().op_type() == "Dropout") {
     if (ctx.HasInput(2)) {
       SY_ASSIGN_OR_RETURN(double training, ctx.StaticScalar(2, "training_mode"));
-      if (training != 0) {
+      // Training with a ratio of 0 drops nothing: the inference form (mask all true).
+      double ratio = 0.5;
+      if (training != 0 && ctx.HasInput(1)) {
+        SY_ASSIGN_OR_RETURN(ratio, ctx.StaticScalar(1, "ratio"));
+      }
+      if (training != 0 && ratio != 0) {
         return ctx.Fail(ImportProblem::kTrainingOnly,
-                        "runs in training mode (training_mode is true)");
+                        "runs in training mode (training_mode is true, ratio is not 0: random "
+                        "drops)");
       }
     }
     if (ctx.since_version() < 7 && ctx.AttrInt("is_test", 0) == 0) {

@@ -37,13 +37,6 @@ Status MapGemm(NodeContext& ctx) {
   return Status::Ok();
 }
 
-Expected<ValueId> Reshape(NodeContext& ctx, ValueId x, const Shape& shape) {
-  if (ctx.TypeOf(x).shape == shape) return x;
-  Attrs attrs;
-  attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
-  return ctx.Emit1("reshape", {x}, std::move(attrs));
-}
-
 // One-hot of the (first) maximum along `axis`, in x's dtype.
 Expected<ValueId> Hardmax(NodeContext& ctx, ValueId x, int64_t axis) {
   const TensorType type = ctx.TypeOf(x);
@@ -62,7 +55,7 @@ Expected<ValueId> Hardmax(NodeContext& ctx, ValueId x, int64_t axis) {
   range.Set("delta", 1.0);
   range.Set("dtype", std::string("i64"));
   SY_ASSIGN_OR_RETURN(ValueId iota, ctx.Emit1("range", {}, std::move(range)));
-  SY_ASSIGN_OR_RETURN(iota, Reshape(ctx, iota, iota_shape));
+  SY_ASSIGN_OR_RETURN(iota, EmitReshape(ctx, iota, iota_shape));
   SY_ASSIGN_OR_RETURN(ValueId hit, ctx.Emit1("equal", {am, iota}));
   Attrs cast;
   cast.Set("to", std::string(DTypeName(type.dtype)));
@@ -90,9 +83,9 @@ Status MapSoftmaxFamily(NodeContext& ctx) {
     if (axis < 0 || axis > rank) return ctx.Invalid("axis is out of range");
     const Shape flat{ElementCount(std::span(shape).subspan(0, axis)),
                      ElementCount(std::span(shape).subspan(axis))};
-    SY_ASSIGN_OR_RETURN(ValueId x2, Reshape(ctx, x, flat));
+    SY_ASSIGN_OR_RETURN(ValueId x2, EmitReshape(ctx, x, flat));
     SY_ASSIGN_OR_RETURN(ValueId y2, apply(x2, 1));
-    SY_ASSIGN_OR_RETURN(out, Reshape(ctx, y2, shape));
+    SY_ASSIGN_OR_RETURN(out, EmitReshape(ctx, y2, shape));
   }
   ctx.SetOutput(0, out);
   return Status::Ok();
@@ -100,15 +93,68 @@ Status MapSoftmaxFamily(NodeContext& ctx) {
 
 Status MapStatsNorm(NodeContext& ctx);
 
-Status MapBatchNorm(NodeContext& ctx) {
-  if (ctx.AttrInt("training_mode", 0) != 0 || ctx.OutputWanted(1) || ctx.OutputWanted(2) ||
-      ctx.OutputWanted(3) || ctx.OutputWanted(4)) {
-    return ctx.Fail(ImportProblem::kTrainingOnly,
-                    "runs in training mode (training_mode or the running-statistics outputs)");
+// BatchNormalization in training mode (opset 14+: training_mode; before, any of the
+// statistics outputs asked for): the batch's own mean and (biased) variance over every
+// axis but 1 normalize x, and the running statistics are updated with `momentum`:
+// running = input * momentum + batch * (1 - momentum). Outputs: y, running mean and var,
+// and before opset 14 the batch mean and var (saved_mean, saved_var), as ONNX's
+// reference computes them.
+Status MapBatchNormTraining(NodeContext& ctx) {
+  std::vector<ValueId> in;
+  for (size_t i = 0; i < 5; ++i) {
+    SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
+    in.push_back(id);
   }
+  const TensorType xt = ctx.TypeOf(in[0]);  // a copy: emitting may move the graph's types
+  const int64_t rank = static_cast<int64_t>(xt.shape.size());
+  if (rank < 2) return ctx.Invalid("input X must have rank >= 2 (N, C, ...)");
+  std::vector<int64_t> axes{0};
+  for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+  Attrs keep;
+  keep.Set("axes", axes);
+  keep.Set("keepdims", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId mean_kept, ctx.Emit1("reduce_mean", {in[0]}, keep));
+  SY_ASSIGN_OR_RETURN(ValueId deviation, ctx.Emit1("sub", {in[0], mean_kept}));
+  SY_ASSIGN_OR_RETURN(ValueId square, ctx.Emit1("mul", {deviation, deviation}));
+  Attrs drop = keep;
+  drop.Set("keepdims", int64_t{0});
+  SY_ASSIGN_OR_RETURN(ValueId var, ctx.Emit1("reduce_mean", {square}, drop));
+  SY_ASSIGN_OR_RETURN(ValueId mean, EmitReshape(ctx, mean_kept, {-1}));
+  Attrs eps;
+  eps.Set("epsilon", ctx.AttrFloat("epsilon", 1e-5));
+  SY_ASSIGN_OR_RETURN(ValueId y,
+                      ctx.Emit1("batch_norm", {in[0], in[1], in[2], mean, var}, std::move(eps)));
+  ctx.SetOutput(0, y);
+  const double momentum = ctx.AttrFloat("momentum", 0.9);
+  auto running = [&](ValueId input, ValueId batch) -> Expected<ValueId> {
+    const DType dtype = ctx.TypeOf(input).dtype;
+    SY_ASSIGN_OR_RETURN(ValueId m, ctx.Scalar(dtype, momentum));
+    SY_ASSIGN_OR_RETURN(ValueId rest, ctx.Scalar(dtype, 1 - momentum));
+    SY_ASSIGN_OR_RETURN(ValueId kept, ctx.Emit1("mul", {input, m}));
+    SY_ASSIGN_OR_RETURN(ValueId added, ctx.Emit1("mul", {batch, rest}));
+    return ctx.Emit1("add", {kept, added});
+  };
+  if (ctx.OutputWanted(1)) {
+    SY_ASSIGN_OR_RETURN(ValueId out, running(in[3], mean));
+    ctx.SetOutput(1, out);
+  }
+  if (ctx.OutputWanted(2)) {
+    SY_ASSIGN_OR_RETURN(ValueId out, running(in[4], var));
+    ctx.SetOutput(2, out);
+  }
+  if (ctx.OutputWanted(3)) ctx.SetOutput(3, mean);
+  if (ctx.OutputWanted(4)) ctx.SetOutput(4, var);
+  return Status::Ok();
+}
+
+Status MapBatchNorm(NodeContext& ctx) {
   if (ctx.since_version() < 9 && ctx.AttrInt("spatial", 1) == 0) {
     return ctx.UnsupportedOp("spatial=0 (per-element statistics) is outside the catalogue");
   }
+  const bool training = ctx.since_version() >= 14 ? ctx.AttrInt("training_mode", 0) != 0
+                                                  : ctx.OutputWanted(1) || ctx.OutputWanted(2) ||
+                                                        ctx.OutputWanted(3) || ctx.OutputWanted(4);
+  if (training) return MapBatchNormTraining(ctx);
   return MapStatsNorm(ctx);
 }
 

@@ -18,11 +18,8 @@ class Recurrent {
   Status Map();
 
  private:
-  Expected<ValueId> Reshape(ValueId x, const Shape& shape) {
-    if (ctx_.TypeOf(x).shape == shape) return x;
-    Attrs attrs;
-    attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
-    return ctx_.Emit1("reshape", {x}, std::move(attrs));
+  Expected<ValueId> Reshape(ValueId x, Shape shape) {
+    return EmitReshape(ctx_, x, std::move(shape));
   }
   Expected<ValueId> Slice(ValueId x, int64_t axis, int64_t begin, int64_t end) {
     Attrs attrs;

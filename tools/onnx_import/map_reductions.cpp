@@ -44,7 +44,15 @@ Status MapReduce(NodeContext& ctx) {
                            : type == "ReduceMax"  ? "reduce_max"
                            : type == "ReduceMin"  ? "reduce_min"
                                                   : "reduce_prod";
-    SY_ASSIGN_OR_RETURN(out, reduce(op, x, keepdims));
+    const DType dtype = ctx.TypeOf(x).dtype;
+    if (dtype == DType::kBool && (op == "reduce_max" || op == "reduce_min")) {
+      // ReduceMax-20 / ReduceMin-20 on bool (any / all): as u8, which holds 0 and 1.
+      SY_ASSIGN_OR_RETURN(ValueId as_int, CastTo(ctx, x, DType::kU8));
+      SY_ASSIGN_OR_RETURN(ValueId r, reduce(op, as_int, keepdims));
+      SY_ASSIGN_OR_RETURN(out, CastTo(ctx, r, DType::kBool));
+    } else {
+      SY_ASSIGN_OR_RETURN(out, reduce(op, x, keepdims));
+    }
   } else if (type == "ReduceL1") {
     SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("abs", {x}));
     SY_ASSIGN_OR_RETURN(out, reduce("reduce_sum", a, keepdims));

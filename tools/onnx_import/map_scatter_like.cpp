@@ -15,12 +15,6 @@
 namespace sy::onnx_import {
 namespace {
 
-Expected<ValueId> Reshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape) {
-  Attrs attrs;
-  attrs.Set("shape", std::move(shape));
-  return ctx.Emit1("reshape", {x}, std::move(attrs));
-}
-
 // x broadcast to the shape of `like` (run-time sizes kept as expressions).
 Expected<ValueId> ExpandLike(NodeContext& ctx, ValueId x, ValueId like) {
   const Shape& shape = ctx.TypeOf(like).shape;
@@ -49,7 +43,7 @@ Expected<ValueId> IotaAlong(NodeContext& ctx, ValueId x, size_t axis, size_t ran
   if (!dim.is_const()) ctx.AttachAttrExpr("limit", {dim}, false);
   std::vector<int64_t> shape(rank, 1);
   shape[axis] = -1;
-  return Reshape(ctx, iota, std::move(shape));
+  return EmitReshape(ctx, iota, std::move(shape));
 }
 
 // A [n] integer vector as i64 shaped to lie along `axis` of a tensor of rank `rank`.
@@ -57,7 +51,7 @@ Expected<ValueId> VectorAlong(NodeContext& ctx, ValueId v, size_t axis, size_t r
   SY_ASSIGN_OR_RETURN(v, CastTo(ctx, v, DType::kI64));
   std::vector<int64_t> shape(rank, 1);
   shape[axis] = -1;
-  return Reshape(ctx, v, std::move(shape));
+  return EmitReshape(ctx, v, std::move(shape));
 }
 
 Status MapReverseSequence(NodeContext& ctx) {
@@ -159,11 +153,11 @@ Status MapMaxUnpool(NodeContext& ctx) {
   Attrs expand;
   expand.Set("shape", std::vector<int64_t>{total});
   SY_ASSIGN_OR_RETURN(ValueId zeros, ctx.Emit1("expand", {zero}, std::move(expand)));
-  SY_ASSIGN_OR_RETURN(ValueId flat_x, Reshape(ctx, x, {-1}));
-  SY_ASSIGN_OR_RETURN(ValueId flat_i, Reshape(ctx, indices, {-1}));
+  SY_ASSIGN_OR_RETURN(ValueId flat_x, EmitReshape(ctx, x, {-1}));
+  SY_ASSIGN_OR_RETURN(ValueId flat_i, EmitReshape(ctx, indices, {-1}));
   SY_ASSIGN_OR_RETURN(ValueId flat,
                       ctx.Emit1("scatter_elements", {zeros, flat_i, flat_x}, Attrs{}));
-  SY_ASSIGN_OR_RETURN(ValueId out, Reshape(ctx, flat, unpooled));
+  SY_ASSIGN_OR_RETURN(ValueId out, EmitReshape(ctx, flat, unpooled));
   if (ctx.HasInput(2)) {
     SY_ASSIGN_OR_RETURN(std::vector<int64_t> wanted, ctx.StaticInts(2, "output_shape"));
     if (wanted.size() != rank) return ctx.Invalid("output_shape must have the input's rank");

@@ -115,6 +115,9 @@ struct NormStats {
 };
 Expected<NormStats> EmitNormStats(NodeContext& ctx, ValueId x, int64_t axis, double epsilon,
                                   bool centred);
+// x reshaped to `shape` (the catalogue's reshape: 0 copies a dim, -1 is inferred); x
+// itself when it has that shape already.
+Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape);
 // x cast to `to` (x itself when it has that dtype already).
 Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.

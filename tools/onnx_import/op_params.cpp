@@ -7,6 +7,13 @@
 
 namespace sy::onnx_import {
 
+Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape) {
+  if (ctx.TypeOf(x).shape == shape) return x;
+  Attrs attrs;
+  attrs.Set("shape", std::move(shape));
+  return ctx.Emit1("reshape", {x}, std::move(attrs));
+}
+
 Expected<std::vector<int64_t>> AxesParam(NodeContext& ctx, size_t input, int64_t input_since) {
   if (ctx.since_version() >= input_since) {
     if (!ctx.HasInput(input)) return std::vector<int64_t>();
