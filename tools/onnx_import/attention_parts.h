@@ -24,8 +24,7 @@ inline Dim ConstDim(int64_t n) { return {n, DimExpr(n)}; }
 // A size a decomposition needs fixed at import, or a clear refusal naming `what`.
 Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view what);
 
-// Small emitters (EmitReshape is op_mapping.h's).
-Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm);
+// Small emitters (EmitReshape and EmitTranspose are op_mapping.h's).
 // i64 range(start, limit), bounds that may be run-time sizes.
 Expected<ValueId> EmitRange(NodeContext& ctx, const Dim& start, const Dim& limit);
 // [B, S, heads * D] -> [B, heads, S, D], and back.

@@ -50,12 +50,6 @@ Expected<int64_t> StaticSize(NodeContext& ctx, const Dim& d, std::string_view wh
   return d.example;
 }
 
-Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm) {
-  Attrs attrs;
-  attrs.Set("perm", std::move(perm));
-  return ctx.Emit1("transpose", {x}, std::move(attrs));
-}
-
 Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads) {
   SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, heads, -1}));
   return EmitTranspose(ctx, r, {0, 2, 1, 3});

@@ -65,6 +65,7 @@ const MappingTable& Mappings() {
     AddSelectionMappings(t);
     AddContribMappings(t);
     AddContribAttentionMappings(t);
+    AddSpectralMappings(t);
     return t;
   }();
   return table;

@@ -78,6 +78,7 @@ void AddRecurrentMappings(MappingTable& table);
 void AddSelectionMappings(MappingTable& table);
 void AddContribMappings(MappingTable& table);
 void AddContribAttentionMappings(MappingTable& table);
+void AddSpectralMappings(MappingTable& table);
 
 // The ONNX ops mapped one to one (map_elementwise.cpp) and their catalogue ops, read from
 // the catalogue's schemas (OpSchema::onnx_name), the one place that pairs the names. An
@@ -118,6 +119,8 @@ Expected<NormStats> EmitNormStats(NodeContext& ctx, ValueId x, int64_t axis, dou
 // x reshaped to `shape` (the catalogue's reshape: 0 copies a dim, -1 is inferred); x
 // itself when it has that shape already.
 Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> shape);
+// x with its dims permuted by `perm`.
+Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm);
 // x cast to `to` (x itself when it has that dtype already).
 Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.

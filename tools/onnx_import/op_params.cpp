@@ -14,6 +14,12 @@ Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> 
   return ctx.Emit1("reshape", {x}, std::move(attrs));
 }
 
+Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm) {
+  Attrs attrs;
+  attrs.Set("perm", std::move(perm));
+  return ctx.Emit1("transpose", {x}, std::move(attrs));
+}
+
 Expected<std::vector<int64_t>> AxesParam(NodeContext& ctx, size_t input, int64_t input_since) {
   if (ctx.since_version() >= input_since) {
     if (!ctx.HasInput(input)) return std::vector<int64_t>();
