@@ -469,16 +469,17 @@ Status MapResize(NodeContext& ctx) {
   return Status::Ok();
 }
 
-// GridSample (opset 16; opset 20's N-D form where x is 4-D, its `linear` and `cubic`
+// GridSample (opset 16; opset 20's N-D form where x is 4-D or 5-D, its `linear` and `cubic`
 // spelling bilinear and bicubic) onto the catalogue's grid_sample. A grid of another float
 // dtype than x is cast to x's.
 Status MapGridSample(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId grid, ctx.Input(1));
   const TensorType xt = ctx.TypeOf(x);  // a copy: emitting may move the graph's types
-  if (xt.shape.size() != 4) {
+  if (xt.shape.size() != 4 && xt.shape.size() != 5) {
     return ctx.UnsupportedOp("input X of rank " + std::to_string(xt.shape.size()) +
-                             " is outside the catalogue (grid_sample takes [N, C, H, W])");
+                             " is outside the catalogue (grid_sample takes [N, C, H, W] or "
+                             "[N, C, D, H, W])");
   }
   std::string mode = ctx.AttrString("mode", "bilinear");
   if (mode == "linear") mode = "bilinear";  // opset 20 spellings

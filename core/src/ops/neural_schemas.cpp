@@ -133,17 +133,32 @@ Expected<std::vector<TensorType>> InferResize(const InferContext& ctx) {
 Expected<std::vector<TensorType>> InferGridSample(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const TensorType& grid = ctx.input(1);
-  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
-  SY_RETURN_IF_ERROR(RequireRank(grid, "grid", 4));
+  const size_t rank = x.shape.size();
+  if (rank != 4 && rank != 5) {
+    return InvalidModel("input x has shape " + ShapeToString(x.shape) +
+                        " but must have rank 4 ([N, C, H, W]) or 5 ([N, C, D, H, W])");
+  }
+  SY_RETURN_IF_ERROR(RequireRank(grid, "grid", static_cast<int64_t>(rank)));
+  const int64_t spatial = static_cast<int64_t>(rank) - 2;
   if (grid.shape[0] != x.shape[0]) {
     return DimError("grid", grid, 0, "equal input x's batch " + Str(x.shape[0]));
   }
-  if (grid.shape[3] != 2) return DimError("grid", grid, 3, "be 2 (the x and y coordinates)");
+  if (grid.shape[rank - 1] != spatial) {
+    return DimError("grid", grid, static_cast<int64_t>(rank) - 1,
+                    "be " + Str(spatial) + " (one coordinate per spatial axis of x)");
+  }
   SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "align_corners"));
-  Shape out = {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]};
+  if (rank == 5 && ctx.attrs.GetString("mode") == "bicubic") {
+    return AttrError("mode", "is \"bicubic\", which takes 4-D x only (as ONNX's GridSample)");
+  }
+  Shape out = {x.shape[0], x.shape[1]};
+  for (size_t d = 1; d + 1 < rank; ++d) out.push_back(grid.shape[d]);
   if (std::find(out.begin(), out.end(), 0) == out.end()) {
-    for (int64_t d : {2, 3}) {
-      if (x.shape[d] == 0) return DimError("x", x, d, "be positive (the output samples from it)");
+    for (size_t d = 2; d < rank; ++d) {
+      if (x.shape[d] == 0) {
+        return DimError("x", x, static_cast<int64_t>(d),
+                        "be positive (the output samples from it)");
+      }
     }
   }
   return std::vector<TensorType>{{x.dtype, std::move(out)}};

@@ -548,8 +548,12 @@ Result LinearAttention(SymbolicNode& n) {
 }
 
 Result GridSample(SymbolicNode& n) {
-  if (n.inputs.size() < 2 || n.in(0).size() != 4 || n.in(1).size() != 4) return Outputs();
-  return One({n.in(0)[0], n.in(0)[1], n.in(1)[1], n.in(1)[2]});
+  if (n.inputs.size() < 2 || n.in(0).size() < 4 || n.in(1).size() != n.in(0).size()) {
+    return Outputs();
+  }
+  SymShape out{n.in(0)[0], n.in(0)[1]};
+  for (size_t d = 1; d + 1 < n.in(1).size(); ++d) out.push_back(n.in(1)[d]);
+  return One(std::move(out));
 }
 
 Result Resize(SymbolicNode& n) {

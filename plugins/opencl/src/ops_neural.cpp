@@ -199,6 +199,14 @@ bool SupportsResize(const NodeInfo& node, const DeviceCaps& device, std::string&
   return SupportsFloatOnly(node, device, reason);
 }
 
+bool SupportsGridSample(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!node.inputs.empty() && node.inputs[0].shape.size() != 4) {
+    reason = "grid_sample of a 5-D x (volumetric) is not implemented in the OpenCL plugin";
+    return false;
+  }
+  return SupportsFloatOnly(node, device, reason);
+}
+
 // grid_sample: one work-item per output element (kernels/neural.cl, sy_grid_sample).
 class GridSampleOp : public ClOp {
  public:
@@ -256,7 +264,7 @@ void RegisterNeuralOps(ClOpRegistry& registry) {
   registry.Add("attention", SupportsFloatOnly, CreateAttention);
   registry.Add("rotary_embedding", SupportsFloatOnly, CreateRotary);
   registry.Add("resize", SupportsResize, CreateResize);
-  registry.Add("grid_sample", SupportsFloatOnly, CreateGridSample);
+  registry.Add("grid_sample", SupportsGridSample, CreateGridSample);
 }
 
 }  // namespace sy::opencl

@@ -194,18 +194,28 @@ TEST(NeuralSchemas, GridSample) {
   EXPECT_OUTPUT(Infer("grid_sample", {F32({0, 3, 5, 7}), F32({0, 4, 6, 2})}), F32({0, 3, 4, 6}));
   EXPECT_OUTPUT(Infer("grid_sample", {F32({1, 3, 0, 7}), F32({1, 0, 6, 2})}), F32({1, 3, 0, 6}));
   EXPECT_OUTPUT(Infer("grid_sample", {F32({1, 0, 0, 0}), F32({1, 2, 2, 2})}), F32({1, 0, 2, 2}));
+  // Volumetric (extension): x [N, C, D, H, W], grid [N, Do, Ho, Wo, 3].
+  EXPECT_OUTPUT(Infer("grid_sample", {F32({2, 3, 4, 5, 7}), F32({2, 2, 4, 6, 3})}),
+                F32({2, 3, 2, 4, 6}));
 }
 
 TEST(NeuralSchemas, GridSampleErrors) {
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5}), F32({1, 4, 6, 2})}),
-                  "input x has shape [1, 3, 5] but must have rank 4");
+                  "input x has shape [1, 3, 5] but must have rank 4 ([N, C, H, W]) or 5");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 4, 5, 7}), F32({1, 4, 6, 3})}),
+                  "input grid has shape [1, 4, 6, 3] but must have rank 5");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 4, 5, 7}), F32({1, 2, 4, 6, 2})}),
+                  "its dimension 4 (2) must be 3 (one coordinate per spatial axis of x)");
+  SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 4, 5, 7}), F32({1, 2, 4, 6, 3})},
+                        MakeAttrs({{"mode", std::string("bicubic")}})),
+                  "attribute mode is \"bicubic\", which takes 4-D x only");
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 2})}),
                   "input grid has shape [1, 4, 2] but must have rank 4");
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({2, 3, 5, 7}), F32({1, 4, 6, 2})}),
                   "input grid has shape [1, 4, 6, 2] but its dimension 0 (1) must equal input "
                   "x's batch 2");
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), F32({1, 4, 6, 3})}),
-                  "its dimension 3 (3) must be 2 (the x and y coordinates)");
+                  "its dimension 3 (3) must be 2 (one coordinate per spatial axis of x)");
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 0, 7}), F32({1, 4, 6, 2})}),
                   "input x has shape [1, 3, 0, 7] but its dimension 2 (0) must be positive");
   SY_EXPECT_ERROR(Infer("grid_sample", {F32({1, 3, 5, 7}), T(DType::kF64, {1, 4, 6, 2})}), "grid");

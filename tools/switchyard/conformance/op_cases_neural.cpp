@@ -343,7 +343,8 @@ std::vector<OpCase> RotaryCases() {
   return b.Take();
 }
 
-// grid_sample: x [N, C, H, W] and grid [N, Ho, Wo, 2], both in [-2, 2), so that about
+// grid_sample: x [N, C, H, W] and grid [N, Ho, Wo, 2] (and the volumetric form), both in
+// [-2, 2), so that about
 // half the grid points fall outside the input and the padding modes matter. H and W stay
 // small: a plugin computes the coordinate g * W / 2 + (W - 1) / 2 in its float type, and
 // its rounding error, about W * 2^-24 in f32, times the slope of the data must stay within
@@ -386,6 +387,14 @@ std::vector<OpCase> GridSampleCases() {
                    {3, 1, 13, 11},
                    {3, 7, 9, 2},
                    attrs("bicubic", "reflection", 0)});
+  for (const char* mode : {"bilinear", "nearest"}) {  // volumetric (x 5-D, grid [..., 3])
+    for (const char* padding : {"zeros", "reflection"}) {
+      cases.push_back({std::string("[2,2,3,4,5] grid=[2,2,3,4,3] ") + mode + " " + padding,
+                       {2, 2, 3, 4, 5},
+                       {2, 2, 3, 4, 3},
+                       attrs(mode, padding, std::string(padding) == "zeros" ? 0 : 1)});
+    }
+  }
   cases.push_back({"empty [0,2,5,7] grid=[0,4,6,2]", {0, 2, 5, 7}, {0, 4, 6, 2}, {}});
   cases.push_back({"empty [1,2,5,7] grid=[1,0,6,2]", {1, 2, 5, 7}, {1, 0, 6, 2}, {}});
   cases.push_back({"empty [1,0,0,0] grid=[1,4,6,2]", {1, 0, 0, 0}, {1, 4, 6, 2}, {}});

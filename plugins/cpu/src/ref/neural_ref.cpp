@@ -356,9 +356,10 @@ Status GridSample(const KernelContext& ctx) {
   const ConstTensorView& grid = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
   if (y.count() == 0) return Status::Ok();
+  // 2 (x [N, C, H, W]) or 3 (x [N, C, D, H, W]) spatial axes; axis a of the grid's
+  // coordinates reads x's dim rank - 1 - a (a = 0: x along W, 1: y along H, 2: z along D).
+  const int spatial = static_cast<int>(x.rank()) - 2;
   const int64_t batch = x.shape()[0], channels = x.shape()[1];
-  const int64_t h = x.shape()[2], w = x.shape()[3];
-  const int64_t oh = y.shape()[2], ow = y.shape()[3];
   const std::string mode = ctx.attrs.GetString("mode", "bilinear");
   const GridInterp interp = mode == "nearest"   ? GridInterp::kNearest
                             : mode == "bicubic" ? GridInterp::kCubic
@@ -368,10 +369,16 @@ Status GridSample(const KernelContext& ctx) {
                               : padding_name == "reflection" ? GridPadding::kReflection
                                                              : GridPadding::kZeros;
   const bool align = ctx.attrs.GetInt("align_corners", 0) != 0;
-  // Per axis (0: x along W, 1: y along H): the size and the bounds of the coordinates.
-  const int64_t sizes[2] = {w, h};
-  double lo[2], hi[2];
-  for (int a = 0; a < 2; ++a) {
+  // Per axis: the size, the element stride in x, the bounds of the coordinates.
+  int64_t sizes[3], strides[3];
+  double lo[3], hi[3];
+  int64_t points = 1, volume = 1;
+  for (int a = 0; a < spatial; ++a) {
+    const size_t d = static_cast<size_t>(x.rank() - 1 - a);
+    sizes[a] = x.shape()[d];
+    strides[a] = volume;
+    volume *= sizes[a];
+    points *= y.shape()[d];
     lo[a] = align ? 0.0 : -0.5;
     hi[a] = align ? static_cast<double>(sizes[a] - 1) : static_cast<double>(sizes[a]) - 0.5;
   }
@@ -391,14 +398,14 @@ Status GridSample(const KernelContext& ctx) {
     return static_cast<int64_t>(std::clamp(r, 0.0, last));
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const int64_t plane = h * w;
-  std::array<GridTap, 4> taps[2];
-  int counts[2];
+  std::array<GridTap, 4> taps[3];
+  int counts[3] = {1, 1, 1};
+  int64_t index[3][4];  // the element each tap reads along its axis (-1: a zero)
   for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t p = 0; p < oh * ow; ++p) {
-      const int64_t g = (n * oh * ow + p) * 2;
+    for (int64_t p = 0; p < points; ++p) {
+      const int64_t g = (n * points + p) * spatial;
       bool finite = true;
-      for (int a = 0; a < 2; ++a) {
+      for (int a = 0; a < spatial; ++a) {
         const double gv = LoadFloat(grid.dtype(), grid.data, g + a);
         if (!std::isfinite(gv)) {
           finite = false;
@@ -415,24 +422,39 @@ Status GridSample(const KernelContext& ctx) {
           }
         }
         counts[a] = GridTaps(interp, v, taps[a]);
+        for (int t = 0; t < counts[a]; ++t) {
+          index[a][t] = element(a, taps[a][static_cast<size_t>(t)].index);
+        }
       }
       for (int64_t c = 0; c < channels; ++c) {
-        const int64_t out = (n * channels + c) * oh * ow + p;
+        const int64_t out = (n * channels + c) * points + p;
         if (!finite) {
           StoreFloat(y.dtype(), y.data, out, nan);
           continue;
         }
-        const int64_t base = (n * channels + c) * plane;
+        const int64_t base = (n * channels + c) * volume;
         double sum = -0.0;  // so that nearest copies -0.0 as it is
-        for (int ty = 0; ty < counts[1]; ++ty) {
-          const int64_t iy = element(1, taps[1][static_cast<size_t>(ty)].index);
-          for (int tx = 0; tx < counts[0]; ++tx) {
-            const int64_t ix = element(0, taps[0][static_cast<size_t>(tx)].index);
-            const double v =
-                iy < 0 || ix < 0 ? 0.0 : LoadFloat(x.dtype(), x.data, base + iy * w + ix);
-            sum += taps[1][static_cast<size_t>(ty)].weight *
-                   taps[0][static_cast<size_t>(tx)].weight * v;
+        // Every combination of one tap per axis, the outermost axis slowest; the weight
+        // is their product taken from the outermost axis in.
+        int pick[3] = {0, 0, 0};
+        while (true) {
+          double weight = 1.0;
+          int64_t off = 0;
+          bool zero = false;
+          for (int a = spatial; a-- > 0;) {
+            weight = a == spatial - 1 ? taps[a][static_cast<size_t>(pick[a])].weight
+                                      : weight * taps[a][static_cast<size_t>(pick[a])].weight;
+            const int64_t i = index[a][pick[a]];
+            zero = zero || i < 0;
+            off += i * strides[a];
           }
+          sum += weight * (zero ? 0.0 : LoadFloat(x.dtype(), x.data, base + off));
+          int a = 0;  // next combination: the innermost axis fastest
+          for (; a < spatial; ++a) {
+            if (++pick[a] < counts[a]) break;
+            pick[a] = 0;
+          }
+          if (a == spatial) break;
         }
         StoreFloat(y.dtype(), y.data, out, sum);
       }

@@ -99,6 +99,26 @@ TEST(NeuralRefGridSample, BilinearHandDerived) {
                {1, 1, 1, 3}, {2.5, 1, 2.5}, 0, "reflection");
 }
 
+TEST(NeuralRefGridSample, VolumetricHandDerived) {
+  // x [1, 1, 2, 2, 2] = 0 .. 7 (index d * 4 + h * 2 + w); grid (x, y, z) reads W, H, D.
+  std::vector<double> v(8);
+  for (int i = 0; i < 8; ++i) v[static_cast<size_t>(i)] = i;
+  const Tensor x = Make(DType::kF32, {1, 1, 2, 2, 2}, v);
+  // align_corners: the centre averages all eight; a unit step along x, y or z reads
+  // element 1, 2 or 4; zeros padding without align_corners: (-1, -1, -1) is
+  // (-0.5, -0.5, -0.5), an eighth of element 0, which is 0.
+  const Tensor g = Make(DType::kF32, {1, 1, 1, 4, 3}, {0, 0, 0, 1, -1, -1, -1, 1, -1, -1, -1, 1});
+  ExpectValues(RunRef1("grid_sample", {x, g}, GridAttrs("bilinear", "zeros", 1)), {1, 1, 1, 1, 4},
+               {3.5, 1, 2, 4}, 0, "trilinear align_corners");
+  const Tensor corner = Make(DType::kF32, {1, 1, 1, 1, 3}, {1, 1, 1});
+  ExpectValues(RunRef1("grid_sample", {x, corner}, GridAttrs("bilinear", "zeros", 0)),
+               {1, 1, 1, 1, 1}, {7.0 / 8}, 0, "zeros: an eighth of element 7");
+  // nearest, align_corners: (0.2, -0.6, 0.9) -> (0.6, 0.2, 0.95) -> w 1, h 0, d 1.
+  const Tensor near = Make(DType::kF32, {1, 1, 1, 1, 3}, {0.2, -0.6, 0.9});
+  ExpectValues(RunRef1("grid_sample", {x, near}, GridAttrs("nearest", "border", 1)),
+               {1, 1, 1, 1, 1}, {5}, 0, "nearest");
+}
+
 TEST(NeuralRefGridSample, NearestRoundsHalfToEven) {
   // One row [10 .. 14] (W = 5, H = 1), align_corners: x = (g + 1) * 2, y = 0. g = -0.75,
   // -0.25, 0.25, 0.75 -> 0.5, 1.5, 2.5, 3.5 -> 0, 2, 2, 4; g = 0.1 -> 2.2 -> 2.
