@@ -60,6 +60,7 @@ constexpr std::string_view kDirectOps[] = {
     "BitwiseOr",
     "BitwiseXor",
     "BitwiseNot",
+    "Det",
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Linear-algebra ops of the catalogue (spec/ops.md, "Linear algebra"): matmul with NumPy
-// semantics (1-D promotion, broadcast batch dims) and gemm (rank-2 operands, optional
-// transposes, C broadcast unidirectionally to [M, N]).
+// semantics (1-D promotion, broadcast batch dims), gemm (rank-2 operands, optional
+// transposes, C broadcast unidirectionally to [M, N]) and the extension det (ONNX Det:
+// the determinants of [..., M, M] square matrices).
 #include <algorithm>
 
 #include "ops/op_families.h"
@@ -110,6 +111,18 @@ Expected<std::vector<TensorType>> InferGemm(const InferContext& ctx) {
   return std::vector<TensorType>{{a.dtype, out}};
 }
 
+// det: x [..., M, M] -> [...].
+Expected<std::vector<TensorType>> InferDet(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  SY_RETURN_IF_ERROR(RequireMinRank(x, "x", 2));
+  const int64_t r = x.rank();
+  if (x.shape[r - 1] != x.shape[r - 2]) {
+    return InvalidModel("input x has shape " + ShapeToString(x.shape) +
+                        " but its last two dimensions must be equal (square matrices)");
+  }
+  return std::vector<TensorType>{{x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)}};
+}
+
 }  // namespace
 
 void AddLinalgSchemas(std::vector<OpSchema>& out) {
@@ -132,6 +145,15 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.attrs = {Float("alpha", 1.0), Float("beta", 1.0), Flag("trans_a"), Flag("trans_b")};
     s.infer = InferGemm;
     s.cost = OpCost::kCompute;
+    out.push_back(std::move(s));
+  }
+  {  // Extension (docs/ops.md).
+    OpSchema s;
+    s.name = "det";
+    s.onnx_name = "Det";
+    s.type_vars = OneTypeVar(kF);
+    s.inputs = {{"x", 0}};
+    s.infer = InferDet;
     out.push_back(std::move(s));
   }
 }

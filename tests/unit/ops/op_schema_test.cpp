@@ -133,7 +133,8 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "compress",
                                           "unique",
                                           "non_max_suppression",
-                                          "sample"};
+                                          "sample",
+                                          "det"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;

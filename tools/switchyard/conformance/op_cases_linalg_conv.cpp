@@ -90,6 +90,22 @@ std::vector<OpCase> GemmCases() {
       {}, {"[1024,32]x[32,1025]+[1025]", {{1024, 32}, {32, 1025}, {1025}}, {}});
 }
 
+// det: square matrices of a few sizes and batches; generated inputs are far from singular
+// only by chance, so the tolerance is the sums' (a determinant is a sum of products).
+std::vector<OpCase> DetCases() {
+  return Expand("det",
+                {
+                    {"[1,1]", {{1, 1}}, {}},
+                    {"[2,2]", {{2, 2}}, {}},
+                    {"[3,3]", {{3, 3}}, {}},
+                    {"[4,3,3]", {{4, 3, 3}}, {}},
+                    {"[2,3,5,5]", {{2, 3, 5, 5}}, {}},
+                    {"empty batch [0,4,4]", {{0, 4, 4}}, {}},
+                    {"empty matrix [3,0,0]", {{3, 0, 0}}, {}},
+                },
+                {}, {"[65536,4,4]", {{65536, 4, 4}}, {}});
+}
+
 std::vector<OpCase> ConvCases() {
   return Expand(
       "conv",
@@ -242,6 +258,7 @@ std::vector<OpCase> GlobalAvgPoolCases() {
 std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "matmul") return MatmulCases();
   if (op == "gemm") return GemmCases();
+  if (op == "det") return DetCases();
   if (op == "conv") return ConvCases();
   if (op == "conv_transpose") return ConvTransposeCases();
   if (op == "max_pool" || op == "avg_pool") return PoolCases(op);

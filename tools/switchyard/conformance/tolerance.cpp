@@ -179,6 +179,7 @@ constexpr OpTier kTiers[] = {
     {"cumprod", Tier::kSum},  // a running product: relative error grows like a sum's
     {"matmul", Tier::kSum},
     {"gemm", Tier::kSum},
+    {"det", Tier::kSum},
     {"conv", Tier::kSum},
     {"conv_transpose", Tier::kSum},
     {"avg_pool", Tier::kSum},

@@ -1,5 +1,5 @@
 // Reference kernels of the linalg family: matmul and gemm (spec/ops.md, "Linear algebra";
-// ONNX semantics).
+// ONNX semantics) and the extension det.
 //
 // Floats accumulate in double and are rounded once on store; matmul's integer dtypes
 // accumulate in 64-bit two's complement (through uint64_t, so overflow wraps instead of
@@ -115,11 +115,51 @@ Status Gemm(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------------------
+// det: each matrix's determinant by LU decomposition with partial pivoting, in double
+// (LAPACK's getrf, which numpy.linalg.det calls): the product of the pivots, its sign
+// flipped per row swap. A singular matrix gives a zero pivot and so 0 (or -0); NaN and
+// infinities propagate through the arithmetic. An empty (0 x 0) matrix has determinant 1.
+
+Status Det(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t m = x.shape()[x.shape().size() - 1];
+  std::vector<double> a(static_cast<size_t>(m * m));
+  for (int64_t b = 0; b < y.count(); ++b) {
+    for (int64_t i = 0; i < m * m; ++i) {
+      a[static_cast<size_t>(i)] = LoadFloat(x.dtype(), x.data, b * m * m + i);
+    }
+    auto at = [&](int64_t r, int64_t c) -> double& { return a[static_cast<size_t>(r * m + c)]; };
+    double det = 1.0;
+    for (int64_t k = 0; k < m; ++k) {
+      int64_t pivot = k;  // the largest magnitude in column k at or below row k
+      for (int64_t r = k + 1; r < m; ++r) {
+        if (std::fabs(at(r, k)) > std::fabs(at(pivot, k))) pivot = r;
+      }
+      if (pivot != k) {
+        for (int64_t c = 0; c < m; ++c) std::swap(at(k, c), at(pivot, c));
+        det = -det;
+      }
+      const double p = at(k, k);
+      det *= p;
+      if (p == 0) continue;  // singular: det is 0 (or NaN from NaNs elsewhere)
+      for (int64_t r = k + 1; r < m; ++r) {
+        const double f = at(r, k) / p;
+        for (int64_t c = k + 1; c < m; ++c) at(r, c) -= f * at(k, c);
+      }
+    }
+    StoreFloat(y.dtype(), y.data, b, det);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddLinalgRefKernels(KernelTable& table) {
   table.Add("matmul", MatMul);
   table.Add("gemm", Gemm);
+  table.Add("det", Det);
 }
 
 }  // namespace sy::cpu

@@ -153,5 +153,16 @@ TEST(LinalgRefGemm, NanAndInfPropagate) {
   ExpectExact(y, {2, 2}, {kNaN, kNaN, kNaN, 1});
 }
 
+// det: hand-derived determinants; a 3 x 3 whose first pivot is 0 (a row swap flips the
+// sign); singular and batched matrices; the 0 x 0 matrix (determinant 1, as NumPy).
+TEST(LinalgRefDet, HandDerived) {
+  ExpectExact(RunRef1("det", {F32({2, 2}, {1, 2, 3, 4})}), {}, {-2});
+  // [[0, 1, 2], [1, 0, 3], [4, -3, 8]]: 0 * (0 - -9) - 1 * (8 - 12) + 2 * (-3 - 0) = -2.
+  ExpectClose(RunRef1("det", {F32({3, 3}, {0, 1, 2, 1, 0, 3, 4, -3, 8})}), {}, {-2}, 1e-6, 1e-6);
+  ExpectExact(RunRef1("det", {F32({2, 2, 2}, {1, 2, 2, 4, 2, 0, 0, 3})}), {2}, {0, 6});
+  ExpectExact(RunRef1("det", {F32({3, 0, 0}, {})}), {3}, {1, 1, 1});
+  ExpectExact(RunRef1("det", {F32({1, 1}, {-7})}), {}, {-7});
+}
+
 }  // namespace
 }  // namespace sy::cpu::test
