@@ -225,6 +225,45 @@ Status FoldUnary(NodeContext& ctx) {
   return Bind(ctx, UnaryHost(ctx.node().op_type(), In(ctx, 0)));
 }
 
+// Split of a constant: the sizes given (input or attribute), else equal parts (opset
+// 18's num_outputs: parts of ceil(dim / n), the last one smaller).
+Status FoldSplit(NodeContext& ctx) {
+  const Tensor& x = In(ctx, 0);
+  const auto rank = static_cast<int64_t>(x.shape().size());
+  int64_t axis = ctx.AttrInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return ctx.Invalid("axis is out of range");
+  const int64_t dim = x.shape()[static_cast<size_t>(axis)];
+  const auto n = static_cast<int64_t>(ctx.num_outputs());
+  std::vector<int64_t> sizes;
+  if (ctx.since_version() >= 13) {
+    if (ctx.HasInput(1)) sizes = ToInt64s(In(ctx, 1));
+  } else {
+    sizes = ctx.AttrInts("split").value_or(std::vector<int64_t>());
+  }
+  if (sizes.empty()) {
+    const int64_t chunk = (dim + n - 1) / n;
+    for (int64_t k = 0; k < n; ++k)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - k * chunk)));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s < 0 ? dim + 1 : s;
+  if (static_cast<int64_t>(sizes.size()) != n || total != dim) {
+    return ctx.Invalid("split sizes do not add up to dim " + std::to_string(dim) + " in " +
+                       std::to_string(n) + " outputs");
+  }
+  int64_t offset = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t start = offset, end = offset + sizes[static_cast<size_t>(k)];
+    SY_ASSIGN_OR_RETURN(Tensor part,
+                        SliceHost(x, std::vector<int64_t>{start}, std::vector<int64_t>{end},
+                                  std::vector<int64_t>{axis}, {}));
+    ctx.SetOutputConstant(static_cast<size_t>(k), std::move(part));
+    offset = end;
+  }
+  return Status::Ok();
+}
+
 Status FoldWhere(NodeContext& ctx) {
   return Bind(ctx, WhereHost(In(ctx, 0), In(ctx, 1), In(ctx, 2)));
 }
@@ -317,6 +356,7 @@ void AddShapeFolds(MappingTable& table) {
   table.At("Gather").fold = FoldGather;
   table.At("Slice").fold = FoldSlice;
   table.At("Concat").fold = FoldConcat;
+  table.At("Split").fold = FoldSplit;
   table.At("Squeeze").fold = FoldReshapeLike<SqueezeShape>;
   table.At("Unsqueeze").fold = FoldReshapeLike<UnsqueezeShape>;
   table.At("Flatten").fold = FoldReshapeLike<FlattenShape>;
@@ -332,7 +372,8 @@ void AddShapeFolds(MappingTable& table) {
     table.At(op).fold = FoldBinary;
   }
   for (const char* op : {"Max", "Min", "Sum"}) table.At(op).fold = FoldVariadic;
-  for (const char* op : {"Neg", "Abs", "Floor", "Ceil", "Sqrt", "Not", "Reciprocal", "Sign"}) {
+  for (const char* op :
+       {"Neg", "Abs", "Floor", "Ceil", "Sqrt", "Not", "Reciprocal", "Sign", "Relu"}) {
     table.At(op).fold = FoldUnary;
   }
   for (const char* op : {"ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"}) {

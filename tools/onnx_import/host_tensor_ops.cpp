@@ -464,6 +464,8 @@ Expected<Tensor> UnaryHost(std::string_view op, const Tensor& x) {
         r = (v > 0) - (v < 0);
       else if (op == "Sqrt")
         r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+      else if (op == "Relu")
+        r = v < 0 ? 0 : v;
       SetInt64(out, i, r);
     } else {
       const double v = GetDouble(x, i);
@@ -478,6 +480,8 @@ Expected<Tensor> UnaryHost(std::string_view op, const Tensor& x) {
         r = std::ceil(v);
       else if (op == "Sqrt")
         r = std::sqrt(v);
+      else if (op == "Relu")
+        r = v < 0 ? 0.0 : v;  // NaN stays NaN
       else if (op == "Reciprocal")
         r = 1.0 / v;
       else if (op == "Sign")

@@ -10,13 +10,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "onnx_functions.h"
 #include "onnx_proto.h"
 
 #include "switchyard/graph.h"
@@ -119,6 +122,23 @@ class ImportState {
   // The model outlives the import.
   void Declare(const onnx::ValueInfoProto& info);
   const onnx::TensorShapeProto* DeclaredShape(const std::string& name) const;
+
+  // Binds `name` to what another value is (a body's input to the value given for it).
+  void Bind(const std::string& name, KnownValue value) { values_[name] = std::move(value); }
+
+  // Control-flow bodies (map_control_flow.cpp). The driver sets `import_body`, which
+  // imports one instance of a body: its inputs bound to `inputs`, the names its outputs
+  // are known by (in this state) returned in `outputs`; `origin` says where the body is,
+  // for messages. The model outlives the import; `current_opsets` are those of the node
+  // being imported.
+  const onnx::ModelProto* model = nullptr;
+  std::shared_ptr<const OpsetMap> current_opsets;
+  std::function<Status(const onnx::GraphProto& body, const std::string& origin,
+                       const std::vector<KnownValue>& inputs, std::vector<std::string>& outputs)>
+      import_body;
+  int body_depth = 0;         // bodies being imported, one inside another
+  size_t body_instances = 0;  // bodies imported so far (each gets its own names)
+  size_t body_nodes = 0;      // nodes imported from bodies so far
 
  private:
   const ImportOptions& options_;

@@ -66,6 +66,7 @@ const MappingTable& Mappings() {
     AddContribMappings(t);
     AddContribAttentionMappings(t);
     AddSpectralMappings(t);
+    AddControlFlowMappings(t);
     return t;
   }();
   return table;

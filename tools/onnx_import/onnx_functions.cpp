@@ -1,5 +1,6 @@
 // Function expansion (onnx_functions.h).
 #include "onnx_functions.h"
+#include "subgraph_names.h"
 
 #include <set>
 #include <utility>
@@ -158,6 +159,12 @@ class Expander {
                               "earlier node of its body");
         }
         node.set_input(k, it->second);
+      }
+      // A body the node holds (a Loop's, an If's branches) reads the function's locals by
+      // their names in the function: those follow the renaming too.
+      for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+        if (a.has_g()) RenameOuterReads(*a.mutable_g(), rename);
+        for (onnx::GraphProto& g : *a.mutable_graphs()) RenameOuterReads(g, rename);
       }
       for (int k = 0; k < node.output_size(); ++k) {
         if (node.output(k).empty()) continue;

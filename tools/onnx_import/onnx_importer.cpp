@@ -13,6 +13,7 @@
 #include "model_checks.h"
 #include "onnx_tensor.h"
 #include "op_mapping.h"
+#include "subgraph_names.h"
 #include "switchyard/model_io.h"
 #include "switchyard/onnx_import.h"
 #include "switchyard/shape.h"
@@ -267,6 +268,155 @@ Status ValidateAtExamples(const Graph& graph) {
   return Specialize(graph, *examples).status();
 }
 
+Status FailWith(ImportProblem& problem, ImportProblem kind, Status status) {
+  problem = kind;
+  return status;
+}
+
+// Imports one node (of the graph, of an expanded function body or of a control-flow
+// body): checks its reads, then folds it or maps it. Failures set `problem`.
+Status ImportNode(ImportState& state, const FlatNode& flat_node, ImportResult& result,
+                  ImportProblem& problem) {
+  const onnx::NodeProto& node = flat_node.node;
+  state.current_opsets = flat_node.opsets;
+  const OnnxSchema* schema = SchemaOf(flat_node);
+  NodeContext ctx(state, node, static_cast<size_t>(flat_node.index), schema->since_version,
+                  OpsetOf(flat_node, node.domain()), flat_node.origin);
+  for (const std::string& in : node.input()) {
+    if (!in.empty() && state.Find(in) == nullptr) {
+      return FailWith(problem, ImportProblem::kInvalidModel,
+                      InvalidModel(ctx.Describe() + ": reads value '" + in +
+                                   "', which no "
+                                   "initializer, graph input or earlier node defines (nodes must "
+                                   "be in topological order)"));
+    }
+  }
+  // CheckAllOpsKnown made sure that the op has a schema and a mapping of its version.
+  const OpMapping& mapping =
+      *Mappings().Find(MappingKey(node.domain(), node.op_type()), schema->since_version);
+  bool all_constant = true;
+  for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+    if (ctx.HasInput(k) && !ctx.IsConstant(k)) all_constant = false;
+  }
+  Status status;
+  bool handled = false;
+  if (state.symbolic()) {
+    // Sizes known only at run time (symbolic_sizes.h); a node with a run-time size as
+    // input that ImportSizeNode leaves is mapped to run-time ops, never folded.
+    Expected<bool> sized = ImportSizeNode(ctx, mapping);
+    if (!sized.ok()) status = sized.status();
+    handled = sized.ok() && *sized;
+    for (size_t k = 0; k < ctx.num_inputs(); ++k) {
+      if (ctx.InputSymbolic(k)) all_constant = false;
+    }
+  }
+  if (handled || !status.ok()) {
+    // done, or failed
+  } else if (mapping.fold && (!mapping.fold_needs_values || all_constant)) {
+    status = mapping.fold(ctx);
+    if (status.ok()) ++result.folded_nodes;
+  } else if (mapping.map) {
+    status = mapping.map(ctx);
+  } else {
+    // A fold-only op (ConstantOfShape) on graph inputs: every input must be static.
+    for (size_t k = 0; k < ctx.num_inputs() && status.ok(); ++k) {
+      if (ctx.HasInput(k)) status = ctx.StaticInput(k, "input " + std::to_string(k)).status();
+    }
+    if (status.ok()) status = mapping.fold(ctx);
+    if (status.ok()) ++result.folded_nodes;
+  }
+  if (!status.ok()) {
+    // A failure inside a control-flow body has set `problem` already.
+    ImportProblem p = ctx.problem() != ImportProblem::kNone    ? ctx.problem()
+                      : problem != ImportProblem::kNone        ? problem
+                      : status.code() == StatusCode::kInternal ? ImportProblem::kInternal
+                                                               : ImportProblem::kInvalidModel;
+    return FailWith(problem, p, status.WithContext(ctx.Describe()));
+  }
+  std::set<std::string> dependencies;
+  for (const std::string& in : node.input()) {
+    if (!in.empty()) {
+      const std::set<std::string>& d = state.Dependencies(in);
+      dependencies.insert(d.begin(), d.end());
+    }
+  }
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (!node.output(k).empty()) state.SetDependencies(node.output(k), dependencies);
+    if (!node.output(k).empty() && state.Find(node.output(k)) == nullptr) {
+      return FailWith(problem, ImportProblem::kInternal,
+                      Internal(ctx.Describe() + ": the mapping did not produce output '" +
+                               node.output(k) + "'"));
+    }
+  }
+  return Status::Ok();
+}
+
+// Imports one instance of a control-flow body (map_control_flow.cpp): binds its inputs
+// to `inputs` under names of their own (ScopedBody), expands and checks its nodes as the
+// graph's are, imports them and reads its outputs. The body's nodes bind against the
+// opsets of the node that holds it.
+Status ImportBody(ImportState& state, const onnx::GraphProto& body, const std::string& origin,
+                  const std::vector<KnownValue>& inputs, std::vector<std::string>& outputs,
+                  ImportResult& result, ImportProblem& problem) {
+  constexpr int kMaxBodyDepth = 16;
+  constexpr size_t kMaxBodyNodes = 1'000'000;  // summed over every instance
+  if (state.body_depth >= kMaxBodyDepth) {
+    return InvalidModel("control-flow bodies nest deeper than " + std::to_string(kMaxBodyDepth) +
+                        origin);
+  }
+  if (body.input_size() != static_cast<int>(inputs.size())) {
+    return InvalidModel("the body" + origin + " takes " + std::to_string(body.input_size()) +
+                        " inputs, but " + std::to_string(inputs.size()) + " are given to it");
+  }
+  const std::shared_ptr<const OpsetMap> opsets = state.current_opsets;
+  const onnx::GraphProto scoped =
+      ScopedBody(body, "body" + std::to_string(state.body_instances++) + "/");
+  onnx::ModelProto holder;  // the body as a model, for the checks the graph gets
+  holder.set_ir_version(state.model->ir_version());
+  for (const auto& [domain, version] : *opsets) {
+    auto* o = holder.add_opset_import();
+    o->set_domain(domain);
+    o->set_version(version);
+  }
+  *holder.mutable_functions() = state.model->functions();
+  *holder.mutable_graph() = scoped;
+  Expected<FlatGraph> flat = FlattenAndCheck(holder, problem);
+  if (!flat.ok()) return flat.status().WithContext("in the body" + origin);
+  state.body_nodes += flat->nodes.size();
+  if (state.body_nodes > kMaxBodyNodes) {
+    problem = ImportProblem::kUnsupportedOp;
+    return Unsupported("control-flow bodies" + origin + " unroll to more than " +
+                       std::to_string(kMaxBodyNodes) + " nodes");
+  }
+  for (int k = 0; k < scoped.input_size(); ++k) {
+    state.Bind(scoped.input(k).name(), inputs[static_cast<size_t>(k)]);
+  }
+  for (const onnx::TensorProto& init : scoped.initializer()) {
+    Expected<Tensor> t = TensorFromProto(init, state.base_dir());
+    if (!t.ok()) return t.status().WithContext("initializer of the body" + origin);
+    state.SetConstant(init.name(), std::move(t).value());
+  }
+  ++state.body_depth;
+  Status status;
+  for (FlatNode& node : flat->nodes) {
+    node.origin += origin;
+    status = ImportNode(state, node, result, problem);
+    if (!status.ok()) break;
+  }
+  --state.body_depth;
+  state.current_opsets = opsets;
+  SY_RETURN_IF_ERROR(status);
+  outputs.clear();
+  for (const onnx::ValueInfoProto& out : scoped.output()) {
+    if (state.Find(out.name()) == nullptr) {
+      problem = ImportProblem::kInvalidModel;
+      return InvalidModel("the body" + origin + " never produces its output '" + out.name() + "'");
+    }
+    outputs.push_back(out.name());
+  }
+  return Status::Ok();
+}
+
 // One import attempt. Graph inputs in `freeze_up_front` are constants from the start.
 
 Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
@@ -333,79 +483,21 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
   result.expanded_function_calls = flat->local_calls;
   result.expanded_op_bodies = flat->schema_bodies;
   const size_t total = flat->nodes.size();
+  state.model = &model;
+  state.import_body = [&](const onnx::GraphProto& body, const std::string& origin,
+                          const std::vector<KnownValue>& inputs,
+                          std::vector<std::string>& outputs) -> Status {
+    return ImportBody(state, body, origin, inputs, outputs, result, problem);
+  };
   for (size_t i = 0; i < total; ++i) {
     const FlatNode& flat_node = flat->nodes[i];
-    const onnx::NodeProto& node = flat_node.node;
     if (options.on_node) {
-      options.on_node(i, total, node.op_type());
+      options.on_node(i, total, flat_node.node.op_type());
     }
-    const OnnxSchema* schema = SchemaOf(flat_node);
-    NodeContext ctx(state, node, static_cast<size_t>(flat_node.index), schema->since_version,
-                    OpsetOf(flat_node, node.domain()), flat_node.origin);
-    for (const std::string& in : node.input()) {
-      if (!in.empty() && state.Find(in) == nullptr) {
-        return fail(ImportProblem::kInvalidModel,
-                    InvalidModel(ctx.Describe() + ": reads value '" + in +
-                                 "', which no "
-                                 "initializer, graph input or earlier node defines (nodes must "
-                                 "be in topological order)"));
-      }
-    }
-    // CheckAllOpsKnown made sure that the op has a schema and a mapping of its version.
-    const OpMapping& mapping =
-        *Mappings().Find(MappingKey(node.domain(), node.op_type()), schema->since_version);
-    bool all_constant = true;
-    for (size_t k = 0; k < ctx.num_inputs(); ++k) {
-      if (ctx.HasInput(k) && !ctx.IsConstant(k)) all_constant = false;
-    }
-    Status status;
-    bool handled = false;
-    if (state.symbolic()) {
-      // Sizes known only at run time (symbolic_sizes.h); a node with a run-time size as
-      // input that ImportSizeNode leaves is mapped to run-time ops, never folded.
-      Expected<bool> sized = ImportSizeNode(ctx, mapping);
-      if (!sized.ok()) status = sized.status();
-      handled = sized.ok() && *sized;
-      for (size_t k = 0; k < ctx.num_inputs(); ++k) {
-        if (ctx.InputSymbolic(k)) all_constant = false;
-      }
-    }
-    if (handled || !status.ok()) {
-      // done, or failed
-    } else if (mapping.fold && (!mapping.fold_needs_values || all_constant)) {
-      status = mapping.fold(ctx);
-      if (status.ok()) ++result.folded_nodes;
-    } else if (mapping.map) {
-      status = mapping.map(ctx);
-    } else {
-      // A fold-only op (ConstantOfShape) on graph inputs: every input must be static.
-      for (size_t k = 0; k < ctx.num_inputs() && status.ok(); ++k) {
-        if (ctx.HasInput(k)) status = ctx.StaticInput(k, "input " + std::to_string(k)).status();
-      }
-      if (status.ok()) status = mapping.fold(ctx);
-      if (status.ok()) ++result.folded_nodes;
-    }
+    Status status = ImportNode(state, flat_node, result, problem);
     if (!status.ok()) {
       needed_inputs = state.needed_inputs;
-      ImportProblem p = ctx.problem() != ImportProblem::kNone    ? ctx.problem()
-                        : status.code() == StatusCode::kInternal ? ImportProblem::kInternal
-                                                                 : ImportProblem::kInvalidModel;
-      return fail(p, status.WithContext(ctx.Describe()));
-    }
-    std::set<std::string> dependencies;
-    for (const std::string& in : node.input()) {
-      if (!in.empty()) {
-        const std::set<std::string>& d = state.Dependencies(in);
-        dependencies.insert(d.begin(), d.end());
-      }
-    }
-    for (int k = 0; k < node.output_size(); ++k) {
-      if (!node.output(k).empty()) state.SetDependencies(node.output(k), dependencies);
-      if (!node.output(k).empty() && state.Find(node.output(k)) == nullptr) {
-        return fail(ImportProblem::kInternal,
-                    Internal(ctx.Describe() + ": the mapping did not produce output '" +
-                             node.output(k) + "'"));
-      }
+      return status;
     }
   }
 

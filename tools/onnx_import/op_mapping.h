@@ -79,6 +79,7 @@ void AddSelectionMappings(MappingTable& table);
 void AddContribMappings(MappingTable& table);
 void AddContribAttentionMappings(MappingTable& table);
 void AddSpectralMappings(MappingTable& table);
+void AddControlFlowMappings(MappingTable& table);
 
 // The ONNX ops mapped one to one (map_elementwise.cpp) and their catalogue ops, read from
 // the catalogue's schemas (OpSchema::onnx_name), the one place that pairs the names. An
