@@ -7,25 +7,46 @@
 //   QLinearMatMul / QLinearConv: the integer product rescaled by a_scale * b_scale /
 //     y_scale and requantized.
 // Per-axis scales and zero points (1-D, one per channel) are reshaped to broadcast along
-// their axis.
+// their axis; blocked ones (opset 21's block_size) are repeated over their blocks.
+#include <cmath>
 #include <limits>
 
+#include "host_tensor_ops.h"
 #include "op_mapping.h"
 #include "switchyard/shape.h"
 
 namespace sy::onnx_import {
 namespace {
 
-Expected<ValueId> Cast(NodeContext& ctx, ValueId x, DType to) {
-  if (ctx.TypeOf(x).dtype == to) return x;
+// Opset 21's blocked form (block_size > 0): a parameter of x's rank whose `axis` has one
+// entry per block of `block` elements; repeated along that axis by a `gather` of the
+// constant indices i / block, so that it matches x's `dim` elements there.
+Expected<ValueId> RepeatBlocks(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank,
+                               int64_t block, int64_t dim) {
+  Expected<int64_t> a = NormalizeAxis(axis, rank);
+  if (!a.ok()) return ctx.Invalid(a.status().message());
+  const Shape ps = ctx.TypeOf(p).shape;
+  if (static_cast<int64_t>(ps.size()) != rank || ps[static_cast<size_t>(*a)] * block < dim ||
+      (ps[static_cast<size_t>(*a)] - 1) * block >= dim) {
+    return ctx.Invalid("a blocked scale or zero point must have x's rank and ceil(" +
+                       std::to_string(dim) + " / " + std::to_string(block) +
+                       ") entries along axis " + std::to_string(*a) + ", not " + ShapeToString(ps));
+  }
+  std::vector<double> index(static_cast<size_t>(dim));
+  for (int64_t i = 0; i < dim; ++i) index[static_cast<size_t>(i)] = static_cast<double>(i / block);
+  SY_ASSIGN_OR_RETURN(Tensor t, FromDoubles(DType::kI64, {dim}, index));
+  const ValueId idx = ctx.state().AddConstant(t, ctx.node().output(0) + "/blocks");
   Attrs attrs;
-  attrs.Set("to", std::string(DTypeName(to)));
-  return ctx.Emit1("cast", {x}, std::move(attrs));
+  attrs.Set("axis", *a);
+  return ctx.Emit1("gather", {p, idx}, std::move(attrs));
 }
 
-// A 1-D per-channel parameter reshaped to broadcast along `axis` of a rank-`rank` tensor;
-// scalars and size-1 vectors pass through.
-Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank) {
+// A per-channel parameter placed to broadcast along `axis` of x (rank `rank`): a 1-D one
+// reshaped, a blocked one (block > 0) repeated over its blocks; scalars and size-1
+// vectors pass through.
+Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank,
+                            int64_t block = 0, int64_t dim = 0) {
+  if (block > 0) return RepeatBlocks(ctx, p, axis, rank, block, dim);
   const Shape& ps = ctx.TypeOf(p).shape;
   if (ps.size() != 1 || ps[0] == 1 || rank <= 1) return p;
   Expected<int64_t> a = NormalizeAxis(axis, rank);
@@ -39,69 +60,87 @@ Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t r
 
 // The optional zero point of input `i`, cast to `dtype` and placed along `axis`; a zero
 // scalar when absent.
-Expected<ValueId> ZeroPoint(NodeContext& ctx, size_t i, DType dtype, int64_t axis, int64_t rank) {
+Expected<ValueId> ZeroPoint(NodeContext& ctx, size_t i, DType dtype, int64_t axis, int64_t rank,
+                            int64_t block = 0, int64_t dim = 0) {
   if (!ctx.HasInput(i)) return ctx.Scalar(dtype, 0);
   SY_ASSIGN_OR_RETURN(ValueId zp, ctx.Input(i));
-  SY_ASSIGN_OR_RETURN(zp, Cast(ctx, zp, dtype));
-  return AlongAxis(ctx, zp, axis, rank);
+  SY_ASSIGN_OR_RETURN(zp, CastTo(ctx, zp, dtype));
+  return AlongAxis(ctx, zp, axis, rank, block, dim);
 }
 
-// saturate(round(v) + zero_point) in the zero point's integer type (u8 when absent).
-Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64_t axis) {
+// saturate(round(v) + zero_point) in the zero point's integer type, else opset 21's
+// output_dtype, else u8: 8- and 16-bit integers.
+Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64_t axis,
+                             int64_t block = 0, int64_t dim = 0) {
   const DType f = ctx.TypeOf(v).dtype;
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(v).shape.size());
-  const DType q = ctx.HasInput(zp_input) ? ctx.InputType(zp_input).dtype : DType::kU8;
-  if (q != DType::kU8 && q != DType::kI8) {
-    return ctx.Fail(ImportProblem::kUnsupportedType, "quantizes to " + std::string(DTypeName(q)) +
-                                                         "; the importer handles u8 and i8");
+  DType q = DType::kU8;
+  if (ctx.HasInput(zp_input)) {
+    q = ctx.InputType(zp_input).dtype;
+  } else if (const int64_t code = ctx.AttrInt("output_dtype", 0); code != 0) {
+    SY_ASSIGN_OR_RETURN(q, DTypeParam(ctx, code, "output_dtype"));
+  }
+  if (q != DType::kU8 && q != DType::kI8 && q != DType::kU16 && q != DType::kI16) {
+    return ctx.Fail(
+        ImportProblem::kUnsupportedType,
+        "quantizes to " + std::string(DTypeName(q)) + "; the importer handles u8, i8, u16 and i16");
   }
   SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("round", {v}));
-  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, f, axis, rank));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, f, axis, rank, block, dim));
   SY_ASSIGN_OR_RETURN(r, ctx.Emit1("add", {r, zp}));
+  const bool is_signed = q == DType::kI8 || q == DType::kI16;
+  const int bits = q == DType::kU8 || q == DType::kI8 ? 8 : 16;
   Attrs clip;
-  clip.Set("min", q == DType::kU8 ? 0.0 : -128.0);
-  clip.Set("max", q == DType::kU8 ? 255.0 : 127.0);
+  clip.Set("min", is_signed ? -std::ldexp(1.0, bits - 1) : 0.0);
+  clip.Set("max", is_signed ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1);
   SY_ASSIGN_OR_RETURN(r, ctx.Emit1("clip", {r}, std::move(clip)));
-  return Cast(ctx, r, q);
+  return CastTo(ctx, r, q);
 }
 
-// Blocked (de)quantization (opset 21's block_size: one scale per block of an axis) is
-// the quantization work of docs/onnx-import.md's list, refused until then.
-Status RefuseBlocked(NodeContext& ctx) {
-  if (ctx.AttrInt("block_size", 0) != 0) {
-    return ctx.UnsupportedOp("block_size " + std::to_string(ctx.AttrInt("block_size", 0)) +
-                             " (blocked quantization) is not mapped yet");
-  }
-  return Status::Ok();
+// The block size (opset 21; 0: per-tensor or per-axis) and x's size along the axis.
+struct Blocking {
+  int64_t block = 0;
+  int64_t dim = 0;
+};
+Expected<Blocking> BlockingOf(NodeContext& ctx, ValueId x, int64_t axis) {
+  Blocking b;
+  b.block = ctx.AttrInt("block_size", 0);
+  if (b.block < 0) return ctx.Invalid("block_size must be >= 0");
+  if (b.block == 0) return b;
+  const Shape xs = ctx.TypeOf(x).shape;
+  Expected<int64_t> a = NormalizeAxis(axis, static_cast<int64_t>(xs.size()));
+  if (!a.ok()) return ctx.Invalid(a.status().message());
+  b.dim = xs[static_cast<size_t>(*a)];
+  return b;
 }
 
 Status MapDequantize(NodeContext& ctx) {
-  SY_RETURN_IF_ERROR(RefuseBlocked(ctx));
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
   const DType f = ctx.TypeOf(scale).dtype;
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
   const int64_t axis = ctx.AttrInt("axis", 1);
-  SY_ASSIGN_OR_RETURN(ValueId xf, Cast(ctx, x, f));
-  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, 2, f, axis, rank));
+  SY_ASSIGN_OR_RETURN(const Blocking b, BlockingOf(ctx, x, axis));
+  SY_ASSIGN_OR_RETURN(ValueId xf, CastTo(ctx, x, f));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, 2, f, axis, rank, b.block, b.dim));
   SY_ASSIGN_OR_RETURN(ValueId shifted, ctx.Emit1("sub", {xf, zp}));
-  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b.block, b.dim));
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("mul", {shifted, scale}));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
 
 Status MapQuantize(NodeContext& ctx) {
-  SY_RETURN_IF_ERROR(RefuseBlocked(ctx));
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
   const DType f = ctx.TypeOf(scale).dtype;
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
   const int64_t axis = ctx.AttrInt("axis", 1);
-  SY_ASSIGN_OR_RETURN(ValueId xf, Cast(ctx, x, f));
-  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank));
+  SY_ASSIGN_OR_RETURN(const Blocking b, BlockingOf(ctx, x, axis));
+  SY_ASSIGN_OR_RETURN(ValueId xf, CastTo(ctx, x, f));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b.block, b.dim));
   SY_ASSIGN_OR_RETURN(ValueId scaled, ctx.Emit1("div", {xf, scale}));
-  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, 2, axis));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, 2, axis, b.block, b.dim));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -130,8 +169,8 @@ Status MapDynamicQuantize(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("round", {y}));
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("add", {y, zp_f}));
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("clip", {y}, clip));
-  SY_ASSIGN_OR_RETURN(y, Cast(ctx, y, DType::kU8));
-  SY_ASSIGN_OR_RETURN(ValueId zp, Cast(ctx, zp_f, DType::kU8));
+  SY_ASSIGN_OR_RETURN(y, CastTo(ctx, y, DType::kU8));
+  SY_ASSIGN_OR_RETURN(ValueId zp, CastTo(ctx, zp_f, DType::kU8));
   ctx.SetOutput(0, y);
   ctx.SetOutput(1, scale);
   ctx.SetOutput(2, zp);
@@ -143,7 +182,7 @@ Expected<ValueId> Shifted(NodeContext& ctx, size_t x_input, size_t zp_input, DTy
                           int64_t axis) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(x_input));
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
-  SY_ASSIGN_OR_RETURN(x, Cast(ctx, x, dtype));
+  SY_ASSIGN_OR_RETURN(x, CastTo(ctx, x, dtype));
   if (!ctx.HasInput(zp_input)) return x;
   SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, dtype, axis, rank));
   return ctx.Emit1("sub", {x, zp});
@@ -163,7 +202,7 @@ Status MapConvInteger(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF64, 1));
   SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 1, 3, DType::kF64, 0));
   SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, std::nullopt));
-  SY_ASSIGN_OR_RETURN(ValueId out, Cast(ctx, acc, DType::kI32));
+  SY_ASSIGN_OR_RETURN(ValueId out, CastTo(ctx, acc, DType::kI32));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }
@@ -180,10 +219,10 @@ Status RescaleAndRequantize(NodeContext& ctx, ValueId acc, int64_t b_axis) {
   SY_ASSIGN_OR_RETURN(bs, AlongAxis(ctx, bs, b_axis, rank));
   SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
   SY_ASSIGN_OR_RETURN(m, ctx.Emit1("div", {m, ys}));
-  SY_ASSIGN_OR_RETURN(m, Cast(ctx, m, DType::kF64));
-  SY_ASSIGN_OR_RETURN(acc, Cast(ctx, acc, DType::kF64));
+  SY_ASSIGN_OR_RETURN(m, CastTo(ctx, m, DType::kF64));
+  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, DType::kF64));
   SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
-  SY_ASSIGN_OR_RETURN(real, Cast(ctx, real, f));
+  SY_ASSIGN_OR_RETURN(real, CastTo(ctx, real, f));
   SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, b_axis));
   ctx.SetOutput(0, out);
   return Status::Ok();
@@ -203,7 +242,7 @@ Status MapQLinearConv(NodeContext& ctx) {
   std::optional<ValueId> bias;
   if (ctx.HasInput(8)) {
     SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(8));
-    SY_ASSIGN_OR_RETURN(b, Cast(ctx, b, DType::kF64));
+    SY_ASSIGN_OR_RETURN(b, CastTo(ctx, b, DType::kF64));
     bias = b;
   }
   SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, bias));

@@ -67,6 +67,7 @@ const MappingTable& Mappings() {
     AddContribAttentionMappings(t);
     AddSpectralMappings(t);
     AddControlFlowMappings(t);
+    AddMlMappings(t);
     return t;
   }();
   return table;

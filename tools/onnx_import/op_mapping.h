@@ -80,6 +80,7 @@ void AddContribMappings(MappingTable& table);
 void AddContribAttentionMappings(MappingTable& table);
 void AddSpectralMappings(MappingTable& table);
 void AddControlFlowMappings(MappingTable& table);
+void AddMlMappings(MappingTable& table);
 
 // The ONNX ops mapped one to one (map_elementwise.cpp) and their catalogue ops, read from
 // the catalogue's schemas (OpSchema::onnx_name), the one place that pairs the names. An

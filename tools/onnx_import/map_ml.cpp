@@ -1,0 +1,51 @@
+// The numeric ops of the ai.onnx.ml domain that are one or two catalogue ops, with the
+// semantics of ONNX's reference (onnx/reference/ops/aionnxml):
+// - Binarizer: x > threshold as 1 and 0 in x's dtype (`greater`, `cast`).
+// - ArrayFeatureExtractor: the elements of x's last axis at the indices y (flattened), a
+//   `gather` on that axis; a 1-D x gives [1, len(y)].
+// The string, map and tree-ensemble ops of the domain are not mapped (docs/onnx-import.md).
+#include "host_tensor_ops.h"
+#include "op_mapping.h"
+#include "switchyard/shape.h"
+
+namespace sy::onnx_import {
+namespace {
+
+constexpr std::string_view kMl = "ai.onnx.ml:";
+
+Status MapBinarizer(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const DType dtype = ctx.TypeOf(x).dtype;
+  SY_ASSIGN_OR_RETURN(ValueId threshold, ctx.Scalar(dtype, ctx.AttrFloat("threshold", 0.0)));
+  SY_ASSIGN_OR_RETURN(ValueId above, ctx.Emit1("greater", {x, threshold}));
+  SY_ASSIGN_OR_RETURN(ValueId out, CastTo(ctx, above, dtype));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status MapArrayFeatureExtractor(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId y, ctx.Input(1));
+  const Shape xs = ctx.TypeOf(x).shape;
+  const int64_t count = ElementCount(ctx.TypeOf(y).shape);
+  if (xs.empty()) return ctx.Invalid("input X must have rank >= 1");
+  SY_ASSIGN_OR_RETURN(y, EmitReshape(ctx, y, {count}));
+  Attrs gather;
+  gather.Set("axis", static_cast<int64_t>(xs.size()) - 1);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("gather", {x, y}, std::move(gather)));
+  if (xs.size() == 1) {
+    SY_ASSIGN_OR_RETURN(out, EmitReshape(ctx, out, {1, count}));
+  }
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddMlMappings(MappingTable& table) {
+  const auto ml = [](std::string_view op) { return std::string(kMl) + std::string(op); };
+  table.At(ml("Binarizer")).map = MapBinarizer;
+  table.At(ml("ArrayFeatureExtractor")).map = MapArrayFeatureExtractor;
+}
+
+}  // namespace sy::onnx_import
