@@ -213,6 +213,31 @@ Status MapPool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// RoiAlign (10, 16) onto the catalogue's roi_align. Opset 10 has no
+// coordinate_transformation_mode and computes as output_half_pixel; 16 defaults to
+// half_pixel.
+Status MapRoiAlign(NodeContext& ctx) {
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < 3; ++i) {
+    SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(i));
+    inputs.push_back(v);
+  }
+  SY_ASSIGN_OR_RETURN(inputs[1], CastTo(ctx, inputs[1], ctx.TypeOf(inputs[0]).dtype));
+  Attrs attrs;
+  attrs.Set("mode", ctx.AttrString("mode", "avg"));
+  attrs.Set("output_height", ctx.AttrInt("output_height", 1));
+  attrs.Set("output_width", ctx.AttrInt("output_width", 1));
+  attrs.Set("sampling_ratio", ctx.AttrInt("sampling_ratio", 0));
+  attrs.Set("spatial_scale", ctx.AttrFloat("spatial_scale", 1.0));
+  attrs.Set("coordinate_transformation_mode",
+            ctx.since_version() >= 16
+                ? ctx.AttrString("coordinate_transformation_mode", "half_pixel")
+                : std::string("output_half_pixel"));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("roi_align", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 // LpPool: (sum over the window of |x|^p)^(1/p), as an average pool of |x|^p that counts
 // the padding (zeros) times the kernel's volume.
 Status MapLpPool(NodeContext& ctx) {
@@ -388,6 +413,7 @@ void AddConvPoolMappings(MappingTable& table) {
   table.At("Conv").map = MapConv;
   table.At("ConvTranspose").map = MapConv;
   table.At("MaxPool").map = MapPool;
+  table.At("RoiAlign").map = MapRoiAlign;
   table.At("AveragePool").map = MapPool;
   table.At("LpPool").map = MapLpPool;
   table.At("GlobalAveragePool").map = MapGlobalPool;

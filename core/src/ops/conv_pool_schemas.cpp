@@ -1,7 +1,9 @@
 // Convolution and pooling ops of the catalogue (spec/ops.md, "Neural network"): conv and
 // conv_transpose over [N, C, spatial...] with 1 to 3 spatial dims, max_pool and avg_pool
 // with explicit pads (ONNX order: all begins, then all ends) and ceil_mode, and
-// global_avg_pool. auto_pad is not part of the catalogue.
+// global_avg_pool (auto_pad is not part of the catalogue); and the extension roi_align
+// (ONNX RoiAlign).
+#include <cmath>
 #include <string>
 
 #include "ops/op_families.h"
@@ -268,6 +270,33 @@ Expected<std::vector<TensorType>> InferGlobalPool(const InferContext& ctx) {
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
 }
 
+// roi_align: x [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, output_height,
+// output_width].
+Expected<std::vector<TensorType>> InferRoiAlign(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const TensorType& rois = ctx.input(1);
+  const TensorType& index = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  SY_RETURN_IF_ERROR(RequireRank(rois, "rois", 2));
+  SY_RETURN_IF_ERROR(RequireRank(index, "batch_indices", 1));
+  if (rois.shape[1] != 4) {
+    return DimError("rois", rois, 1, "be 4 (x1, y1, x2, y2)");
+  }
+  if (index.shape[0] != rois.shape[0]) {
+    return DimError("batch_indices", index, 0, "equal the number of rois " + Str(rois.shape[0]));
+  }
+  const int64_t h = ctx.attrs.GetInt("output_height"), w = ctx.attrs.GetInt("output_width");
+  if (h < 1) return AttrError("output_height", "is " + Str(h) + " but must be >= 1");
+  if (w < 1) return AttrError("output_width", "is " + Str(w) + " but must be >= 1");
+  if (const int64_t r = ctx.attrs.GetInt("sampling_ratio"); r < 0) {
+    return AttrError("sampling_ratio", "is " + Str(r) + " but must be >= 0 (0: adaptive)");
+  }
+  if (const double s = ctx.attrs.GetFloat("spatial_scale"); !std::isfinite(s)) {
+    return AttrError("spatial_scale", "is " + AttrValueToString(s) + " but must be finite");
+  }
+  return std::vector<TensorType>{{x.dtype, {rois.shape[0], x.shape[1], h, w}}};
+}
+
 OpSchema Schema(std::string_view name, std::string_view onnx, std::vector<InputSpec> inputs,
                 std::vector<AttrSpec> attrs, ShapeRule rule) {
   return MakeSchema(name, onnx, kF, std::move(inputs), std::move(attrs), rule);
@@ -300,6 +329,22 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out) {
   out.push_back(Schema("max_pool", "MaxPool", {{"x", 0}}, PoolAttrs(false), InferPool));
   out.push_back(Schema("avg_pool", "AveragePool", {{"x", 0}}, PoolAttrs(true), InferPool));
   out.push_back(Schema("global_avg_pool", "GlobalAveragePool", {{"x", 0}}, {}, InferGlobalPool));
+  {  // Extension (docs/ops.md): ONNX RoiAlign.
+    OpSchema s = Schema("roi_align", "RoiAlign", {{"x", 0}, {"rois", 0}, {"batch_indices", 1}},
+                        {{"mode", AttrKind::kString, std::string("avg"), false, {"avg", "max"}},
+                         Int("output_height", 1),
+                         Int("output_width", 1),
+                         Int("sampling_ratio", 0),
+                         {"spatial_scale", AttrKind::kFloat, 1.0},
+                         {"coordinate_transformation_mode",
+                          AttrKind::kString,
+                          std::string("half_pixel"),
+                          false,
+                          {"half_pixel", "output_half_pixel"}}},
+                        InferRoiAlign);
+    s.type_vars.push_back({"Tind", DTypeSet::IndexTypes()});
+    out.push_back(std::move(s));
+  }
 }
 
 }  // namespace sy::ops

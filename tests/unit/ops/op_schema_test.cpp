@@ -134,7 +134,8 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "unique",
                                           "non_max_suppression",
                                           "sample",
-                                          "det"};
+                                          "det",
+                                          "roi_align"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;

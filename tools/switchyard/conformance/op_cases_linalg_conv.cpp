@@ -106,6 +106,36 @@ std::vector<OpCase> DetCases() {
                 {}, {"[65536,4,4]", {{65536, 4, 4}}, {}});
 }
 
+// roi_align: rois drawn in [0.1, 4) scaled by spatial_scale 2 over an 8 x 10 input, so
+// that boxes fall inside, across the edge and (x2 < x1) empty; batch indices valid.
+std::vector<OpCase> RoiAlignCases() {
+  auto attrs = [](std::string mode, int64_t h, int64_t w, int64_t ratio, std::string coord) {
+    Attrs a;
+    a.Set("mode", Str(std::move(mode)));
+    a.Set("output_height", I(h));
+    a.Set("output_width", I(w));
+    a.Set("sampling_ratio", I(ratio));
+    a.Set("spatial_scale", F(2.0));
+    a.Set("coordinate_transformation_mode", Str(std::move(coord)));
+    return a;
+  };
+  CaseBuilder b("roi_align");
+  for (DType d : SchemaDTypes("roi_align")) {
+    for (DType ti : {DType::kI64, DType::kI32}) {
+      const std::string t = ti == DType::kI64 ? " i64" : " i32";
+      const std::vector<CaseInput> in = {In(d, {2, 3, 8, 10}), In(d, {5, 4}, Domain::kPositive),
+                                         In(ti, {5}, Domain::kNonNegativeIndex, 2)};
+      b.Add(d, "avg 2x3 ratio 2 half_pixel" + t, in, attrs("avg", 2, 3, 2, "half_pixel"));
+      b.Add(d, "avg 3x3 adaptive output_half_pixel" + t, in,
+            attrs("avg", 3, 3, 0, "output_half_pixel"));
+      b.Add(d, "max 2x2 ratio 1 half_pixel" + t, in, attrs("max", 2, 2, 1, "half_pixel"));
+    }
+    b.Add(d, "no rois", {In(d, {2, 3, 8, 10}), In(d, {0, 4}), In(DType::kI64, {0})},
+          attrs("avg", 2, 2, 0, "half_pixel"));
+  }
+  return b.Take();
+}
+
 std::vector<OpCase> ConvCases() {
   return Expand(
       "conv",
@@ -259,6 +289,7 @@ std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "matmul") return MatmulCases();
   if (op == "gemm") return GemmCases();
   if (op == "det") return DetCases();
+  if (op == "roi_align") return RoiAlignCases();
   if (op == "conv") return ConvCases();
   if (op == "conv_transpose") return ConvTransposeCases();
   if (op == "max_pool" || op == "avg_pool") return PoolCases(op);

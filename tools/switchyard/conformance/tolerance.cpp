@@ -183,6 +183,7 @@ constexpr OpTier kTiers[] = {
     {"conv", Tier::kSum},
     {"conv_transpose", Tier::kSum},
     {"avg_pool", Tier::kSum},
+    {"roi_align", Tier::kSum},
     {"global_avg_pool", Tier::kSum},
     {"attention", Tier::kSum},
     {"linear_attention", Tier::kSum},

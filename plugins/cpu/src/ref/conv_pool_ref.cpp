@@ -275,9 +275,135 @@ Status GlobalAvgPool(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------------------
+// roi_align, as ONNX's reference (onnx/reference/ops/op_roi_align.py, onnxruntime's
+// algorithm): each roi (x1, y1, x2, y2) scaled by spatial_scale, shifted by -0.5 with
+// half_pixel (output_half_pixel: no shift, and the roi at least 1 x 1), is cut into
+// output_height x output_width bins; each bin averages (or, for max, takes the largest
+// of) a grid of sampling_ratio x sampling_ratio bilinear samples (0: ceil(bin size) per
+// axis). A sample more than one element outside the input reads 0; inside, it is clamped
+// to the edge. Mode max takes, per sample, the largest of its four weighted corners
+// (the reference's and onnxruntime's definition). A batch index outside [0, N), a roi
+// that is not finite or one needing more than 2^20 samples per bin is a data error.
+Status RoiAlign(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& rois = ctx.inputs[1];
+  const ConstTensorView& index = ctx.inputs[2];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t n = x.shape()[0], channels = x.shape()[1];
+  const int64_t height = x.shape()[2], width = x.shape()[3];
+  const int64_t out_h = y.shape()[2], out_w = y.shape()[3];
+  const bool max_mode = ctx.attrs.GetString("mode", "avg") == "max";
+  const bool half_pixel =
+      ctx.attrs.GetString("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+  const int64_t sampling = ctx.attrs.GetInt("sampling_ratio", 0);
+  const double scale = ctx.attrs.GetFloat("spatial_scale", 1.0);
+  struct Corner {
+    int64_t offset[4] = {0, 0, 0, 0};
+    double weight[4] = {0, 0, 0, 0};
+  };
+  std::vector<Corner> samples;
+  for (int64_t r = 0; r < y.shape()[0]; ++r) {
+    const int64_t b = LoadInt(index.dtype(), index.data, r);
+    if (b < 0 || b >= n) {
+      return InvalidArgument("roi_align: batch_indices[" + std::to_string(r) + "] is " +
+                             std::to_string(b) + ", outside [0, " + std::to_string(n) +
+                             ") (the batch of x)");
+    }
+    double box[4];
+    for (int k = 0; k < 4; ++k) {
+      box[k] = LoadFloat(rois.dtype(), rois.data, r * 4 + k) * scale - (half_pixel ? 0.5 : 0.0);
+      if (!std::isfinite(box[k])) {
+        return InvalidArgument("roi_align: roi " + std::to_string(r) + " is not finite");
+      }
+    }
+    double roi_w = box[2] - box[0], roi_h = box[3] - box[1];
+    if (!half_pixel) {
+      roi_w = std::max(roi_w, 1.0);
+      roi_h = std::max(roi_h, 1.0);
+    }
+    const double bin_h = roi_h / static_cast<double>(out_h);
+    const double bin_w = roi_w / static_cast<double>(out_w);
+    const double grid_hd = sampling > 0 ? static_cast<double>(sampling) : std::ceil(bin_h);
+    const double grid_wd = sampling > 0 ? static_cast<double>(sampling) : std::ceil(bin_w);
+    if (grid_hd * grid_wd > static_cast<double>(int64_t{1} << 20)) {
+      return InvalidArgument("roi_align: roi " + std::to_string(r) +
+                             " needs more than 2^20 samples per bin");
+    }
+    // A negative roi size samples nothing (the reference's empty loops), and averages 0.
+    const int64_t grid_h = std::max<int64_t>(0, static_cast<int64_t>(grid_hd));
+    const int64_t grid_w = std::max<int64_t>(0, static_cast<int64_t>(grid_wd));
+    const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+    samples.assign(static_cast<size_t>(out_h * out_w * grid_h * grid_w), Corner{});
+    size_t s = 0;
+    for (int64_t ph = 0; ph < out_h; ++ph) {
+      for (int64_t pw = 0; pw < out_w; ++pw) {
+        for (int64_t iy = 0; iy < grid_h; ++iy) {
+          const double yy = box[1] + static_cast<double>(ph) * bin_h +
+                            (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+          for (int64_t ix = 0; ix < grid_w; ++ix, ++s) {
+            const double xx = box[0] + static_cast<double>(pw) * bin_w +
+                              (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+            if (yy < -1.0 || yy > static_cast<double>(height) || xx < -1.0 ||
+                xx > static_cast<double>(width)) {
+              continue;  // reads 0
+            }
+            double sy = std::max(yy, 0.0), sx = std::max(xx, 0.0);
+            auto y_low = static_cast<int64_t>(sy), x_low = static_cast<int64_t>(sx);
+            int64_t y_high = y_low + 1, x_high = x_low + 1;
+            if (y_low >= height - 1) {
+              y_high = y_low = height - 1;
+              sy = static_cast<double>(y_low);
+            }
+            if (x_low >= width - 1) {
+              x_high = x_low = width - 1;
+              sx = static_cast<double>(x_low);
+            }
+            const double ly = sy - static_cast<double>(y_low), lx = sx - static_cast<double>(x_low);
+            const double hy = 1 - ly, hx = 1 - lx;
+            Corner& c = samples[s];
+            c.offset[0] = y_low * width + x_low;
+            c.offset[1] = y_low * width + x_high;
+            c.offset[2] = y_high * width + x_low;
+            c.offset[3] = y_high * width + x_high;
+            c.weight[0] = hy * hx;
+            c.weight[1] = hy * lx;
+            c.weight[2] = ly * hx;
+            c.weight[3] = ly * lx;
+          }
+        }
+      }
+    }
+    const int64_t per_bin = grid_h * grid_w;
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t base = (b * channels + c) * height * width;
+      for (int64_t bin = 0; bin < out_h * out_w; ++bin) {
+        double value = 0.0;
+        for (int64_t k = 0; k < per_bin; ++k) {
+          const Corner& corner = samples[static_cast<size_t>(bin * per_bin + k)];
+          double v[4];
+          for (int q = 0; q < 4; ++q) {
+            v[q] = corner.weight[q] * LoadFloat(x.dtype(), x.data, base + corner.offset[q]);
+          }
+          if (max_mode) {
+            const double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+            value = k == 0 ? m : std::max(value, m);
+          } else {
+            value += v[0] + v[1] + v[2] + v[3];
+          }
+        }
+        if (!max_mode) value /= count;
+        StoreFloat(y.dtype(), y.data, (r * channels + c) * out_h * out_w + bin, value);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddConvPoolRefKernels(KernelTable& table) {
+  table.Add("roi_align", RoiAlign);
   table.Add("conv", Conv);
   table.Add("conv_transpose", ConvTranspose);
   table.Add("max_pool", MaxPool);

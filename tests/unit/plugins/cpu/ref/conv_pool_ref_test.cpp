@@ -410,9 +410,41 @@ TEST(ConvPoolRefGlobalAvgPool, NanBFloat16AndEmpty) {
   ExpectExact(RunRef1("global_avg_pool", {F32({0, 3, 4, 4}, {})}), {0, 3, 1, 1}, {});
 }
 
+// roi_align on x = 4 * row + col (a plane bilinear sampling reproduces exactly), so
+// every sample's value is its coordinate's: hand-derived.
+TEST(ConvPoolRefRoiAlign, HandDerivedOnALinearPlane) {
+  std::vector<double> v(16);
+  for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = i;
+  const Tensor x = F32({1, 1, 4, 4}, v);
+  const Tensor index = Make(DType::kI64, {1}, {0});
+  auto attrs = [](int64_t h, int64_t w, int64_t ratio, const char* coord) {
+    return AttrsOf({{"output_height", h},
+                    {"output_width", w},
+                    {"sampling_ratio", ratio},
+                    {"coordinate_transformation_mode", std::string(coord)}});
+  };
+  // Box (0, 0)-(3, 3), one bin, 2 x 2 samples at 0.75 and 2.25: 4 * 1.5 + 1.5.
+  ExpectClose(RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index},
+                      attrs(1, 1, 2, "output_half_pixel")),
+              {1, 1, 1, 1}, {7.5}, 1e-6, 1e-6);
+  // half_pixel shifts the box by -0.5: samples at 0.25 and 1.75 -> 4 * 1 + 1.
+  ExpectClose(RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index},
+                      attrs(1, 1, 2, "half_pixel")),
+              {1, 1, 1, 1}, {5}, 1e-6, 1e-6);
+  // Two bins across x (1.5 wide, adaptive: ceil(1.5) = 2 samples each): x samples 0.375,
+  // 1.125 and 1.875, 2.625; y (3 high: 3 samples) 0.5, 1.5, 2.5 -> 6 + 0.75 and 6 + 2.25.
+  ExpectClose(RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index},
+                      attrs(1, 2, 0, "output_half_pixel")),
+              {1, 1, 1, 2}, {6.75, 8.25}, 1e-6, 1e-6);
+  // A batch index outside the batch is a data error.
+  SY_EXPECT_ERROR(RunRef("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), Make(DType::kI64, {1}, {1})},
+                         attrs(1, 1, 2, "half_pixel")),
+                  "batch_indices[0] is 1, outside [0, 1)");
+}
+
 // ---------------------------------------------------------------------------------------
-// These kernels have no data-dependent errors; shape errors come from the schemas and
-// reach the caller before the kernel runs.
+// These kernels (roi_align's batch indices aside) have no data-dependent errors; shape
+// errors come from the schemas and reach the caller before the kernel runs.
 
 TEST(ConvPoolRefErrors, SchemaErrorsReachTheCaller) {
   SY_EXPECT_ERROR(RunRef("matmul", {F32({2, 3}, std::vector<double>(6)), F32({2}, {1, 2})}),
