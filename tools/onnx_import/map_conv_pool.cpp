@@ -213,6 +213,48 @@ Status MapPool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// DeformConv (19, 22; 2-D) onto the catalogue's deform_conv; a mask without a bias gets
+// a zero bias (the catalogue's optional inputs end where the first one is absent).
+Status MapDeformConv(NodeContext& ctx) {
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < 3; ++i) {
+    SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(i));
+    inputs.push_back(v);
+  }
+  const TensorType xt = ctx.TypeOf(inputs[0]);
+  const TensorType wt = ctx.TypeOf(inputs[1]);
+  if (xt.shape.size() != 4) {
+    return ctx.UnsupportedOp("input X of rank " + std::to_string(xt.shape.size()) +
+                             " is outside the catalogue (deform_conv is 2-D)");
+  }
+  if (auto k = ctx.AttrInts("kernel_shape");
+      k && (k->size() != 2 || (*k)[0] != wt.shape[2] || (*k)[1] != wt.shape[3])) {
+    return ctx.Invalid("kernel_shape differs from W's kernel dims");
+  }
+  if (ctx.HasInput(3) || ctx.HasInput(4)) {
+    ValueId bias = -1;
+    if (ctx.HasInput(3)) {
+      SY_ASSIGN_OR_RETURN(bias, ctx.Input(3));
+    } else {
+      SY_ASSIGN_OR_RETURN(bias, ctx.Scalar(xt.dtype, 0, {wt.shape[0]}));
+    }
+    inputs.push_back(bias);
+  }
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(ValueId mask, ctx.Input(4));
+    inputs.push_back(mask);
+  }
+  Attrs attrs;
+  attrs.Set("strides", ctx.AttrInts("strides").value_or(std::vector<int64_t>{1, 1}));
+  attrs.Set("pads", ctx.AttrInts("pads").value_or(std::vector<int64_t>{0, 0, 0, 0}));
+  attrs.Set("dilations", ctx.AttrInts("dilations").value_or(std::vector<int64_t>{1, 1}));
+  attrs.Set("group", ctx.AttrInt("group", 1));
+  attrs.Set("offset_group", ctx.AttrInt("offset_group", 1));
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("deform_conv", inputs, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 // RoiAlign (10, 16) onto the catalogue's roi_align. Opset 10 has no
 // coordinate_transformation_mode and computes as output_half_pixel; 16 defaults to
 // half_pixel.
@@ -414,6 +456,7 @@ void AddConvPoolMappings(MappingTable& table) {
   table.At("ConvTranspose").map = MapConv;
   table.At("MaxPool").map = MapPool;
   table.At("RoiAlign").map = MapRoiAlign;
+  table.At("DeformConv").map = MapDeformConv;
   table.At("AveragePool").map = MapPool;
   table.At("LpPool").map = MapLpPool;
   table.At("GlobalAveragePool").map = MapGlobalPool;

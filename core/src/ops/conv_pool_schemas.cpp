@@ -1,8 +1,8 @@
 // Convolution and pooling ops of the catalogue (spec/ops.md, "Neural network"): conv and
 // conv_transpose over [N, C, spatial...] with 1 to 3 spatial dims, max_pool and avg_pool
 // with explicit pads (ONNX order: all begins, then all ends) and ceil_mode, and
-// global_avg_pool (auto_pad is not part of the catalogue); and the extension roi_align
-// (ONNX RoiAlign).
+// global_avg_pool (auto_pad is not part of the catalogue); and the extensions deform_conv
+// (ONNX DeformConv, 2-D) and roi_align (ONNX RoiAlign).
 #include <cmath>
 #include <string>
 
@@ -121,10 +121,11 @@ Status RequireConvInput(const TensorType& x) {
                       " but must have rank 3, 4 or 5 ([N, C] and 1 to 3 spatial dims)");
 }
 
-// The checks conv and conv_transpose share: w's rank and kernel dims, group, bias.
-// `w_in_dim` is the dim of w that holds x's channels (1 for conv, 0 for conv_transpose).
+// The checks conv, conv_transpose and deform_conv share: w's rank and kernel dims, group,
+// bias (input `bias_index` when present). `w_in_dim` is the dim of w that holds x's
+// channels (1 for conv, 0 for conv_transpose).
 Status CheckConvOperands(const InferContext& ctx, int64_t w_in_dim, int64_t group,
-                         int64_t out_channels) {
+                         int64_t out_channels, size_t bias_index = 2) {
   const TensorType& x = ctx.input(0);
   const TensorType& w = ctx.input(1);
   const int64_t channels = x.shape[1];
@@ -155,8 +156,8 @@ Status CheckConvOperands(const InferContext& ctx, int64_t w_in_dim, int64_t grou
                           " but its kernel dimension " + Str(d) + " must be at least 1");
     }
   }
-  if (ctx.num_inputs() == 3 && ctx.input(2).shape != Shape{out_channels}) {
-    return InvalidModel("input bias has shape " + ShapeToString(ctx.input(2).shape) +
+  if (ctx.num_inputs() > bias_index && ctx.input(bias_index).shape != Shape{out_channels}) {
+    return InvalidModel("input bias has shape " + ShapeToString(ctx.input(bias_index).shape) +
                         " but must be [" + Str(out_channels) + "] (one entry per output channel)");
   }
   return Status::Ok();
@@ -270,6 +271,48 @@ Expected<std::vector<TensorType>> InferGlobalPool(const InferContext& ctx) {
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
 }
 
+// deform_conv: x [N, C, H, W], w [oC, C / group, kH, kW], offset [N, offset_group * 2 *
+// kH * kW, oH, oW], bias [oC], mask [N, offset_group * kH * kW, oH, oW] -> [N, oC, oH, oW]
+// (oH, oW as conv's).
+Expected<std::vector<TensorType>> InferDeformConv(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const TensorType& w = ctx.input(1);
+  SY_RETURN_IF_ERROR(RequireRank(x, "x", 4));
+  const int64_t group = ctx.attrs.GetInt("group");
+  const int64_t out_channels = w.rank() > 0 ? w.shape[0] : 0;
+  SY_RETURN_IF_ERROR(CheckConvOperands(ctx, 1, group, out_channels, 3));
+  SY_ASSIGN_OR_RETURN(const Window win, ReadWindow(ctx.attrs, 2));
+  Shape out = {x.shape[0], out_channels};
+  for (size_t i = 0; i < 2; ++i) {
+    SY_ASSIGN_OR_RETURN(const int64_t dim,
+                        SlidingDim(x.shape[2 + i], w.shape[2 + i], win, i, 2, false, "input w's"));
+    out.push_back(dim);
+  }
+  const int64_t og = ctx.attrs.GetInt("offset_group");
+  if (og < 1 || x.shape[1] % og != 0) {
+    return AttrError("offset_group", "is " + Str(og) +
+                                         " but must be >= 1 and divide input x's "
+                                         "channels (" +
+                                         Str(x.shape[1]) + ")");
+  }
+  const int64_t taps = w.shape[2] * w.shape[3];
+  const Shape offset_shape = {x.shape[0], og * 2 * taps, out[2], out[3]};
+  if (ctx.input(2).shape != offset_shape) {
+    return InvalidModel("input offset has shape " + ShapeToString(ctx.input(2).shape) +
+                        " but must be " + ShapeToString(offset_shape) +
+                        " ([N, offset_group * 2 * kH * kW, oH, oW])");
+  }
+  if (ctx.num_inputs() > 4) {
+    const Shape mask_shape = {x.shape[0], og * taps, out[2], out[3]};
+    if (ctx.input(4).shape != mask_shape) {
+      return InvalidModel("input mask has shape " + ShapeToString(ctx.input(4).shape) +
+                          " but must be " + ShapeToString(mask_shape) +
+                          " ([N, offset_group * kH * kW, oH, oW])");
+    }
+  }
+  return std::vector<TensorType>{{x.dtype, std::move(out)}};
+}
+
 // roi_align: x [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, output_height,
 // output_width].
 Expected<std::vector<TensorType>> InferRoiAlign(const InferContext& ctx) {
@@ -329,6 +372,17 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out) {
   out.push_back(Schema("max_pool", "MaxPool", {{"x", 0}}, PoolAttrs(false), InferPool));
   out.push_back(Schema("avg_pool", "AveragePool", {{"x", 0}}, PoolAttrs(true), InferPool));
   out.push_back(Schema("global_avg_pool", "GlobalAveragePool", {{"x", 0}}, {}, InferGlobalPool));
+  // Extension (docs/ops.md): ONNX DeformConv (2-D).
+  out.push_back(Schema("deform_conv", "DeformConv",
+                       {{"x", 0},
+                        {"w", 0},
+                        {"offset", 0},
+                        {"bias", 0, /*optional=*/true},
+                        {"mask", 0, /*optional=*/true}},
+                       {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"),
+                        Int("group", 1), Int("offset_group", 1)},
+                       InferDeformConv));
+  out.back().cost = OpCost::kCompute;
   {  // Extension (docs/ops.md): ONNX RoiAlign.
     OpSchema s = Schema("roi_align", "RoiAlign", {{"x", 0}, {"rois", 0}, {"batch_indices", 1}},
                         {{"mode", AttrKind::kString, std::string("avg"), false, {"avg", "max"}},

@@ -135,7 +135,8 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "non_max_suppression",
                                           "sample",
                                           "det",
-                                          "roi_align"};
+                                          "roi_align",
+                                          "deform_conv"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;
@@ -155,9 +156,9 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
 // convolutions and attention (linear_attention too), fused forms included, do work that
 // grows faster than bytes.
 TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
-  const std::set<std::string> compute = {"matmul",         "gemm",      "conv",
-                                         "conv_transpose", "attention", "linear_attention",
-                                         "fused_matmul",   "fused_conv"};
+  const std::set<std::string> compute = {"matmul",           "gemm",         "conv",
+                                         "conv_transpose",   "deform_conv",  "attention",
+                                         "linear_attention", "fused_matmul", "fused_conv"};
   for (const OpSchema& s : OpRegistry::Global().schemas()) {
     EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
   }

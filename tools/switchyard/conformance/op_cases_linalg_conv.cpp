@@ -106,6 +106,33 @@ std::vector<OpCase> DetCases() {
                 {}, {"[65536,4,4]", {{65536, 4, 4}}, {}});
 }
 
+// deform_conv: offsets in [-2, 2) move samples across the edges; with and without bias and
+// mask, groups and offset groups, strides, pads and dilations.
+std::vector<OpCase> DeformConvCases() {
+  auto attrs = [](int64_t stride, int64_t pad, int64_t dilation, int64_t group, int64_t og) {
+    Attrs a;
+    a.Set("strides", Ints({stride, stride}));
+    a.Set("pads", Ints({pad, pad, pad, pad}));
+    a.Set("dilations", Ints({dilation, dilation}));
+    a.Set("group", I(group));
+    a.Set("offset_group", I(og));
+    return a;
+  };
+  CaseBuilder b("deform_conv");
+  for (DType d : SchemaDTypes("deform_conv")) {
+    b.Add(d, "[1,2,5,6] w=[3,2,3,3]",
+          {In(d, {1, 2, 5, 6}), In(d, {3, 2, 3, 3}), In(d, {1, 18, 3, 4})}, attrs(1, 0, 1, 1, 1));
+    b.Add(d, "[2,4,6,6] w=[4,2,2,2] pads=1 group=2 offset_group=2 bias mask",
+          {In(d, {2, 4, 6, 6}), In(d, {4, 2, 2, 2}), In(d, {2, 16, 7, 7}), In(d, {4}),
+           In(d, {2, 8, 7, 7})},
+          attrs(1, 1, 1, 2, 2));
+    b.Add(d, "[1,3,9,8] w=[2,3,3,3] strides=2 dilations=2 bias",
+          {In(d, {1, 3, 9, 8}), In(d, {2, 3, 3, 3}), In(d, {1, 18, 3, 2}), In(d, {2})},
+          attrs(2, 0, 2, 1, 1));
+  }
+  return b.Take();
+}
+
 // roi_align: rois drawn in [0.1, 4) scaled by spatial_scale 2 over an 8 x 10 input, so
 // that boxes fall inside, across the edge and (x2 < x1) empty; batch indices valid.
 std::vector<OpCase> RoiAlignCases() {
@@ -290,6 +317,7 @@ std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "gemm") return GemmCases();
   if (op == "det") return DetCases();
   if (op == "roi_align") return RoiAlignCases();
+  if (op == "deform_conv") return DeformConvCases();
   if (op == "conv") return ConvCases();
   if (op == "conv_transpose") return ConvTransposeCases();
   if (op == "max_pool" || op == "avg_pool") return PoolCases(op);

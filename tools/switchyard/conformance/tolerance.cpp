@@ -182,6 +182,7 @@ constexpr OpTier kTiers[] = {
     {"det", Tier::kSum},
     {"conv", Tier::kSum},
     {"conv_transpose", Tier::kSum},
+    {"deform_conv", Tier::kSum},
     {"avg_pool", Tier::kSum},
     {"roi_align", Tier::kSum},
     {"global_avg_pool", Tier::kSum},

@@ -276,6 +276,90 @@ Status GlobalAvgPool(const KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------
+// deform_conv (2-D), as ONNX's reference (onnx/reference/ops/op_deform_conv.py): output
+// (n, o, i, j) = bias[o] + sum over the input channels c of o's group and the kernel taps
+// (u, v) of w[o, c, u, v] * mask[n, g, u, v, i, j] * x_n,c(h, w) at h = i * stride_h -
+// pad_h + u * dilation_h + offset[n, g, u, v, 0, i, j] and w likewise (g: c's offset
+// group), sampled bilinearly with zeros outside the input (grid_sample's align_corners
+// sampling in pixel units).
+Status DeformConv(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& w = ctx.inputs[1];
+  const ConstTensorView& offset = ctx.inputs[2];
+  const bool has_bias = ctx.inputs.size() > 3;
+  const bool has_mask = ctx.inputs.size() > 4;
+  const TensorView& y = ctx.outputs[0];
+  const int64_t n = x.shape()[0], channels = x.shape()[1], in_h = x.shape()[2], in_w = x.shape()[3];
+  const int64_t out_c = w.shape()[0], group_c = w.shape()[1], k_h = w.shape()[2],
+                k_w = w.shape()[3];
+  const int64_t out_h = y.shape()[2], out_w = y.shape()[3];
+  const int64_t group = ctx.attrs.GetInt("group", 1);
+  const int64_t offset_group = ctx.attrs.GetInt("offset_group", 1);
+  const Window win = ReadWindow(ctx.attrs, 2);
+  const std::vector<int64_t>& strides = win.strides;
+  const std::vector<int64_t>& pads = win.pads;
+  const std::vector<int64_t>& dilations = win.dilations;
+  const int64_t out_per_group = out_c / group;
+  const int64_t channels_per_offset_group = channels / offset_group;
+  const int64_t taps = k_h * k_w;
+  const int64_t plane = out_h * out_w;
+  // x's element at (row, col) of channel plane `base`, 0 outside the input.
+  auto at = [&](int64_t base, int64_t row, int64_t col) -> double {
+    if (row < 0 || row >= in_h || col < 0 || col >= in_w) return 0.0;
+    return LoadFloat(x.dtype(), x.data, base + row * in_w + col);
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t o = 0; o < out_c; ++o) {
+      const int64_t g = o / out_per_group;
+      for (int64_t i = 0; i < out_h; ++i) {
+        for (int64_t j = 0; j < out_w; ++j) {
+          double sum = has_bias ? LoadFloat(ctx.inputs[3].dtype(), ctx.inputs[3].data, o) : 0.0;
+          for (int64_t ci = 0; ci < group_c; ++ci) {
+            const int64_t c = g * group_c + ci;
+            const int64_t og = c / channels_per_offset_group;
+            const int64_t base = (b * channels + c) * in_h * in_w;
+            for (int64_t u = 0; u < k_h; ++u) {
+              for (int64_t v = 0; v < k_w; ++v) {
+                const int64_t tap = u * k_w + v;
+                const int64_t at_hw = i * out_w + j;
+                const int64_t off = ((b * offset_group + og) * taps + tap) * 2 * plane + at_hw;
+                const double dh = LoadFloat(offset.dtype(), offset.data, off);
+                const double dw = LoadFloat(offset.dtype(), offset.data, off + plane);
+                double m = 1.0;
+                if (has_mask) {
+                  m = LoadFloat(ctx.inputs[4].dtype(), ctx.inputs[4].data,
+                                ((b * offset_group + og) * taps + tap) * plane + at_hw);
+                }
+                const double h =
+                    static_cast<double>(i * strides[0] - pads[0] + u * dilations[0]) + dh;
+                const double wc =
+                    static_cast<double>(j * strides[1] - pads[1] + v * dilations[1]) + dw;
+                double sample = 0.0;
+                if (std::isfinite(h) && std::isfinite(wc) && h > -1 && wc > -1 &&
+                    h < static_cast<double>(in_h) && wc < static_cast<double>(in_w)) {
+                  const double h0 = std::floor(h), w0 = std::floor(wc);
+                  const double lh = h - h0, lw = wc - w0;
+                  const auto r = static_cast<int64_t>(h0), q = static_cast<int64_t>(w0);
+                  sample = (1 - lh) * ((1 - lw) * at(base, r, q) + lw * at(base, r, q + 1)) +
+                           lh * ((1 - lw) * at(base, r + 1, q) + lw * at(base, r + 1, q + 1));
+                } else if (!std::isfinite(h) || !std::isfinite(wc)) {
+                  sample = std::numeric_limits<double>::quiet_NaN();
+                }
+                const double wv =
+                    LoadFloat(w.dtype(), w.data, ((o * group_c + ci) * k_h + u) * k_w + v);
+                sum += wv * m * sample;
+              }
+            }
+          }
+          StoreFloat(y.dtype(), y.data, ((b * out_c + o) * out_h + i) * out_w + j, sum);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
 // roi_align, as ONNX's reference (onnx/reference/ops/op_roi_align.py, onnxruntime's
 // algorithm): each roi (x1, y1, x2, y2) scaled by spatial_scale, shifted by -0.5 with
 // half_pixel (output_half_pixel: no shift, and the roi at least 1 x 1), is cut into
@@ -404,6 +488,7 @@ Status RoiAlign(const KernelContext& ctx) {
 
 void AddConvPoolRefKernels(KernelTable& table) {
   table.Add("roi_align", RoiAlign);
+  table.Add("deform_conv", DeformConv);
   table.Add("conv", Conv);
   table.Add("conv_transpose", ConvTranspose);
   table.Add("max_pool", MaxPool);

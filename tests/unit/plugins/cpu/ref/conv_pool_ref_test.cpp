@@ -410,6 +410,31 @@ TEST(ConvPoolRefGlobalAvgPool, NanBFloat16AndEmpty) {
   ExpectExact(RunRef1("global_avg_pool", {F32({0, 3, 4, 4}, {})}), {0, 3, 1, 1}, {});
 }
 
+// deform_conv on x = 3 * row + col (3 x 3), a 2 x 2 kernel of ones: zero offsets are a
+// plain conv; offsets of +0.5 along w sample between columns, and a sample past the last
+// column reads half of it (its other neighbour is outside: 0). Hand-derived.
+TEST(ConvPoolRefDeformConv, HandDerived) {
+  std::vector<double> v(9);
+  for (int i = 0; i < 9; ++i) v[static_cast<size_t>(i)] = i;
+  const Tensor x = F32({1, 1, 3, 3}, v);
+  const Tensor w = F32({1, 1, 2, 2}, {1, 1, 1, 1});
+  std::vector<double> zero(32, 0.0), shift(32, 0.0);
+  // offset [1, 2 * 4 taps, 2, 2]: tap t's h offsets at channel 2t, w offsets at 2t + 1.
+  for (int t = 0; t < 4; ++t) {
+    for (int p = 0; p < 4; ++p) shift[static_cast<size_t>((2 * t + 1) * 4 + p)] = 0.5;
+  }
+  ExpectClose(RunRef1("deform_conv", {x, w, F32({1, 8, 2, 2}, zero)}), {1, 1, 2, 2},
+              {8, 12, 20, 24}, 1e-6, 1e-6);
+  // (0,0): 0.5 + 1.5 + 3.5 + 4.5; (0,1): 1.5 + 0.5 * 2 + 4.5 + 0.5 * 5; (1,0): 3.5 + 4.5 +
+  // 6.5 + 7.5; (1,1): 4.5 + 0.5 * 5 + 7.5 + 0.5 * 8.
+  ExpectClose(RunRef1("deform_conv", {x, w, F32({1, 8, 2, 2}, shift)}), {1, 1, 2, 2},
+              {10, 9.5, 22, 18.5}, 1e-6, 1e-6);
+  // A mask of 0.5 halves every tap; the bias adds.
+  ExpectClose(RunRef1("deform_conv", {x, w, F32({1, 8, 2, 2}, zero), F32({1}, {100}),
+                                      F32({1, 4, 2, 2}, std::vector<double>(16, 0.5))}),
+              {1, 1, 2, 2}, {104, 106, 110, 112}, 1e-6, 1e-6);
+}
+
 // roi_align on x = 4 * row + col (a plane bilinear sampling reproduces exactly), so
 // every sample's value is its coordinate's: hand-derived.
 TEST(ConvPoolRefRoiAlign, HandDerivedOnALinearPlane) {
@@ -428,9 +453,9 @@ TEST(ConvPoolRefRoiAlign, HandDerivedOnALinearPlane) {
                       attrs(1, 1, 2, "output_half_pixel")),
               {1, 1, 1, 1}, {7.5}, 1e-6, 1e-6);
   // half_pixel shifts the box by -0.5: samples at 0.25 and 1.75 -> 4 * 1 + 1.
-  ExpectClose(RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index},
-                      attrs(1, 1, 2, "half_pixel")),
-              {1, 1, 1, 1}, {5}, 1e-6, 1e-6);
+  ExpectClose(
+      RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index}, attrs(1, 1, 2, "half_pixel")),
+      {1, 1, 1, 1}, {5}, 1e-6, 1e-6);
   // Two bins across x (1.5 wide, adaptive: ceil(1.5) = 2 samples each): x samples 0.375,
   // 1.125 and 1.875, 2.625; y (3 high: 3 samples) 0.5, 1.5, 2.5 -> 6 + 0.75 and 6 + 2.25.
   ExpectClose(RunRef1("roi_align", {x, F32({1, 4}, {0, 0, 3, 3}), index},
