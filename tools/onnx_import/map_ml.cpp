@@ -4,6 +4,8 @@
 // - ArrayFeatureExtractor: the elements of x's last axis at the indices y (flattened), a
 //   `gather` on that axis; a 1-D x gives [1, len(y)].
 // The string, map and tree-ensemble ops of the domain are not mapped (docs/onnx-import.md).
+// Also here, the default domain's classical text op TfIdfVectorizer on integer tokens,
+// onto the catalogue's tfidf_vectorizer (a pool of strings is refused: no string dtype).
 #include "host_tensor_ops.h"
 #include "op_mapping.h"
 #include "switchyard/shape.h"
@@ -40,9 +42,31 @@ Status MapArrayFeatureExtractor(NodeContext& ctx) {
   return Status::Ok();
 }
 
+Status MapTfIdfVectorizer(NodeContext& ctx) {
+  if (ctx.Attr("pool_strings") != nullptr) {
+    return ctx.Fail(ImportProblem::kUnsupportedType,
+                    "pool_strings: string tokens have no dtype in rml-graph v1 (integer pools "
+                    "are mapped)");
+  }
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  Attrs attrs;
+  attrs.Set("mode", ctx.AttrString("mode", "TF"));
+  attrs.Set("min_gram_length", ctx.AttrInt("min_gram_length", 1));
+  attrs.Set("max_gram_length", ctx.AttrInt("max_gram_length", 1));
+  attrs.Set("max_skip_count", ctx.AttrInt("max_skip_count", 0));
+  attrs.Set("ngram_counts", ctx.AttrInts("ngram_counts").value_or(std::vector<int64_t>{}));
+  attrs.Set("ngram_indexes", ctx.AttrInts("ngram_indexes").value_or(std::vector<int64_t>{}));
+  attrs.Set("pool", ctx.AttrInts("pool_int64s").value_or(std::vector<int64_t>{}));
+  if (auto w = ctx.AttrFloats("weights")) attrs.Set("weights", *w);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("tfidf_vectorizer", {x}, std::move(attrs)));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddMlMappings(MappingTable& table) {
+  table.At("TfIdfVectorizer").map = MapTfIdfVectorizer;
   const auto ml = [](std::string_view op) { return std::string(kMl) + std::string(op); };
   table.At(ml("Binarizer")).map = MapBinarizer;
   table.At(ml("ArrayFeatureExtractor")).map = MapArrayFeatureExtractor;

@@ -1,7 +1,10 @@
 // Indexing ops of the catalogue (spec/ops.md, "Shape and data movement"): the ops that
 // move data through an index tensor: gather, gather_elements, scatter_elements; and
 // gather_nd, scatter_nd, cache_write (extensions of v1, docs/ops.md). Data takes every dtype,
-// indices i32 or i64; shapes follow the ONNX operators of the same names.
+// indices i32 or i64; shapes follow the ONNX operators of the same names. And the extension
+// tfidf_vectorizer (ONNX TfIdfVectorizer on integer tokens): n-gram lookups into a pool.
+#include <algorithm>
+
 #include "ops/op_families.h"
 #include "ops/shape_rule_helpers.h"
 
@@ -179,6 +182,58 @@ Expected<std::vector<TensorType>> InferCacheWrite(const InferContext& ctx) {
   return std::vector<TensorType>{cache};
 }
 
+// tfidf_vectorizer: x [C] or [N, C] of token ids -> f32 [S] or [N, S], S = max(ngram_indexes)
+// + 1. The pool holds the n-grams of each length n back to back from ngram_counts[n - 1].
+Expected<std::vector<TensorType>> InferTfIdf(const InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  if (x.rank() != 1 && x.rank() != 2) {
+    return InvalidModel("input x has shape " + ShapeToString(x.shape) +
+                        " but must have rank 1 ([C]) or 2 ([N, C])");
+  }
+  const int64_t min_n = ctx.attrs.GetInt("min_gram_length");
+  const int64_t max_n = ctx.attrs.GetInt("max_gram_length");
+  if (min_n < 1 || max_n < min_n) {
+    return AttrError("min_gram_length", "and max_gram_length must satisfy 1 <= min <= max, not " +
+                                            Str(min_n) + " and " + Str(max_n));
+  }
+  if (const int64_t skip = ctx.attrs.GetInt("max_skip_count"); skip < 0) {
+    return AttrError("max_skip_count", "is " + Str(skip) + " but must be >= 0");
+  }
+  const std::vector<int64_t> counts = ctx.attrs.GetInts("ngram_counts");
+  const std::vector<int64_t> indexes = ctx.attrs.GetInts("ngram_indexes");
+  const std::vector<int64_t> pool = ctx.attrs.GetInts("pool");
+  int64_t grams = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const int64_t begin = counts[i];
+    const int64_t end = i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
+    const auto n = static_cast<int64_t>(i) + 1;
+    if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) ||
+        (end - begin) % n != 0) {
+      return AttrError("ngram_counts", "has " + Str(begin) + " at index " + Str(n - 1) +
+                                           ", which does not start a whole number of " + Str(n) +
+                                           "-grams of the pool (" + Str(pool.size()) + " ids)");
+    }
+    grams += (end - begin) / n;
+  }
+  if (static_cast<int64_t>(indexes.size()) != grams) {
+    return AttrError("ngram_indexes", "has " + Str(indexes.size()) +
+                                          " entries but the pool holds " + Str(grams) + " n-grams");
+  }
+  int64_t size = 0;
+  for (int64_t i : indexes) {
+    if (i < 0 || i >= (int64_t{1} << 24)) {
+      return AttrError("ngram_indexes", "has " + Str(i) + " but entries must be in [0, 2^24)");
+    }
+    size = std::max(size, i + 1);
+  }
+  if (ctx.attrs.Has("weights") &&
+      static_cast<int64_t>(ctx.attrs.GetFloats("weights").size()) < size) {
+    return AttrError("weights", "has fewer entries than the output's " + Str(size));
+  }
+  Shape out = x.rank() == 1 ? Shape{size} : Shape{x.shape[0], size};
+  return std::vector<TensorType>{{DType::kF32, std::move(out)}};
+}
+
 }  // namespace
 
 void AddIndexingSchemas(std::vector<OpSchema>& out) {
@@ -196,6 +251,20 @@ void AddIndexingSchemas(std::vector<OpSchema>& out) {
   out.push_back(Indexing(
       "scatter_nd", "ScatterND", InferScatterND, {{"data", 0}, {"indices", 1}, {"updates", 0}},
       {{"reduction", AttrKind::kString, "none", false, {"none", "add", "mul", "max", "min"}}}));
+  {  // Extension (docs/ops.md): ONNX TfIdfVectorizer on integer tokens.
+    OpSchema s =
+        MakeSchema("tfidf_vectorizer", "TfIdfVectorizer", kInd, {{"x", 0}},
+                   {{"mode", AttrKind::kString, std::nullopt, true, {"TF", "IDF", "TFIDF"}},
+                    {"min_gram_length", AttrKind::kInt, std::nullopt, true, {}},
+                    {"max_gram_length", AttrKind::kInt, std::nullopt, true, {}},
+                    {"max_skip_count", AttrKind::kInt, std::nullopt, true, {}},
+                    {"ngram_counts", AttrKind::kInts, std::nullopt, true, {}},
+                    {"ngram_indexes", AttrKind::kInts, std::nullopt, true, {}},
+                    {"pool", AttrKind::kInts, std::nullopt, true, {}},
+                    {"weights", AttrKind::kFloats, std::nullopt, false, {}}},
+                   InferTfIdf);
+    out.push_back(std::move(s));
+  }
   out.push_back(Indexing("cache_write", "", InferCacheWrite,
                          {{"cache", 0}, {"update", 0}, {"offset", 1}},
                          {{"axis", AttrKind::kInt, std::nullopt, true, {}}}));

@@ -295,6 +295,36 @@ std::vector<OpCase> CacheWriteCases() {
   return b.Take();
 }
 
+// tfidf_vectorizer: tokens in [0, 6) so that the pool's n-grams over {0 .. 5} are often
+// hit; unigrams to trigrams, with skips, each mode, with and without weights.
+std::vector<OpCase> TfIdfCases() {
+  auto attrs = [](std::string mode, int64_t min_n, int64_t max_n, int64_t skip, bool weights) {
+    Attrs a;
+    a.Set("mode", Str(std::move(mode)));
+    a.Set("min_gram_length", I(min_n));
+    a.Set("max_gram_length", I(max_n));
+    a.Set("max_skip_count", I(skip));
+    // unigrams 0..3, bigrams (1,2) (2,3) (0,5), trigram (1,2,3)
+    a.Set("ngram_counts", Ints({0, 4, 10}));
+    a.Set("ngram_indexes", Ints({0, 1, 2, 3, 4, 5, 6, 7}));
+    a.Set("pool", Ints({0, 1, 2, 3, 1, 2, 2, 3, 0, 5, 1, 2, 3}));
+    if (weights) a.Set("weights", Floats({0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4}));
+    return a;
+  };
+  CaseBuilder b("tfidf_vectorizer");
+  for (DType d : SchemaDTypes("tfidf_vectorizer")) {
+    const CaseInput row = In(d, {23}, Domain::kNonNegativeIndex, 6);
+    const CaseInput rows = In(d, {4, 17}, Domain::kNonNegativeIndex, 6);
+    b.Add(d, "[23] TF 1-3 grams", {row}, attrs("TF", 1, 3, 0, false));
+    b.Add(d, "[23] TF 2-3 grams skip 2", {row}, attrs("TF", 2, 3, 2, false));
+    b.Add(d, "[4,17] IDF weights skip 1", {rows}, attrs("IDF", 1, 2, 1, true));
+    b.Add(d, "[4,17] TFIDF weights 1-3 grams skip 3", {rows}, attrs("TFIDF", 1, 3, 3, true));
+    b.Add(d, "[4,17] TFIDF no weights", {rows}, attrs("TFIDF", 1, 1, 0, false));
+    b.Add(d, "empty [0,5]", {In(d, {0, 5})}, attrs("TF", 1, 2, 0, false));
+  }
+  return b.Take();
+}
+
 }  // namespace
 
 std::vector<OpCase> IndexingCases(std::string_view op) {
@@ -304,6 +334,7 @@ std::vector<OpCase> IndexingCases(std::string_view op) {
   if (op == "gather_nd") return GatherNDCases();
   if (op == "scatter_nd") return ScatterNDCases();
   if (op == "cache_write") return CacheWriteCases();
+  if (op == "tfidf_vectorizer") return TfIdfCases();
   return {};
 }
 

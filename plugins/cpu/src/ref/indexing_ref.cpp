@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -252,9 +254,84 @@ Status CacheWrite(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- tfidf_vectorizer ----
+// ONNX TfIdfVectorizer as its reference (onnx/reference/ops/op_tfidf_vectorizer.py) and
+// onnxruntime count: the pool's n-grams of lengths min_gram_length .. max_gram_length are
+// looked up from every start position of a row, their items skip_distance apart, for
+// each skip_distance from 1 to max_skip_count + 1 (unigrams on the first pass only); a
+// lookup stops at the first prefix that no pool n-gram has. TF gives the counts, IDF
+// weights[i] (or 1) where a count is positive, TFIDF weights[i] * count (or the count).
+Status TfIdfVectorizer(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  const int64_t min_n = ctx.attrs.GetInt("min_gram_length");
+  const int64_t max_n = ctx.attrs.GetInt("max_gram_length");
+  const int64_t max_skip = ctx.attrs.GetInt("max_skip_count");
+  const std::vector<int64_t> counts = ctx.attrs.GetInts("ngram_counts");
+  const std::vector<int64_t> indexes = ctx.attrs.GetInts("ngram_indexes");
+  const std::vector<int64_t> pool = ctx.attrs.GetInts("pool");
+  const std::string mode = ctx.attrs.GetString("mode");
+  const std::vector<double> weights =
+      ctx.attrs.Has("weights") ? ctx.attrs.GetFloats("weights") : std::vector<double>{};
+  // The pool's n-grams of the lengths counted -> output index; every prefix of them.
+  std::map<std::vector<int64_t>, int64_t> grams;
+  std::set<std::vector<int64_t>> prefixes;
+  size_t id = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const auto n = static_cast<int64_t>(i) + 1;
+    const int64_t end = i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
+    for (int64_t at = counts[i]; at + n <= end; at += n, ++id) {
+      if (n < min_n || n > max_n) continue;
+      std::vector<int64_t> gram(pool.begin() + at, pool.begin() + at + n);
+      for (size_t k = 1; k <= gram.size(); ++k) prefixes.emplace(gram.begin(), gram.begin() + k);
+      grams[gram] = indexes[id];
+    }
+  }
+  const int64_t size = y.shape().back();
+  const int64_t rows = x.rank() == 1 ? 1 : x.shape()[0];
+  const int64_t row_len = x.shape().back();
+  std::vector<double> freq(static_cast<size_t>(rows * size), 0.0);
+  std::vector<int64_t> gram;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t start_n = min_n;
+    for (int64_t skip = 1; skip <= max_skip + 1; ++skip) {
+      for (int64_t start = 0; start < row_len; ++start) {
+        if (start + skip * (start_n - 1) >= row_len) break;
+        gram.clear();
+        for (int64_t item = start; item < row_len && static_cast<int64_t>(gram.size()) < max_n;
+             item += skip) {
+          gram.push_back(LoadInt(x.dtype(), x.data, r * row_len + item));
+          if (prefixes.count(gram) == 0) break;
+          if (static_cast<int64_t>(gram.size()) < start_n) continue;
+          if (auto hit = grams.find(gram); hit != grams.end()) {
+            freq[static_cast<size_t>(r * size + hit->second)] += 1;
+          }
+        }
+      }
+      if (start_n == 1) {
+        ++start_n;
+        if (start_n > max_n) break;
+      }
+    }
+  }
+  for (int64_t i = 0; i < rows * size; ++i) {
+    const double f = freq[static_cast<size_t>(i)];
+    const double w = weights.empty() ? 1.0 : weights[static_cast<size_t>(i % size)];
+    double v = f;
+    if (mode == "IDF") {
+      v = f > 0 ? w : 0.0;
+    } else if (mode == "TFIDF") {
+      v = w * f;
+    }
+    StoreFloat(y.dtype(), y.data, i, v);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddIndexingRefKernels(KernelTable& table) {
+  table.Add("tfidf_vectorizer", TfIdfVectorizer);
   table.Add("gather", Gather);
   table.Add("gather_elements", GatherElements);
   table.Add("scatter_elements", ScatterElements);

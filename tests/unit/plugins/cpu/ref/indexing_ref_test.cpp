@@ -383,5 +383,38 @@ TEST(IndexingRef, CacheWriteInPlaceWritesOnlyTheUpdate) {
   ExpectValues(cache, DType::kI32, {2, 4}, {1, 2, -1, -2, 5, 6, -3, -4});
 }
 
+// tfidf_vectorizer, hand-derived: tokens [1, 2, 1, 3, 1, 2] with the pool's unigrams {1},
+// {2} and bigrams {1, 2}, {2, 1} at output slots 0 .. 3. Without skips: 1 three times, 2
+// twice, (1, 2) twice, (2, 1) once. With max_skip_count 1 the bigrams two apart count too:
+// (1, 1) no, (2, 3) no, (1, 1) no, (3, 2) no; so only the contiguous ones. Rows [2, 9, 1]
+// and [1, 2, 2]: (2, 1) and a second (1, 2) are two apart, counted with a skip only.
+TEST(IndexingRef, TfIdfVectorizerCountsNgramsWithSkips) {
+  auto attrs = [](std::string mode, int64_t skip, std::vector<double> weights) {
+    Attrs a = sy::test::MakeAttrs({{"mode", std::move(mode)},
+                                   {"min_gram_length", int64_t{1}},
+                                   {"max_gram_length", int64_t{2}},
+                                   {"max_skip_count", skip},
+                                   {"ngram_counts", std::vector<int64_t>{0, 2}},
+                                   {"ngram_indexes", std::vector<int64_t>{0, 1, 2, 3}},
+                                   {"pool", std::vector<int64_t>{1, 2, 1, 2, 2, 1}}});
+    if (!weights.empty()) a.Set("weights", std::move(weights));
+    return a;
+  };
+  const Tensor x = MakeI64({6}, {1, 2, 1, 3, 1, 2});
+  ExpectValues(RunRef1("tfidf_vectorizer", {x}, attrs("TF", 0, {})), DType::kF32, {4},
+               {3, 2, 2, 1});
+  ExpectValues(RunRef1("tfidf_vectorizer", {x}, attrs("TF", 1, {})), DType::kF32, {4},
+               {3, 2, 2, 1});
+  ExpectValues(RunRef1("tfidf_vectorizer", {x}, attrs("IDF", 0, {0.5, 1, 2, 4})), DType::kF32, {4},
+               {0.5, 1, 2, 4});
+  ExpectValues(RunRef1("tfidf_vectorizer", {x}, attrs("TFIDF", 0, {0.5, 1, 2, 4})), DType::kF32,
+               {4}, {1.5, 2, 4, 4});
+  const Tensor rows = Make(DType::kI32, {2, 3}, {2, 9, 1, 1, 2, 2});
+  ExpectValues(RunRef1("tfidf_vectorizer", {rows}, attrs("TF", 1, {})), DType::kF32, {2, 4},
+               {1, 1, 0, 1, 1, 2, 2, 0});
+  ExpectValues(RunRef1("tfidf_vectorizer", {rows}, attrs("TF", 0, {})), DType::kF32, {2, 4},
+               {1, 1, 0, 0, 1, 2, 1, 0});
+}
+
 }  // namespace
 }  // namespace sy::cpu::test
