@@ -179,9 +179,7 @@ Status MapConv(NodeContext& ctx) {
 
 Status MapPool(NodeContext& ctx) {
   const bool is_max = ctx.node().op_type() == "MaxPool";
-  if (is_max && ctx.OutputWanted(1)) {
-    return ctx.UnsupportedOp("the Indices output of MaxPool is outside the catalogue");
-  }
+  const bool with_indices = is_max && ctx.OutputWanted(1);
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   const Shape& xs = ctx.TypeOf(x).shape;
   if (xs.size() < 3) return ctx.Invalid("needs an input of rank >= 3, not " + ShapeToString(xs));
@@ -195,6 +193,7 @@ Status MapPool(NodeContext& ctx) {
   attrs.Set("dilations", win.dilations);
   attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
+  if (with_indices) attrs.Set("storage_order", ctx.AttrInt("storage_order", 0));
   // MaxPool-12 on 8- and 16-bit integers: in f32, which holds each of their values
   // exactly (a maximum picks one of them; no window is all padding).
   const DType dtype = ctx.TypeOf(x).dtype;
@@ -203,13 +202,15 @@ Status MapPool(NodeContext& ctx) {
   if (is_max && small_int) {
     SY_ASSIGN_OR_RETURN(x, CastTo(ctx, x, DType::kF32));
   }
-  SY_ASSIGN_OR_RETURN(ValueId out,
-                      ctx.Emit1(is_max ? "max_pool" : "avg_pool", {x}, std::move(attrs)));
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outs, ctx.Emit(is_max ? "max_pool" : "avg_pool", {x},
+                                                          std::move(attrs), with_indices ? 2 : 1));
   if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
+  ValueId out = outs[0];
   if (is_max && small_int) {
     SY_ASSIGN_OR_RETURN(out, CastTo(ctx, out, dtype));
   }
   ctx.SetOutput(0, out);
+  if (with_indices) ctx.SetOutput(1, outs[1]);
   return Status::Ok();
 }
 

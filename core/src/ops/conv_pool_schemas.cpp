@@ -259,6 +259,10 @@ Expected<std::vector<TensorType>> InferPool(const InferContext& ctx) {
                                                       ceil_mode, "attribute kernel_shape's"));
     out.push_back(dim);
   }
+  if (ctx.attrs.Has("storage_order")) SY_RETURN_IF_ERROR(RequireFlag(ctx.attrs, "storage_order"));
+  if (ctx.num_outputs == 2) {  // max_pool's indices (extension, docs/ops.md)
+    return std::vector<TensorType>{{x.dtype, out}, {DType::kI64, out}};
+  }
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
 }
 
@@ -369,7 +373,12 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out) {
                         Int("group", 1), OptionalInts("output_padding")},
                        InferConvTranspose));
   out.back().cost = OpCost::kCompute;
-  out.push_back(Schema("max_pool", "MaxPool", {{"x", 0}}, PoolAttrs(false), InferPool));
+  {  // Extension (docs/ops.md): an optional second output, ONNX MaxPool's Indices.
+    std::vector<AttrSpec> attrs = PoolAttrs(false);
+    attrs.push_back(Flag("storage_order"));
+    out.push_back(Schema("max_pool", "MaxPool", {{"x", 0}}, std::move(attrs), InferPool));
+    out.back().max_outputs = 2;
+  }
   out.push_back(Schema("avg_pool", "AveragePool", {{"x", 0}}, PoolAttrs(true), InferPool));
   out.push_back(Schema("global_avg_pool", "GlobalAveragePool", {{"x", 0}}, {}, InferGlobalPool));
   // Extension (docs/ops.md): ONNX DeformConv (2-D).

@@ -283,6 +283,10 @@ class PoolOp : public ClOp {
 };
 
 bool SupportsWindow(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (node.outputs.size() != 1) {
+    reason = node.op + " with its indices output is not implemented in the OpenCL plugin";
+    return false;
+  }
   if (!node.inputs.empty() && IsFloat(node.inputs[0].dtype)) {
     const size_t rank = node.inputs[0].shape.size();
     if (rank < 3 || rank > 5) {

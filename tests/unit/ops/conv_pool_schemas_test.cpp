@@ -380,7 +380,9 @@ TEST(ConvPoolSchemas, PoolErrors) {
                   "attribute count_include_pad is -1 but must be 0 or 1");
   SY_EXPECT_ERROR(Infer("max_pool", {F32({1, 1, 4, 4})}, with("count_include_pad", int64_t{1})),
                   "unknown attribute count_include_pad");
-  SY_EXPECT_ERROR(Infer("max_pool", {F32({1, 1, 4, 4})}, with("storage_order", int64_t{0})),
+  SY_EXPECT_ERROR(Infer("max_pool", {F32({1, 1, 4, 4})}, with("storage_order", int64_t{2})),
+                  "attribute storage_order is 2 but must be 0 or 1");
+  SY_EXPECT_ERROR(Infer("avg_pool", {F32({1, 1, 4, 4})}, with("storage_order", int64_t{0})),
                   "unknown attribute storage_order");
   SY_EXPECT_ERROR(Infer("max_pool", {F32({1, 1, 4, 4})}, with("strides", Ints{2})),
                   "attribute strides has 1 entries but must have 2");

@@ -200,7 +200,11 @@ Status ConvTranspose(const KernelContext& ctx) {
 // A window with no in-bounds tap (possible with dilations, or when x's spatial extent is
 // empty but padded) gives -inf for max_pool (the identity of max) and NaN (0 / 0) for
 // avg_pool with count_include_pad 0 (its first tap is always inside the padded input, so
-// count_include_pad 1 always has a divisor).
+// count_include_pad 1 always has a divisor). max_pool's optional second output holds, for
+// each window, the flat index into x of the element taken (the first of equal maxima in
+// tap order, the first NaN; -1 for a window with no in-bounds tap): over [N, C, in...] in
+// row-major order, or with storage_order 1 column-major within each [in...] plane (ONNX
+// MaxPool's Indices).
 
 enum class PoolKind { kMax, kAvg };
 
@@ -219,16 +223,22 @@ Status Pool(const KernelContext& ctx, PoolKind kind) {
   const int64_t tap_count = ElementCount(kernel);
   const std::vector<int64_t> taps = AllIndices(kernel);
   std::vector<int64_t> pos(spatial);
+  const bool with_indices = kind == PoolKind::kMax && ctx.outputs.size() == 2;
+  const bool column_major = ctx.attrs.GetInt("storage_order", 0) != 0;
+  std::vector<int64_t> column_strides(spatial, 1);  // element strides of a column-major plane
+  for (size_t d = 1; d < spatial; ++d) column_strides[d] = column_strides[d - 1] * in_dims[d - 1];
   for (int64_t plane = 0; plane < planes; ++plane) {
     const int64_t x_base = plane * in_count;
     for (int64_t o = 0; o < out_count; ++o) {
       Unflatten(o, out_dims, pos);
       double best = -std::numeric_limits<double>::infinity();
+      int64_t best_at = -1;  // its flat index in x (max_pool's indices)
       double sum = 0.0;
       int64_t in_bounds = 0;  // taps inside x
       int64_t in_padded = 0;  // taps inside x with its explicit padding
       for (int64_t t = 0; t < tap_count; ++t) {
         int64_t offset = 0;
+        int64_t column_offset = 0;
         bool inside = true;
         bool inside_padded = true;
         for (size_t d = 0; d < spatial; ++d) {
@@ -237,13 +247,19 @@ Status Pool(const KernelContext& ctx, PoolKind kind) {
           inside = inside && p >= 0 && p < in_dims[d];
           inside_padded =
               inside_padded && p >= -win.pads[d] && p < in_dims[d] + win.pads[spatial + d];
-          if (inside) offset = offset * in_dims[d] + p;
+          if (inside) {
+            offset = offset * in_dims[d] + p;
+            column_offset += p * column_strides[d];
+          }
         }
         if (inside_padded) ++in_padded;
         if (!inside) continue;
         ++in_bounds;
         const double v = LoadFloat(x.dtype(), x.data, x_base + offset);
-        if (!std::isnan(best) && (std::isnan(v) || v > best)) best = v;  // NaN sticks
+        if (!std::isnan(best) && (std::isnan(v) || v > best || best_at < 0)) {  // NaN sticks
+          best = v;
+          best_at = x_base + (column_major ? column_offset : offset);
+        }
         sum += v;
       }
       double value = best;
@@ -252,6 +268,7 @@ Status Pool(const KernelContext& ctx, PoolKind kind) {
         value = divisor == 0 ? kNaN : sum / static_cast<double>(divisor);
       }
       StoreFloat(y.dtype(), y.data, plane * out_count + o, value);
+      if (with_indices) StoreInt(DType::kI64, ctx.outputs[1].data, plane * out_count + o, best_at);
     }
   }
   return Status::Ok();

@@ -410,6 +410,25 @@ TEST(ConvPoolRefGlobalAvgPool, NanBFloat16AndEmpty) {
   ExpectExact(RunRef1("global_avg_pool", {F32({0, 3, 4, 4}, {})}), {0, 3, 1, 1}, {});
 }
 
+// max_pool's indices (ONNX MaxPool's Indices): the flat index into x of each window's
+// maximum, the first of equal ones; row-major over [N, C, H, W], or column-major within
+// each plane (storage_order 1). Hand-derived on two channels.
+TEST(ConvPoolRefMaxPool, IndicesRowAndColumnMajor) {
+  const Tensor x = F32({1, 2, 2, 3}, {1, 5, 2, 4, 5, 0, 9, 8, 7, 6, 5, 4});
+  for (int64_t order : {0, 1}) {
+    Expected<std::vector<Tensor>> out = RunRef(
+        "max_pool", {x}, AttrsOf({{"kernel_shape", Ints({2, 2})}, {"storage_order", order}}), 2);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    ExpectExact((*out)[0], {1, 2, 1, 2}, {5, 5, 9, 8});
+    // Channel 0: both windows take x[0, 0, 0, 1] (the first 5). Channel 1 (base 6): 9 at
+    // (0, 0) and 8 at (0, 1). Column-major in a 2 x 3 plane: (h, w) -> w * 2 + h.
+    const std::vector<double> want =
+        order == 0 ? std::vector<double>{1, 1, 6, 7} : std::vector<double>{2, 2, 6, 8};
+    ExpectExact((*out)[1], {1, 2, 1, 2}, want);
+    EXPECT_EQ((*out)[1].dtype(), DType::kI64);
+  }
+}
+
 // deform_conv on x = 3 * row + col (3 x 3), a 2 x 2 kernel of ones: zero offsets are a
 // plain conv; offsets of +0.5 along w sample between columns, and a sample past the last
 // column reads half of it (its other neighbour is outside: 0). Hand-derived.
