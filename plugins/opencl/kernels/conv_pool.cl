@@ -67,6 +67,85 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
 }
 #endif  // CONV
 
+#ifdef DEFORM_CONV
+// deform_conv (2-D), one work-item per y[n, o, i, j]: x [N, C, H, W], w [O, C / group, kH,
+// kW], offset [N, G * 2 * kH * kW, oH, oW] (slot A, x's dtype), bias [O] (slot C, with
+// HAS_BIAS), mask [N, G * kH * kW, oH, oW] (slot A, with HAS_MASK). Each tap samples x
+// bilinearly at (i * sh - ph + u * dh + offset_h, j * sw - pw + v * dw + offset_w), zeros
+// outside the input. Semantics of plugins/cpu/src/ref/conv_pool_ref.cpp's DeformConv.
+inline ct sy_dc_at(__global const ST_A* x, long base, long r, long q, long H, long W) {
+  return (r < 0 || r >= H || q < 0 || q >= W) ? (ct)0 : (ct)LOAD_A(x, base + r * W + q);
+}
+
+__kernel void sy_deform_conv(__global const uchar* xb, ulong xo, __global const uchar* wb,
+                             ulong wo, __global const uchar* fb, ulong fo,
+                             __global const uchar* bb, ulong bo, __global const uchar* mb,
+                             ulong mo, __global uchar* yb, ulong yo, ulong n, long C, long H,
+                             long W, long O, long kH, long kW, long oH, long oW, long group,
+                             long offset_group, long sh, long sw, long ph, long pw, long dh,
+                             long dw) {
+  const size_t idx = get_global_id(0);
+  if (idx >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_A* w = SY_CPTR(ST_A, wb, wo);
+  __global const ST_A* off = SY_CPTR(ST_A, fb, fo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long j = (long)(idx % (ulong)oW);
+  const long i = (long)((idx / (ulong)oW) % (ulong)oH);
+  const long o = (long)((idx / (ulong)(oW * oH)) % (ulong)O);
+  const long b = (long)(idx / (ulong)(oW * oH * O));
+  const long cpg = C / group;
+  const long g = o / (O / group);
+  const long cpo = C / offset_group;
+  const long taps = kH * kW;
+  const long plane = oH * oW;
+  const long at = i * oW + j;
+#ifdef HAS_BIAS
+  __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
+  ct sum = LOAD_C(bias, o);
+#else
+  ct sum = 0;
+#endif
+#ifdef HAS_MASK
+  __global const ST_A* mask = SY_CPTR(ST_A, mb, mo);
+#endif
+  for (long ci = 0; ci < cpg; ++ci) {
+    const long c = g * cpg + ci;
+    const long og = c / cpo;
+    const long base = (b * C + c) * H * W;
+    for (long u = 0; u < kH; ++u) {
+      for (long v = 0; v < kW; ++v) {
+        const long tap = u * kW + v;
+        const long o_at = ((b * offset_group + og) * taps + tap) * 2 * plane + at;
+        const ct hh = (ct)(i * sh - ph + u * dh) + (ct)LOAD_A(off, o_at);
+        const ct ww = (ct)(j * sw - pw + v * dw) + (ct)LOAD_A(off, o_at + plane);
+#ifdef HAS_MASK
+        const ct m = LOAD_A(mask, ((b * offset_group + og) * taps + tap) * plane + at);
+#else
+        const ct m = 1;
+#endif
+        ct sample = 0;
+        if (isfinite(hh) && isfinite(ww)) {
+          if (hh > -1 && ww > -1 && hh < (ct)H && ww < (ct)W) {
+            const ct h0 = floor(hh), w0 = floor(ww);
+            const ct lh = hh - h0, lw = ww - w0;
+            const long r = (long)h0, q = (long)w0;
+            sample = (1 - lh) * ((1 - lw) * sy_dc_at(x, base, r, q, H, W) +
+                                 lw * sy_dc_at(x, base, r, q + 1, H, W)) +
+                     lh * ((1 - lw) * sy_dc_at(x, base, r + 1, q, H, W) +
+                           lw * sy_dc_at(x, base, r + 1, q + 1, H, W));
+          }
+        } else {
+          sample = NAN;
+        }
+        sum += LOAD_A(w, ((o * cpg + ci) * kH + u) * kW + v) * m * sample;
+      }
+    }
+  }
+  STORE_Y(y, (long)idx, sum);
+}
+#endif  // DEFORM_CONV
+
 #ifdef IM2COL
 // The column matrix of one batch item and group for the GEMM path of conv:
 // col [C/group * taps, out_count], row (c, t), column o; taps in the padding give 0.

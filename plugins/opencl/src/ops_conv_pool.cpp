@@ -372,7 +372,81 @@ bool SupportsConvTranspose(const NodeInfo& node, const DeviceCaps& device, std::
   return SupportsFloatOnly(node, device, reason);
 }
 
+// deform_conv (2-D): one work-item per output element (kernels/conv_pool.cl,
+// sy_deform_conv); offset and mask in x's dtype, bias in its own.
+class DeformConvOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& w = node.inputs[1].shape;
+    const Shape& y = node.outputs[0].shape;
+    const std::vector<int64_t> strides = IntsOr(node.attrs, "strides", 2, 1);
+    const std::vector<int64_t> pads = IntsOr(node.attrs, "pads", 4, 0);
+    const std::vector<int64_t> dilations = IntsOr(node.attrs, "dilations", 2, 1);
+    args_ = {x[1],
+             x[2],
+             x[3],
+             w[0],
+             w[2],
+             w[3],
+             y[2],
+             y[3],
+             node.attrs.GetInt("group", 1),
+             node.attrs.GetInt("offset_group", 1),
+             strides[0],
+             strides[1],
+             pads[0],
+             pads[1],
+             dilations[0],
+             dilations[1]};
+    n_out_ = ElementCount(y);
+    has_bias_ = node.inputs.size() > 3;
+    has_mask_ = node.inputs.size() > 4;
+    const DType dtype = node.inputs[0].dtype;
+    std::string defines = SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) +
+                          "#define DEFORM_CONV 1\n";
+    if (has_bias_) defines += SlotDefines('C', node.inputs[3].dtype) + "#define HAS_BIAS 1\n";
+    if (has_mask_) defines += "#define HAS_MASK 1\n";
+    kernel_ = ctx.Kernel("conv_pool", defines, dtype == DType::kF64, "sy_deform_conv");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_out_ == 0) return;
+    // Absent bias and mask: bound to x, never read.
+    const ClTensor& bias = has_bias_ ? ctx.inputs[3] : ctx.inputs[0];
+    const ClTensor& mask = has_mask_ ? ctx.inputs[4] : ctx.inputs[0];
+    KernelArgs args(kernel_.get());
+    args.Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.inputs[2])
+        .Tensor(bias)
+        .Tensor(mask)
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_out_));
+    for (int64_t v : args_) args.Add(static_cast<cl_long>(v));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+ private:
+  std::vector<int64_t> args_;  // C H W O kH kW oH oW group offset_group sh sw ph pw dh dw
+  int64_t n_out_ = 0;
+  bool has_bias_ = false, has_mask_ = false;
+  UniqueKernel kernel_;
+};
+
+bool SupportsDeformConv(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  for (size_t i = 2; i < node.inputs.size(); ++i) {
+    if (i != 3 && node.inputs[i].dtype != node.inputs[0].dtype) {
+      reason = "deform_conv: offset and mask in x's dtype";
+      return false;
+    }
+  }
+  return SupportsFloatOnly(node, device, reason);
+}
+
 std::unique_ptr<ClOp> CreateConv(const NodeInfo&) { return std::make_unique<ConvOp>(); }
+std::unique_ptr<ClOp> CreateDeformConv(const NodeInfo&) { return std::make_unique<DeformConvOp>(); }
 std::unique_ptr<ClOp> CreatePool(const NodeInfo&) { return std::make_unique<PoolOp>(); }
 std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
   return std::make_unique<ConvTransposeOp>();
@@ -383,6 +457,7 @@ std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
 void RegisterConvPoolOps(ClOpRegistry& registry) {
   registry.Add("conv", SupportsWindow, CreateConv);
   registry.Add("conv_transpose", SupportsConvTranspose, CreateConvTranspose);
+  registry.Add("deform_conv", SupportsDeformConv, CreateDeformConv);
   registry.Add("max_pool", SupportsWindow, CreatePool);
   registry.Add("avg_pool", SupportsWindow, CreatePool);
   registry.Add("global_avg_pool", SupportsFloatOnly, CreateReduceOp);
