@@ -146,6 +146,94 @@ __kernel void sy_deform_conv(__global const uchar* xb, ulong xo, __global const 
 }
 #endif  // DEFORM_CONV
 
+#ifdef ROI_ALIGN
+// roi_align, one work-item per y[r, c, ph, pw]: x [N, C, H, W] and rois [R, 4] (slot A),
+// batch_indices [R] (IT). Semantics of plugins/cpu/src/ref/conv_pool_ref.cpp's RoiAlign
+// (ONNX's reference): the bin's grid of bilinear samples, averaged or the largest weighted
+// corner (max). A batch index outside [0, N) sets err[slot_index]; a roi that is not
+// finite or needs more than 2^20 samples per bin sets err[slot_roi]; the output is then 0.
+__kernel void sy_roi_align(__global const uchar* xb, ulong xo, __global const uchar* rb, ulong ro,
+                           __global const uchar* ib, ulong io, __global uchar* yb, ulong yo,
+                           ulong n, long N, long C, long H, long W, long oH, long oW,
+                           long sampling, ct scale, int half_pixel, int max_mode,
+                           __global int* err, uint slot_index, uint slot_roi) {
+  const size_t idx = get_global_id(0);
+  if (idx >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_A* rois = SY_CPTR(ST_A, rb, ro);
+  __global const IT* index = (__global const IT*)(ib + io);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long pw = (long)(idx % (ulong)oW);
+  const long ph = (long)((idx / (ulong)oW) % (ulong)oH);
+  const long c = (long)((idx / (ulong)(oW * oH)) % (ulong)C);
+  const long r = (long)(idx / (ulong)(oW * oH * C));
+  const long b = (long)index[r];
+  if (b < 0 || b >= N) {
+    err[slot_index] = 1;
+    STORE_Y(y, (long)idx, (ct)0);
+    return;
+  }
+  const ct shift = half_pixel ? (ct)0.5 : (ct)0;
+  const ct x1 = (ct)LOAD_A(rois, r * 4) * scale - shift;
+  const ct y1 = (ct)LOAD_A(rois, r * 4 + 1) * scale - shift;
+  const ct x2 = (ct)LOAD_A(rois, r * 4 + 2) * scale - shift;
+  const ct y2 = (ct)LOAD_A(rois, r * 4 + 3) * scale - shift;
+  ct roi_w = x2 - x1, roi_h = y2 - y1;
+  if (!half_pixel) {
+    roi_w = fmax(roi_w, (ct)1);
+    roi_h = fmax(roi_h, (ct)1);
+  }
+  const ct bin_h = roi_h / (ct)oH, bin_w = roi_w / (ct)oW;
+  const ct grid_hd = sampling > 0 ? (ct)sampling : ceil(bin_h);
+  const ct grid_wd = sampling > 0 ? (ct)sampling : ceil(bin_w);
+  if (!isfinite(x1) || !isfinite(y1) || !isfinite(x2) || !isfinite(y2) ||
+      grid_hd * grid_wd > (ct)1048576) {
+    err[slot_roi] = 1;
+    STORE_Y(y, (long)idx, (ct)0);
+    return;
+  }
+  const long grid_h = grid_hd > 0 ? (long)grid_hd : 0;
+  const long grid_w = grid_wd > 0 ? (long)grid_wd : 0;
+  const ct count = (ct)max(grid_h * grid_w, 1L);
+  const long base = (b * C + c) * H * W;
+  ct value = 0;
+  int first = 1;
+  for (long iy = 0; iy < grid_h; ++iy) {
+    const ct yy = y1 + (ct)ph * bin_h + ((ct)iy + (ct)0.5) * bin_h / (ct)grid_h;
+    for (long ix = 0; ix < grid_w; ++ix) {
+      const ct xx = x1 + (ct)pw * bin_w + ((ct)ix + (ct)0.5) * bin_w / (ct)grid_w;
+      ct v0 = 0, v1 = 0, v2 = 0, v3 = 0;
+      if (!(yy < -1 || yy > (ct)H || xx < -1 || xx > (ct)W)) {
+        ct sy = fmax(yy, (ct)0), sx = fmax(xx, (ct)0);
+        long y_low = (long)sy, x_low = (long)sx, y_high = y_low + 1, x_high = x_low + 1;
+        if (y_low >= H - 1) {
+          y_high = y_low = H - 1;
+          sy = (ct)y_low;
+        }
+        if (x_low >= W - 1) {
+          x_high = x_low = W - 1;
+          sx = (ct)x_low;
+        }
+        const ct ly = sy - (ct)y_low, lx = sx - (ct)x_low, hy = 1 - ly, hx = 1 - lx;
+        v0 = hy * hx * (ct)LOAD_A(x, base + y_low * W + x_low);
+        v1 = hy * lx * (ct)LOAD_A(x, base + y_low * W + x_high);
+        v2 = ly * hx * (ct)LOAD_A(x, base + y_high * W + x_low);
+        v3 = ly * lx * (ct)LOAD_A(x, base + y_high * W + x_high);
+      }
+      if (max_mode) {
+        const ct m = fmax(fmax(v0, v1), fmax(v2, v3));
+        value = first ? m : fmax(value, m);
+        first = 0;
+      } else {
+        value += v0 + v1 + v2 + v3;
+      }
+    }
+  }
+  if (!max_mode) value /= count;
+  STORE_Y(y, (long)idx, value);
+}
+#endif  // ROI_ALIGN
+
 #ifdef IM2COL
 // The column matrix of one batch item and group for the GEMM path of conv:
 // col [C/group * taps, out_count], row (c, t), column o; taps in the padding give 0.

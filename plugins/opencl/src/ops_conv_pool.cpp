@@ -445,6 +445,81 @@ bool SupportsDeformConv(const NodeInfo& node, const DeviceCaps& device, std::str
   return SupportsFloatOnly(node, device, reason);
 }
 
+// roi_align: one work-item per output element (kernels/conv_pool.cl, sy_roi_align); bad
+// batch indices and rois are reported through the executable's error slots.
+class RoiAlignOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& y = node.outputs[0].shape;
+    n_ = x[0];
+    c_ = x[1];
+    h_ = x[2];
+    w_ = x[3];
+    oh_ = y[2];
+    ow_ = y[3];
+    n_out_ = ElementCount(y);
+    sampling_ = node.attrs.GetInt("sampling_ratio", 0);
+    scale_ = node.attrs.GetFloat("spatial_scale", 1.0);
+    half_pixel_ =
+        node.attrs.GetString("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+    max_mode_ = node.attrs.GetString("mode", "avg") == "max";
+    dtype_ = node.inputs[0].dtype;
+    slot_index_ = ctx.ErrorSlot(node.Describe() + ": a batch index is outside [0, " +
+                                std::to_string(n_) + ") (the batch of x)");
+    slot_roi_ = ctx.ErrorSlot(node.Describe() +
+                              ": a roi is not finite or needs more than 2^20 samples per bin");
+    const std::string it = node.inputs[2].dtype == DType::kI32 ? "int" : "long";
+    const std::string defines = SlotDefines('A', node.inputs[0].dtype) +
+                                SlotDefines('Y', node.outputs[0].dtype) + "#define IT " + it +
+                                "\n#define ROI_ALIGN 1\n";
+    kernel_ = ctx.Kernel("conv_pool", defines, dtype_ == DType::kF64, "sy_roi_align");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_out_ == 0) return;
+    KernelArgs args(kernel_.get());
+    args.Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.inputs[2])
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_out_))
+        .Add(static_cast<cl_long>(n_))
+        .Add(static_cast<cl_long>(c_))
+        .Add(static_cast<cl_long>(h_))
+        .Add(static_cast<cl_long>(w_))
+        .Add(static_cast<cl_long>(oh_))
+        .Add(static_cast<cl_long>(ow_))
+        .Add(static_cast<cl_long>(sampling_))
+        .Scalar(dtype_, scale_)
+        .Add(static_cast<cl_int>(half_pixel_ ? 1 : 0))
+        .Add(static_cast<cl_int>(max_mode_ ? 1 : 0))
+        .Add(ctx.error_flags)
+        .Add(static_cast<cl_uint>(slot_index_))
+        .Add(static_cast<cl_uint>(slot_roi_));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+ private:
+  int64_t n_ = 0, c_ = 0, h_ = 0, w_ = 0, oh_ = 1, ow_ = 1, n_out_ = 0, sampling_ = 0;
+  double scale_ = 1.0;
+  bool half_pixel_ = true, max_mode_ = false;
+  DType dtype_ = DType::kF32;
+  uint32_t slot_index_ = 0, slot_roi_ = 0;
+  UniqueKernel kernel_;
+};
+
+bool SupportsRoiAlign(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (node.inputs.size() == 3 && node.inputs[1].dtype != node.inputs[0].dtype) {
+    reason = "roi_align: rois in x's dtype";
+    return false;
+  }
+  return SupportsFloatOnly(node, device, reason);
+}
+
+std::unique_ptr<ClOp> CreateRoiAlign(const NodeInfo&) { return std::make_unique<RoiAlignOp>(); }
+
 std::unique_ptr<ClOp> CreateConv(const NodeInfo&) { return std::make_unique<ConvOp>(); }
 std::unique_ptr<ClOp> CreateDeformConv(const NodeInfo&) { return std::make_unique<DeformConvOp>(); }
 std::unique_ptr<ClOp> CreatePool(const NodeInfo&) { return std::make_unique<PoolOp>(); }
@@ -458,6 +533,7 @@ void RegisterConvPoolOps(ClOpRegistry& registry) {
   registry.Add("conv", SupportsWindow, CreateConv);
   registry.Add("conv_transpose", SupportsConvTranspose, CreateConvTranspose);
   registry.Add("deform_conv", SupportsDeformConv, CreateDeformConv);
+  registry.Add("roi_align", SupportsRoiAlign, CreateRoiAlign);
   registry.Add("max_pool", SupportsWindow, CreatePool);
   registry.Add("avg_pool", SupportsWindow, CreatePool);
   registry.Add("global_avg_pool", SupportsFloatOnly, CreateReduceOp);
