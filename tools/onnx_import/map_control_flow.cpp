@@ -10,9 +10,10 @@
 //   condition must fold to a constant each iteration; the body is then imported once per
 //   iteration (unrolled), its loop-carried values threaded through, its scan outputs
 //   stacked along a new axis 0.
-// - Scan (opset 9+): the scan inputs' length must be known at import; the body is
-//   imported once per element, each scan input sliced by a `gather` at that index (in
-//   either direction), the scan outputs stacked along their axes.
+// - Scan: the scan inputs' length must be known at import; the body is imported once per
+//   element, each scan input sliced by a `gather` at that index (in either direction), the
+//   scan outputs stacked along their axes. Scan-8's leading batch axis (without
+//   sequence_lens) is one such scan per batch element, stacked.
 // This is the part of control flow whose shape import can decide. A loop whose
 // iterations the data decides (a while loop), an If whose branches differ in shape, and
 // bodies unrolled beyond kMaxIterations are refused with a reason: they need the
@@ -238,38 +239,29 @@ Status MapLoop(NodeContext& ctx) {
   return Status::Ok();
 }
 
-Status MapScan(NodeContext& ctx) {
-  if (ctx.since_version() < 9) {
-    return ctx.UnsupportedOp("Scan-8 (a batch axis and sequence_lens) is not mapped; Scan-9 is");
-  }
-  const int64_t num_scan = ctx.AttrInt("num_scan_inputs", -1);
-  const auto n_in = static_cast<int64_t>(ctx.num_inputs());
-  if (num_scan < 1 || num_scan > n_in) return ctx.Invalid("num_scan_inputs is out of range");
-  const int64_t n_state = n_in - num_scan;
-  const auto n_out = static_cast<int64_t>(ctx.num_outputs());
-  if (n_out < n_state) return ctx.Invalid("has fewer outputs than state variables");
-  const int64_t n_scan_out = n_out - n_state;
-  auto list = [&](std::string_view name, int64_t size) -> Expected<std::vector<int64_t>> {
-    std::vector<int64_t> v = ctx.AttrInts(name).value_or(std::vector<int64_t>(size, 0));
-    if (static_cast<int64_t>(v.size()) != size) {
-      return ctx.Invalid(std::string(name) + " has " + std::to_string(v.size()) + " entries, not " +
-                         std::to_string(size));
-    }
-    return v;
-  };
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> in_dirs, list("scan_input_directions", num_scan));
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> in_axes, list("scan_input_axes", num_scan));
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> out_dirs, list("scan_output_directions", n_scan_out));
-  SY_ASSIGN_OR_RETURN(std::vector<int64_t> out_axes, list("scan_output_axes", n_scan_out));
-  std::vector<KnownValue> state;
-  for (int64_t k = 0; k < n_state; ++k)
-    state.push_back(Known(ctx, ctx.node().input(static_cast<int>(k))));
-  std::vector<ValueId> scan_in;
+// One scan unrolled: the body once per element of the scan inputs (each sliced by a
+// `gather` at the element's index along its axis, in its direction), the state threaded
+// through. Returns the final state's names and each scan output stacked along its axis
+// (reversed for a backward direction).
+struct ScanSpec {
+  std::vector<int64_t> in_axes, in_dirs, out_axes, out_dirs;
+  int64_t n_scan_out = 0;
+};
+struct ScanResult {
+  std::vector<std::string> state;
+  std::vector<ValueId> outputs;
+};
+Expected<ScanResult> UnrollScan(NodeContext& ctx, std::vector<KnownValue> state,
+                                std::vector<std::string> state_names,
+                                const std::vector<ValueId>& scan_in, ScanSpec spec,
+                                const std::string& label) {
+  const auto num_scan = static_cast<int64_t>(scan_in.size());
+  const auto n_state = static_cast<int64_t>(state.size());
   int64_t length = -1;
   for (int64_t j = 0; j < num_scan; ++j) {
-    SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(static_cast<size_t>(n_state + j)));
+    const ValueId x = scan_in[static_cast<size_t>(j)];
     const int64_t rank = static_cast<int64_t>(ctx.TypeOf(x).shape.size());
-    int64_t& axis = in_axes[static_cast<size_t>(j)];
+    int64_t& axis = spec.in_axes[static_cast<size_t>(j)];
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) return ctx.Invalid("a scan_input_axes entry is out of range");
     const std::vector<DimExpr> dims = ctx.state().DimsOfValue(x);
@@ -281,23 +273,19 @@ Status MapScan(NodeContext& ctx) {
     const int64_t len = ctx.TypeOf(x).shape[static_cast<size_t>(axis)];
     if (length >= 0 && len != length) return ctx.Invalid("its scan inputs differ in length");
     length = len;
-    scan_in.push_back(x);
   }
   if (length > kMaxIterations) {
     return ctx.UnsupportedOp("scans " + std::to_string(length) + " elements, beyond the " +
                              std::to_string(kMaxIterations) + " the importer unrolls");
   }
-  std::vector<std::string> state_names;
-  for (int64_t k = 0; k < n_state; ++k)
-    state_names.push_back(ctx.node().input(static_cast<int>(k)));
-  std::vector<std::vector<std::string>> scanned(static_cast<size_t>(n_scan_out));
+  std::vector<std::vector<std::string>> scanned(static_cast<size_t>(spec.n_scan_out));
   for (int64_t t = 0; t < length; ++t) {
     std::vector<KnownValue> inputs = state;
     for (int64_t j = 0; j < num_scan; ++j) {
-      const int64_t at = in_dirs[static_cast<size_t>(j)] != 0 ? length - 1 - t : t;
+      const int64_t at = spec.in_dirs[static_cast<size_t>(j)] != 0 ? length - 1 - t : t;
       SY_ASSIGN_OR_RETURN(ValueId index, ctx.Scalar(DType::kI64, static_cast<double>(at)));
       Attrs gather;
-      gather.Set("axis", in_axes[static_cast<size_t>(j)]);
+      gather.Set("axis", spec.in_axes[static_cast<size_t>(j)]);
       SY_ASSIGN_OR_RETURN(
           ValueId slice,
           ctx.Emit1("gather", {scan_in[static_cast<size_t>(j)], index}, std::move(gather)));
@@ -307,36 +295,142 @@ Status MapScan(NodeContext& ctx) {
       inputs.push_back(std::move(v));
     }
     SY_ASSIGN_OR_RETURN(std::vector<std::string> outs,
-                        RunBody(ctx, "body", "element " + std::to_string(t), inputs));
-    if (static_cast<int64_t>(outs.size()) != n_out) {
+                        RunBody(ctx, "body", label + "element " + std::to_string(t), inputs));
+    if (static_cast<int64_t>(outs.size()) != n_state + spec.n_scan_out) {
       return ctx.Invalid("its body has " + std::to_string(outs.size()) + " outputs, not " +
-                         std::to_string(n_out));
+                         std::to_string(n_state + spec.n_scan_out));
     }
     for (int64_t k = 0; k < n_state; ++k) {
       state[static_cast<size_t>(k)] = Known(ctx, outs[static_cast<size_t>(k)]);
       state_names[static_cast<size_t>(k)] = outs[static_cast<size_t>(k)];
     }
-    for (int64_t k = 0; k < n_scan_out; ++k) {
+    for (int64_t k = 0; k < spec.n_scan_out; ++k) {
       scanned[static_cast<size_t>(k)].push_back(outs[static_cast<size_t>(n_state + k)]);
     }
   }
-  for (int64_t k = 0; k < n_state; ++k)
-    BindOutput(ctx, static_cast<size_t>(k), state_names[static_cast<size_t>(k)]);
-  for (int64_t k = 0; k < n_scan_out; ++k) {
-    const size_t o = static_cast<size_t>(n_state + k);
-    if (!ctx.OutputWanted(o)) continue;
+  ScanResult result;
+  result.state = std::move(state_names);
+  for (int64_t k = 0; k < spec.n_scan_out; ++k) {
     std::vector<std::string>& parts = scanned[static_cast<size_t>(k)];
     if (parts.empty()) {
       return ctx.UnsupportedOp("scans zero elements, so the shape of scan output " +
                                std::to_string(k) + " is not known at import");
     }
-    if (out_dirs[static_cast<size_t>(k)] != 0) std::reverse(parts.begin(), parts.end());
+    if (spec.out_dirs[static_cast<size_t>(k)] != 0) std::reverse(parts.begin(), parts.end());
     const int64_t rank = static_cast<int64_t>(Known(ctx, parts[0]).type.shape.size()) + 1;
-    int64_t axis = out_axes[static_cast<size_t>(k)];
+    int64_t axis = spec.out_axes[static_cast<size_t>(k)];
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) return ctx.Invalid("a scan_output_axes entry is out of range");
     SY_ASSIGN_OR_RETURN(ValueId out, Stack(ctx, parts, axis));
-    ctx.SetOutput(o, out);
+    result.outputs.push_back(out);
+  }
+  return result;
+}
+
+// Scan-9+ as one unrolled scan; Scan-8 (a leading batch axis on every input, no
+// sequence_lens) as one unrolled scan per batch element, the results stacked on axis 0.
+Status MapScan(NodeContext& ctx) {
+  const bool v8 = ctx.since_version() < 9;
+  const size_t first = v8 ? 1 : 0;  // Scan-8's input 0 is sequence_lens
+  if (v8 && ctx.HasInput(0)) {
+    return ctx.UnsupportedOp(
+        "Scan-8 with sequence_lens (sequences of different lengths) is "
+        "not mapped; without it, it is");
+  }
+  const int64_t num_scan = ctx.AttrInt("num_scan_inputs", -1);
+  const auto n_in = static_cast<int64_t>(ctx.num_inputs() - first);
+  if (num_scan < 1 || num_scan > n_in) return ctx.Invalid("num_scan_inputs is out of range");
+  const int64_t n_state = n_in - num_scan;
+  const auto n_out = static_cast<int64_t>(ctx.num_outputs());
+  if (n_out < n_state) return ctx.Invalid("has fewer outputs than state variables");
+  auto list = [&](std::string_view name, int64_t size) -> Expected<std::vector<int64_t>> {
+    std::vector<int64_t> v = ctx.AttrInts(name).value_or(std::vector<int64_t>(size, 0));
+    if (static_cast<int64_t>(v.size()) != size) {
+      return ctx.Invalid(std::string(name) + " has " + std::to_string(v.size()) + " entries, not " +
+                         std::to_string(size));
+    }
+    return v;
+  };
+  ScanSpec spec;
+  spec.n_scan_out = n_out - n_state;
+  SY_ASSIGN_OR_RETURN(spec.in_dirs, list(v8 ? "directions" : "scan_input_directions", num_scan));
+  spec.in_axes.assign(static_cast<size_t>(num_scan), 0);
+  spec.out_axes.assign(static_cast<size_t>(spec.n_scan_out), 0);
+  spec.out_dirs.assign(static_cast<size_t>(spec.n_scan_out), 0);
+  if (!v8) {
+    SY_ASSIGN_OR_RETURN(spec.in_axes, list("scan_input_axes", num_scan));
+    SY_ASSIGN_OR_RETURN(spec.out_dirs, list("scan_output_directions", spec.n_scan_out));
+    SY_ASSIGN_OR_RETURN(spec.out_axes, list("scan_output_axes", spec.n_scan_out));
+  }
+  std::vector<ValueId> inputs;
+  for (int64_t k = 0; k < n_in; ++k) {
+    SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(first + static_cast<size_t>(k)));
+    inputs.push_back(v);
+  }
+  auto known_of = [&](ValueId id) {
+    KnownValue v;
+    v.id = id;
+    v.type = ctx.TypeOf(id);
+    return v;
+  };
+  if (!v8) {
+    std::vector<KnownValue> state;
+    std::vector<std::string> names;
+    for (int64_t k = 0; k < n_state; ++k) {
+      names.push_back(ctx.node().input(static_cast<int>(first + static_cast<size_t>(k))));
+      state.push_back(Known(ctx, names.back()));
+    }
+    const std::vector<ValueId> scan_in(inputs.begin() + n_state, inputs.end());
+    SY_ASSIGN_OR_RETURN(ScanResult r, UnrollScan(ctx, state, names, scan_in, spec, ""));
+    for (int64_t k = 0; k < n_state; ++k)
+      BindOutput(ctx, static_cast<size_t>(k), r.state[static_cast<size_t>(k)]);
+    for (int64_t k = 0; k < spec.n_scan_out; ++k) {
+      ctx.SetOutput(static_cast<size_t>(n_state + k), r.outputs[static_cast<size_t>(k)]);
+    }
+    return Status::Ok();
+  }
+  // Scan-8: the batch axis (0 of every input) must be known at import.
+  const std::vector<DimExpr> dims = ctx.state().DimsOfValue(inputs[0]);
+  if (dims.empty() || !dims[0].is_const()) {
+    return ctx.UnsupportedOp("Scan-8 over a batch known only at run time is not unrolled");
+  }
+  const int64_t batch = ctx.TypeOf(inputs[0]).shape[0];
+  if (batch > kMaxIterations) return ctx.UnsupportedOp("Scan-8's batch is too large to unroll");
+  std::vector<std::vector<std::string>> outs(static_cast<size_t>(n_out));
+  for (int64_t b = 0; b < batch; ++b) {
+    SY_ASSIGN_OR_RETURN(ValueId index, ctx.Scalar(DType::kI64, static_cast<double>(b)));
+    std::vector<ValueId> row;
+    for (ValueId v : inputs) {
+      Attrs gather;
+      gather.Set("axis", int64_t{0});
+      SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("gather", {v, index}, std::move(gather)));
+      row.push_back(r);
+    }
+    std::vector<KnownValue> state;
+    std::vector<std::string> names;
+    for (int64_t k = 0; k < n_state; ++k) {
+      state.push_back(known_of(row[static_cast<size_t>(k)]));
+      names.push_back(ctx.state().UniqueName("scan8#" + ctx.node().output(0) + "/state"));
+      ctx.state().Bind(names.back(), state.back());
+    }
+    const std::vector<ValueId> scan_in(row.begin() + n_state, row.end());
+    SY_ASSIGN_OR_RETURN(ScanResult r, UnrollScan(ctx, state, names, scan_in, spec,
+                                                 "batch " + std::to_string(b) + ", "));
+    for (int64_t k = 0; k < n_state; ++k)
+      outs[static_cast<size_t>(k)].push_back(r.state[static_cast<size_t>(k)]);
+    for (int64_t k = 0; k < spec.n_scan_out; ++k) {
+      const std::string name = ctx.state().UniqueName("scan8#" + ctx.node().output(0) + "/scan");
+      ctx.state().Bind(name, known_of(r.outputs[static_cast<size_t>(k)]));
+      outs[static_cast<size_t>(n_state + k)].push_back(name);
+    }
+  }
+  for (int64_t k = 0; k < n_out; ++k) {
+    if (!ctx.OutputWanted(static_cast<size_t>(k))) continue;
+    if (outs[static_cast<size_t>(k)].empty()) {
+      return ctx.UnsupportedOp("Scan-8 over an empty batch: its output shapes are not known");
+    }
+    SY_ASSIGN_OR_RETURN(ValueId out, Stack(ctx, outs[static_cast<size_t>(k)], 0));
+    ctx.SetOutput(static_cast<size_t>(k), out);
   }
   return Status::Ok();
 }
