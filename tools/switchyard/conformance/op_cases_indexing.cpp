@@ -322,6 +322,8 @@ std::vector<OpCase> TfIdfCases() {
     b.Add(d, "[4,17] TFIDF no weights", {rows}, attrs("TFIDF", 1, 1, 0, false));
     b.Add(d, "empty [0,5]", {In(d, {0, 5})}, attrs("TF", 1, 2, 0, false));
   }
+  b.Large(DType::kI64, "1M [1048576] TF 1-3 grams",
+          {In(DType::kI64, {1048576}, Domain::kNonNegativeIndex, 6)}, attrs("TF", 1, 3, 0, false));
   return b.Take();
 }
 

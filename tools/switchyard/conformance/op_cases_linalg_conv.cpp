@@ -129,7 +129,19 @@ std::vector<OpCase> DeformConvCases() {
     b.Add(d, "[1,3,9,8] w=[2,3,3,3] strides=2 dilations=2 bias",
           {In(d, {1, 3, 9, 8}), In(d, {2, 3, 3, 3}), In(d, {1, 18, 3, 2}), In(d, {2})},
           attrs(2, 0, 2, 1, 1));
+    b.Add(d, "[2,2,4,4] w=[2,1,3,3] pads=1 group=2 mask",
+          {In(d, {2, 2, 4, 4}), In(d, {2, 1, 3, 3}), In(d, {2, 18, 4, 4}), In(d, {2}),
+           In(d, {2, 9, 4, 4})},
+          attrs(1, 1, 1, 2, 1));
+    b.Add(d, "empty [0,2,5,6]", {In(d, {0, 2, 5, 6}), In(d, {3, 2, 3, 3}), In(d, {0, 18, 3, 4})},
+          attrs(1, 0, 1, 1, 1));
   }
+  // 1M input elements over small planes: a plugin computes the sample coordinates in its
+  // float type, whose rounding times the data's slope must stay within the tolerance.
+  const DType f = DType::kF32;
+  b.Large(f, "1M [1,1024,32,32] w=[2,1024,1,1]",
+          {In(f, {1, 1024, 32, 32}), In(f, {2, 1024, 1, 1}), In(f, {1, 2, 32, 32})},
+          attrs(1, 0, 1, 1, 1));
   return b.Take();
 }
 
@@ -160,6 +172,11 @@ std::vector<OpCase> RoiAlignCases() {
     b.Add(d, "no rois", {In(d, {2, 3, 8, 10}), In(d, {0, 4}), In(DType::kI64, {0})},
           attrs("avg", 2, 2, 0, "half_pixel"));
   }
+  const DType f = DType::kF32;
+  b.Large(f, "1M [1,1,1024,1024] 4 rois",
+          {In(f, {1, 1, 1024, 1024}), In(f, {4, 4}, Domain::kPositive),
+           In(DType::kI64, {4}, Domain::kNonNegativeIndex, 1)},
+          attrs("avg", 2, 2, 2, "half_pixel"));
   return b.Take();
 }
 
