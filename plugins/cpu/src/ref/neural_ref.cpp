@@ -9,7 +9,7 @@
 // - resize follows the ONNX reference implementation (onnx/reference/ops/op_resize.py):
 //   every coordinate mode, kernel, antialias, exclude_outside and tf_crop_and_resize's
 //   extrapolation are in plugins/common/resize_taps.h, whose per-axis taps this kernel
-//   combines separably (the semantics decisions are written there).
+//   applies one axis at a time (the semantics decisions are written there).
 // - grid_sample follows the ONNX reference (onnx/reference/ops/op_grid_sample.py, itself
 //   onnxruntime's algorithm): grid (x, y) in [-1, 1] is denormalized per axis
 //   (align_corners: (g + 1) / 2 * (n - 1), else ((g + 1) * n - 1) / 2); nearest rounds it
@@ -49,8 +49,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // ---------------------------------------------------------------------------------------
 // resize
 
-// resize, modes nearest, linear and cubic (separable over every axis), for any rank; the
-// per-axis taps are plugins/common's (resize_taps.h), shared with the GPU plugins.
+// resize, modes nearest, linear and cubic, for any rank; the per-axis taps are
+// plugins/common's (resize_taps.h), shared with the GPU plugins. Separable: one axis at a
+// time over a double buffer (each output element of a pass sums its taps in tap order
+// from -0.0, so that a single tap copies -0.0 as it is), the axes that shrink first so
+// that no intermediate is larger than the input or the output. An output element with a
+// coordinate outside the crop on any axis (tf_crop_and_resize) is extrapolation_value.
 Status Resize(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];
   const TensorView& y = ctx.outputs[0];
@@ -58,40 +62,65 @@ Status Resize(const KernelContext& ctx) {
   const size_t rank = static_cast<size_t>(x.rank());
   const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(ctx.attrs);
   std::vector<plugin::ResizeAxisTaps> taps(rank);
+  bool any_outside = false;
   for (size_t d = 0; d < rank; ++d) {
     // out > 0 here (y is not empty), hence in > 0 too (an empty dim resizes to 0 only).
     taps[d] = plugin::ComputeResizeAxisTaps(params, d, x.shape()[d], y.shape()[d]);
+    any_outside = any_outside || taps[d].AnyOutside();
   }
-  const std::vector<int64_t> in_strides = Strides(x.shape());
-  std::vector<int64_t> pos(rank, 0);  // output multi-index
-  std::vector<size_t> pick(rank, 0);  // which tap of each axis, while summing the corners
-  for (int64_t o = 0; o < y.count(); ++o) {
-    bool outside = false;  // tf_crop_and_resize: a coordinate outside the crop
-    for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
-    double sum = -0.0;  // so that a single tap copies -0.0 as it is
-    std::fill(pick.begin(), pick.end(), 0);
-    while (!outside) {
-      double w = 1.0;
-      int64_t off = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        const plugin::ResizeTap& t = taps[d].at(pos[d])[pick[d]];
-        w *= t.weight;
-        off += t.index * in_strides[d];
-      }
-      sum += w * LoadFloat(x.dtype(), x.data, off);
-      size_t d = rank;  // next corner (odometer over the taps)
-      while (d-- > 0) {
-        if (++pick[d] < taps[d].count(pos[d])) break;
-        pick[d] = 0;
-      }
-      if (d == static_cast<size_t>(-1)) break;
+  std::vector<size_t> order(rank);
+  for (size_t d = 0; d < rank; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return y.shape()[a] * x.shape()[b] < y.shape()[b] * x.shape()[a];  // out/in ascending
+  });
+  std::vector<double> cur(static_cast<size_t>(x.count()));
+  for (int64_t i = 0; i < x.count(); ++i)
+    cur[static_cast<size_t>(i)] = LoadFloat(x.dtype(), x.data, i);
+  Shape shape = x.shape();
+  std::vector<double> next;
+  for (size_t d : order) {
+    const int64_t in = shape[d], out = y.shape()[d];
+    const plugin::ResizeAxisTaps& t = taps[d];
+    bool identity = in == out;
+    for (int64_t o = 0; identity && o < out; ++o) {
+      identity = t.count(o) == 1 && t.at(o)[0].index == o && t.at(o)[0].weight == 1.0;
     }
-    StoreFloat(y.dtype(), y.data, o, outside ? params.extrapolation_value : sum);
-    for (size_t d = rank; d-- > 0;) {
-      if (++pos[d] < y.shape()[d]) break;
-      pos[d] = 0;
+    if (identity) continue;
+    int64_t outer = 1, inner = 1;
+    for (size_t e = 0; e < d; ++e) outer *= shape[e];
+    for (size_t e = d + 1; e < rank; ++e) inner *= shape[e];
+    next.assign(static_cast<size_t>(outer * out * inner), -0.0);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t p = 0; p < out; ++p) {
+        double* dst = next.data() + (o * out + p) * inner;
+        if (t.count(p) == 0) {  // outside the crop: overwritten below
+          std::fill(dst, dst + inner, params.extrapolation_value);
+          continue;
+        }
+        for (size_t k = 0; k < t.count(p); ++k) {
+          const plugin::ResizeTap& tap = t.at(p)[k];
+          const double* src = cur.data() + (o * in + tap.index) * inner;
+          for (int64_t i = 0; i < inner; ++i) dst[i] += tap.weight * src[i];
+        }
+      }
+    }
+    cur.swap(next);
+    shape[d] = out;
+  }
+  if (any_outside) {
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t o = 0; o < y.count(); ++o) {
+      bool outside = false;
+      for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
+      if (outside) cur[static_cast<size_t>(o)] = params.extrapolation_value;
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < y.shape()[d]) break;
+        pos[d] = 0;
+      }
     }
   }
+  for (int64_t i = 0; i < y.count(); ++i)
+    StoreFloat(y.dtype(), y.data, i, cur[static_cast<size_t>(i)]);
   return Status::Ok();
 }
 
