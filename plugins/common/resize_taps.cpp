@@ -158,12 +158,6 @@ ResizeParams ResizeParams::FromAttrs(const Attrs& attrs) {
   return p;
 }
 
-size_t ResizeAxisTaps::MaxCount() const {
-  size_t most = 0;
-  for (size_t x = 0; x + 1 < first.size(); ++x) most = std::max(most, first[x + 1] - first[x]);
-  return most;
-}
-
 bool ResizeAxisTaps::AnyOutside() const {
   for (size_t x = 0; x + 1 < first.size(); ++x) {
     if (first[x + 1] == first[x]) return true;

@@ -75,7 +75,6 @@ struct ResizeAxisTaps {
     return first[static_cast<size_t>(x) + 1] - first[static_cast<size_t>(x)];
   }
   const ResizeTap* at(int64_t x) const { return taps.data() + first[static_cast<size_t>(x)]; }
-  size_t MaxCount() const;
   bool AnyOutside() const;
 };
 

@@ -165,20 +165,15 @@ Status MapIf(NodeContext& ctx) {
   return Status::Ok();
 }
 
-// The constant a loop input holds at import time (a trip count, a condition).
-Expected<Tensor> LoopConstant(NodeContext& ctx, size_t i, std::string_view what) {
-  return ctx.StaticInput(i, what);
-}
-
 Status MapLoop(NodeContext& ctx) {
   std::optional<int64_t> trip_count;
   if (ctx.HasInput(0)) {
-    SY_ASSIGN_OR_RETURN(Tensor m, LoopConstant(ctx, 0, "M (the trip count)"));
+    SY_ASSIGN_OR_RETURN(Tensor m, ctx.StaticInput(0, "M (the trip count)"));
     trip_count = static_cast<int64_t>(ToDoubles(m).at(0));
   }
   bool cond = true;
   if (ctx.HasInput(1)) {
-    SY_ASSIGN_OR_RETURN(Tensor c, LoopConstant(ctx, 1, "cond"));
+    SY_ASSIGN_OR_RETURN(Tensor c, ctx.StaticInput(1, "cond"));
     cond = Truth(c);
   }
   const size_t carried = ctx.num_inputs() - 2;

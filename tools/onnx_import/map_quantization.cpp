@@ -18,35 +18,56 @@
 namespace sy::onnx_import {
 namespace {
 
-// Opset 21's blocked form (block_size > 0): a parameter of x's rank whose `axis` has one
-// entry per block of `block` elements; repeated along that axis by a `gather` of the
-// constant indices i / block, so that it matches x's `dim` elements there.
-Expected<ValueId> RepeatBlocks(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank,
-                               int64_t block, int64_t dim) {
-  Expected<int64_t> a = NormalizeAxis(axis, rank);
+// Opset 21's blocked form (block_size > 0): x's size `dim` along the (normalized) axis
+// and the constant indices i / block that repeat a per-block parameter over it, built
+// once for the node's scale and zero point. block 0: per-tensor or per-axis.
+struct Blocking {
+  int64_t block = 0;
+  int64_t dim = 0;
+  int64_t axis = 0;
+  ValueId index = -1;
+};
+Expected<Blocking> BlockingOf(NodeContext& ctx, ValueId x, int64_t axis) {
+  Blocking b;
+  b.block = ctx.AttrInt("block_size", 0);
+  if (b.block < 0) return ctx.Invalid("block_size must be >= 0");
+  if (b.block == 0) return b;
+  const Shape xs = ctx.TypeOf(x).shape;
+  Expected<int64_t> a = NormalizeAxis(axis, static_cast<int64_t>(xs.size()));
   if (!a.ok()) return ctx.Invalid(a.status().message());
+  b.axis = *a;
+  b.dim = xs[static_cast<size_t>(*a)];
+  std::vector<double> index(static_cast<size_t>(b.dim));
+  for (int64_t i = 0; i < b.dim; ++i)
+    index[static_cast<size_t>(i)] = static_cast<double>(i / b.block);
+  SY_ASSIGN_OR_RETURN(Tensor t, FromDoubles(DType::kI64, {b.dim}, index));
+  b.index = ctx.state().AddConstant(t, ctx.node().output(0) + "/blocks");
+  return b;
+}
+
+// A blocked parameter (x's rank, ceil(dim / block) entries along the axis) repeated along
+// that axis by a `gather` of the block indices, so that it matches x's `dim` elements.
+Expected<ValueId> RepeatBlocks(NodeContext& ctx, ValueId p, int64_t rank, const Blocking& b) {
   const Shape ps = ctx.TypeOf(p).shape;
-  if (static_cast<int64_t>(ps.size()) != rank || ps[static_cast<size_t>(*a)] * block < dim ||
-      (ps[static_cast<size_t>(*a)] - 1) * block >= dim) {
+  const auto along = static_cast<size_t>(b.axis);
+  if (static_cast<int64_t>(ps.size()) != rank || ps[along] * b.block < b.dim ||
+      (ps[along] - 1) * b.block >= b.dim) {
     return ctx.Invalid("a blocked scale or zero point must have x's rank and ceil(" +
-                       std::to_string(dim) + " / " + std::to_string(block) +
-                       ") entries along axis " + std::to_string(*a) + ", not " + ShapeToString(ps));
+                       std::to_string(b.dim) + " / " + std::to_string(b.block) +
+                       ") entries along axis " + std::to_string(b.axis) + ", not " +
+                       ShapeToString(ps));
   }
-  std::vector<double> index(static_cast<size_t>(dim));
-  for (int64_t i = 0; i < dim; ++i) index[static_cast<size_t>(i)] = static_cast<double>(i / block);
-  SY_ASSIGN_OR_RETURN(Tensor t, FromDoubles(DType::kI64, {dim}, index));
-  const ValueId idx = ctx.state().AddConstant(t, ctx.node().output(0) + "/blocks");
   Attrs attrs;
-  attrs.Set("axis", *a);
-  return ctx.Emit1("gather", {p, idx}, std::move(attrs));
+  attrs.Set("axis", b.axis);
+  return ctx.Emit1("gather", {p, b.index}, std::move(attrs));
 }
 
 // A per-channel parameter placed to broadcast along `axis` of x (rank `rank`): a 1-D one
-// reshaped, a blocked one (block > 0) repeated over its blocks; scalars and size-1
-// vectors pass through.
+// reshaped, a blocked one (`blocking` with block > 0) repeated over its blocks; scalars
+// and size-1 vectors pass through.
 Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t rank,
-                            int64_t block = 0, int64_t dim = 0) {
-  if (block > 0) return RepeatBlocks(ctx, p, axis, rank, block, dim);
+                            const Blocking& blocking = {}) {
+  if (blocking.block > 0) return RepeatBlocks(ctx, p, rank, blocking);
   const Shape& ps = ctx.TypeOf(p).shape;
   if (ps.size() != 1 || ps[0] == 1 || rank <= 1) return p;
   Expected<int64_t> a = NormalizeAxis(axis, rank);
@@ -61,17 +82,17 @@ Expected<ValueId> AlongAxis(NodeContext& ctx, ValueId p, int64_t axis, int64_t r
 // The optional zero point of input `i`, cast to `dtype` and placed along `axis`; a zero
 // scalar when absent.
 Expected<ValueId> ZeroPoint(NodeContext& ctx, size_t i, DType dtype, int64_t axis, int64_t rank,
-                            int64_t block = 0, int64_t dim = 0) {
+                            const Blocking& blocking = {}) {
   if (!ctx.HasInput(i)) return ctx.Scalar(dtype, 0);
   SY_ASSIGN_OR_RETURN(ValueId zp, ctx.Input(i));
   SY_ASSIGN_OR_RETURN(zp, CastTo(ctx, zp, dtype));
-  return AlongAxis(ctx, zp, axis, rank, block, dim);
+  return AlongAxis(ctx, zp, axis, rank, blocking);
 }
 
 // saturate(round(v) + zero_point) in the zero point's integer type, else opset 21's
 // output_dtype, else u8: 8- and 16-bit integers.
 Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64_t axis,
-                             int64_t block = 0, int64_t dim = 0) {
+                             const Blocking& blocking = {}) {
   const DType f = ctx.TypeOf(v).dtype;
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(v).shape.size());
   DType q = DType::kU8;
@@ -86,7 +107,7 @@ Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64
         "quantizes to " + std::string(DTypeName(q)) + "; the importer handles u8, i8, u16 and i16");
   }
   SY_ASSIGN_OR_RETURN(ValueId r, ctx.Emit1("round", {v}));
-  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, f, axis, rank, block, dim));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, zp_input, f, axis, rank, blocking));
   SY_ASSIGN_OR_RETURN(r, ctx.Emit1("add", {r, zp}));
   const bool is_signed = q == DType::kI8 || q == DType::kI16;
   const int bits = q == DType::kU8 || q == DType::kI8 ? 8 : 16;
@@ -97,23 +118,6 @@ Expected<ValueId> Requantize(NodeContext& ctx, ValueId v, size_t zp_input, int64
   return CastTo(ctx, r, q);
 }
 
-// The block size (opset 21; 0: per-tensor or per-axis) and x's size along the axis.
-struct Blocking {
-  int64_t block = 0;
-  int64_t dim = 0;
-};
-Expected<Blocking> BlockingOf(NodeContext& ctx, ValueId x, int64_t axis) {
-  Blocking b;
-  b.block = ctx.AttrInt("block_size", 0);
-  if (b.block < 0) return ctx.Invalid("block_size must be >= 0");
-  if (b.block == 0) return b;
-  const Shape xs = ctx.TypeOf(x).shape;
-  Expected<int64_t> a = NormalizeAxis(axis, static_cast<int64_t>(xs.size()));
-  if (!a.ok()) return ctx.Invalid(a.status().message());
-  b.dim = xs[static_cast<size_t>(*a)];
-  return b;
-}
-
 Status MapDequantize(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Input(1));
@@ -122,9 +126,9 @@ Status MapDequantize(NodeContext& ctx) {
   const int64_t axis = ctx.AttrInt("axis", 1);
   SY_ASSIGN_OR_RETURN(const Blocking b, BlockingOf(ctx, x, axis));
   SY_ASSIGN_OR_RETURN(ValueId xf, CastTo(ctx, x, f));
-  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, 2, f, axis, rank, b.block, b.dim));
+  SY_ASSIGN_OR_RETURN(ValueId zp, ZeroPoint(ctx, 2, f, axis, rank, b));
   SY_ASSIGN_OR_RETURN(ValueId shifted, ctx.Emit1("sub", {xf, zp}));
-  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b.block, b.dim));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b));
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("mul", {shifted, scale}));
   ctx.SetOutput(0, out);
   return Status::Ok();
@@ -138,9 +142,9 @@ Status MapQuantize(NodeContext& ctx) {
   const int64_t axis = ctx.AttrInt("axis", 1);
   SY_ASSIGN_OR_RETURN(const Blocking b, BlockingOf(ctx, x, axis));
   SY_ASSIGN_OR_RETURN(ValueId xf, CastTo(ctx, x, f));
-  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b.block, b.dim));
+  SY_ASSIGN_OR_RETURN(scale, AlongAxis(ctx, scale, axis, rank, b));
   SY_ASSIGN_OR_RETURN(ValueId scaled, ctx.Emit1("div", {xf, scale}));
-  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, 2, axis, b.block, b.dim));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, 2, axis, b));
   ctx.SetOutput(0, out);
   return Status::Ok();
 }

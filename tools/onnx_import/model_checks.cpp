@@ -17,11 +17,6 @@ struct Failure {
   Status status;
 };
 
-Status Fail(ImportProblem& problem, ImportProblem kind, Status status) {
-  problem = kind;
-  return status;
-}
-
 bool IsTrainingDomain(const std::string& domain) { return domain == "ai.onnx.preview.training"; }
 
 // Ops that exist for types rml-graph v1 lacks (sequences, optionals, strings): a model
@@ -193,6 +188,11 @@ std::optional<Failure> CheckAllOpsKnown(const FlatGraph& flat) {
 }
 
 }  // namespace
+
+Status Fail(ImportProblem& problem, ImportProblem kind, Status status) {
+  problem = kind;
+  return status;
+}
 
 bool IsDefaultDomain(const std::string& domain) { return CanonicalOnnxDomain(domain).empty(); }
 

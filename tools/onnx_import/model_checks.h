@@ -17,6 +17,9 @@ namespace sy::onnx_import {
 
 bool IsDefaultDomain(const std::string& domain);
 
+// Records `kind` in `problem` and returns `status` (a failure with its kind).
+Status Fail(ImportProblem& problem, ImportProblem kind, Status status);
+
 // The opset of `domain` a node binds against (0 when its opsets do not import it).
 int64_t OpsetOf(const FlatNode& flat, const std::string& domain);
 

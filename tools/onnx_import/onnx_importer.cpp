@@ -268,11 +268,6 @@ Status ValidateAtExamples(const Graph& graph) {
   return Specialize(graph, *examples).status();
 }
 
-Status FailWith(ImportProblem& problem, ImportProblem kind, Status status) {
-  problem = kind;
-  return status;
-}
-
 // Imports one node (of the graph, of an expanded function body or of a control-flow
 // body): checks its reads, then folds it or maps it. Failures set `problem`.
 Status ImportNode(ImportState& state, const FlatNode& flat_node, ImportResult& result,
@@ -284,11 +279,11 @@ Status ImportNode(ImportState& state, const FlatNode& flat_node, ImportResult& r
                   OpsetOf(flat_node, node.domain()), flat_node.origin);
   for (const std::string& in : node.input()) {
     if (!in.empty() && state.Find(in) == nullptr) {
-      return FailWith(problem, ImportProblem::kInvalidModel,
-                      InvalidModel(ctx.Describe() + ": reads value '" + in +
-                                   "', which no "
-                                   "initializer, graph input or earlier node defines (nodes must "
-                                   "be in topological order)"));
+      return Fail(problem, ImportProblem::kInvalidModel,
+                  InvalidModel(ctx.Describe() + ": reads value '" + in +
+                               "', which no "
+                               "initializer, graph input or earlier node defines (nodes must "
+                               "be in topological order)"));
     }
   }
   // CheckAllOpsKnown made sure that the op has a schema and a mapping of its version.
@@ -331,7 +326,7 @@ Status ImportNode(ImportState& state, const FlatNode& flat_node, ImportResult& r
                       : problem != ImportProblem::kNone        ? problem
                       : status.code() == StatusCode::kInternal ? ImportProblem::kInternal
                                                                : ImportProblem::kInvalidModel;
-    return FailWith(problem, p, status.WithContext(ctx.Describe()));
+    return Fail(problem, p, status.WithContext(ctx.Describe()));
   }
   std::set<std::string> dependencies;
   for (const std::string& in : node.input()) {
@@ -343,9 +338,9 @@ Status ImportNode(ImportState& state, const FlatNode& flat_node, ImportResult& r
   for (int k = 0; k < node.output_size(); ++k) {
     if (!node.output(k).empty()) state.SetDependencies(node.output(k), dependencies);
     if (!node.output(k).empty() && state.Find(node.output(k)) == nullptr) {
-      return FailWith(problem, ImportProblem::kInternal,
-                      Internal(ctx.Describe() + ": the mapping did not produce output '" +
-                               node.output(k) + "'"));
+      return Fail(problem, ImportProblem::kInternal,
+                  Internal(ctx.Describe() + ": the mapping did not produce output '" +
+                           node.output(k) + "'"));
     }
   }
   return Status::Ok();
