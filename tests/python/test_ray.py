@@ -7,7 +7,8 @@ workers, checks the results equal a single-process run and prints the throughput
 worker count; then ends the processes it started, by their session, whatever happened.
 Every wait is bounded. Then the Ray Serve endpoint on the same cluster: a request answered
 with the expected output, a bad one with the runtime's message (SY_TEST_RAY_SERVE=0 leaves
-it out: about 20 s of the test's 60 on 2 cores).
+it out: about 20 s of the test's 60 on 2 cores). The jobs run in drivers of their own
+(ray_driver.py says why); this process only starts the nodes and waits for them.
 """
 
 import json
@@ -19,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import numpy as np
 import pytest
@@ -29,8 +29,6 @@ pytest.importorskip("ray.data")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "python" / "examples" / "ray"
-sys.path.insert(0, str(EXAMPLES))
-import batch_inference  # noqa: E402
 
 RAY = [sys.executable, "-c", "import sys; from ray.scripts.scripts import main; sys.exit(main())"]
 START_SECONDS = 180
@@ -139,7 +137,7 @@ def cluster():
             start([f"--address={address}", "--num-cpus=1"])
             wait_for(f"worker node {k + 1}",
                      lambda: len([n for n in ray.nodes() if n["Alive"]]) == k + 2)
-        yield address
+        yield address, env
     finally:
         try:
             ray.shutdown()
@@ -149,17 +147,35 @@ def cluster():
             subprocess.run(["rm", "-rf", temp], check=False)
 
 
+DRIVER = pathlib.Path(__file__).resolve().parent / "ray_driver.py"
+DRIVER_SECONDS = 400
+
+
+def run_driver(cluster, *args):
+    """Runs ray_driver.py on the cluster in a process of its own; returns what it found."""
+    address, env = cluster
+    try:
+        done = subprocess.run([sys.executable, str(DRIVER), address, *args], env=env,
+                              capture_output=True, text=True, timeout=DRIVER_SECONDS)
+    except subprocess.TimeoutExpired as e:
+        raise AssertionError(f"the Ray driver ({' '.join(args)}) did not finish within "
+                             f"{DRIVER_SECONDS} s:\n{e.stdout}\n{e.stderr}") from e
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, (f"the Ray driver ({' '.join(args)}) exited with {done.returncode} and no "
+                   f"result:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    result = json.loads(lines[-1][len("RESULT "):])
+    assert "error" not in result, result["error"]
+    return result
+
+
 def test_batch_job_on_one_and_two_workers(cluster):
-    x = batch_inference.make_rows(200000)
-    reference = batch_inference.SwitchyardPredictor(device="cpu").predict(x)
     rates = {}
-    for workers in (1, 2):
-        outputs, pids, seconds = batch_inference.run_job(x, workers, device="cpu")
-        assert outputs.shape == reference.shape
-        np.testing.assert_array_equal(outputs, reference)
-        assert len(pids) == workers, pids
-        rates[workers] = len(x) / seconds
-        print(f"\nray batch: {len(x)} rows, {workers} worker(s): {seconds:.2f} s, "
+    for run in run_driver(cluster, "batch")["runs"]:
+        workers = run["workers"]
+        assert run["equal"], f"{workers} worker(s): outputs differ from a single-process run"
+        assert run["distinct_pids"] == workers, run
+        rates[workers] = run["rows"] / run["seconds"]
+        print(f"\nray batch: {run['rows']} rows, {workers} worker(s): {run['seconds']:.2f} s, "
               f"{rates[workers]:.0f} rows/s")
     print(f"ray batch: 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x")
 
@@ -167,27 +183,9 @@ def test_batch_job_on_one_and_two_workers(cluster):
 @pytest.mark.skipif(os.environ.get("SY_TEST_RAY_SERVE") == "0",
                     reason="Ray Serve left out (SY_TEST_RAY_SERVE=0)")
 def test_serve_endpoint(cluster):
-    from ray import serve
-
-    import serve_endpoint
-
-    port = free_ports(1)[0]
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
-    try:
-        serve.run(serve_endpoint.app(device="cpu"), route_prefix="/")
-        x = np.load(ROOT / "examples/mlp/inputs/x.npy")
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/",
-                                         data=json.dumps({"inputs": {"x": x.tolist()}}).encode(),
-                                         method="POST")
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            body = json.loads(answer.read())
-        np.testing.assert_allclose(np.array(body["outputs"]["y"], np.float32),
-                                   np.load(ROOT / "examples/mlp/expected/y.npy"), rtol=1e-4,
-                                   atol=1e-4)
-        bad = urllib.request.Request(f"http://127.0.0.1:{port}/",
-                                     data=json.dumps({"inputs": {"x": [[1.0]]}}).encode(),
-                                     method="POST")
-        with urllib.request.urlopen(bad, timeout=60) as answer:
-            assert 'input "x" is f32 [1, 1]' in json.loads(answer.read())["error"]
-    finally:
-        serve.shutdown()
+    result = run_driver(cluster, "serve", str(free_ports(1)[0]))
+    assert "outputs" in result["good"], result["good"]
+    np.testing.assert_allclose(np.array(result["good"]["outputs"]["y"], np.float32),
+                               np.load(ROOT / "examples/mlp/expected/y.npy"), rtol=1e-4,
+                               atol=1e-4)
+    assert 'input "x" is f32 [1, 1]' in result["bad"]["error"]
