@@ -1,6 +1,8 @@
 // Fast matmul and gemm through OpenBLAS (cblas_sgemm for f32, cblas_dgemm for f64).
 //
-// Every other dtype (f16, bf16, the integers) and every case BLAS cannot take as it
+// Integer matmul (ONNX MatMulInteger and the QLinear ops import to it) runs on the same
+// BLAS calls when that is exact (MatMulIntegerExact below); f16 reaches the f32 path
+// through half_as_f32.h. Every other dtype (bf16) and every case BLAS cannot take as it
 // stands goes to the reference kernel: a dimension over BLAS's int range, a buffer not
 // aligned for its dtype, and gemm with alpha == 0 (BLAS then skips op(a) * op(b), so a
 // NaN or infinity in a or b would not reach the output as it does in the reference).
@@ -113,12 +115,76 @@ Status MatMulBlas(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// Integer matmul, exactly, on float BLAS. With |a| <= A and |b| <= B elementwise (this
+// call's data, scanned), every product and every partial sum of a K-term dot product is
+// an integer of magnitude at most K * A * B; when that is below 2^24 (f32) or 2^53 (f64)
+// the float type represents each of them exactly, so whatever order and FMA use the BLAS
+// kernel picks, the sum is the exact integer, which is stored with the reference's
+// wrap-around. Larger bounds go to the reference kernel (int64 arithmetic). The scan and
+// the widening cost O(MK + KN), against the product's O(MKN).
+template <typename T>
+Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& y = ctx.outputs[0];
+  std::vector<T> fa(static_cast<size_t>(a.count())), fb(static_cast<size_t>(b.count()));
+  std::vector<T> fy(static_cast<size_t>(y.count()));
+  for (int64_t i = 0; i < a.count(); ++i) fa[i] = static_cast<T>(LoadInt(a.dtype(), a.data, i));
+  for (int64_t i = 0; i < b.count(); ++i) fb[i] = static_cast<T>(LoadInt(b.dtype(), b.data, i));
+  const ConstTensorView in[2] = {
+      {{float_type, a.shape()}, reinterpret_cast<std::byte*>(fa.data())},
+      {{float_type, b.shape()}, reinterpret_cast<std::byte*>(fb.data())}};
+  const TensorView out[1] = {{{float_type, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
+  const KernelContext widened{ctx.op, in, out, ctx.attrs, ctx.pool};
+  SY_RETURN_IF_ERROR(MatMulBlas<T>(widened));
+  for (int64_t i = 0; i < y.count(); ++i) {
+    StoreInt(y.dtype(), y.data, i, static_cast<int64_t>(fy[static_cast<size_t>(i)]));
+  }
+  return Status::Ok();
+}
+
+int64_t LargestMagnitude(const ConstTensorView& t) {
+  int64_t largest = 0;
+  for (int64_t i = 0; i < t.count(); ++i) {
+    const int64_t v = LoadInt(t.dtype(), t.data, i);
+    // |INT64_MIN| saturates: it fails every bound below anyway.
+    const int64_t magnitude =
+        v >= 0
+            ? v
+            : (v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v);
+    largest = std::max(largest, magnitude);
+  }
+  return largest;
+}
+
+Status MatMulIntegerExact(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  if (ctx.outputs[0].count() == 0 || a.dtype() == DType::kBool) return RunReference(ctx);
+  const int64_t k = a.shape().back();
+  // K * A * B in double: its rounding cannot move a bound across 2^24 or 2^53 by more
+  // than the margin the comparisons below leave.
+  const double bound = static_cast<double>(k) * static_cast<double>(LargestMagnitude(a)) *
+                       static_cast<double>(LargestMagnitude(b));
+  if (bound < 0x1p24 * (1 - 0x1p-20)) return MatMulIntegerAs<float>(ctx, DType::kF32);
+  if (bound < 0x1p53 * (1 - 0x1p-20)) return MatMulIntegerAs<double>(ctx, DType::kF64);
+  return RunReference(ctx);
+}
+
 Status MatMul(const KernelContext& ctx) {
   switch (ctx.outputs[0].dtype()) {
     case DType::kF32:
       return MatMulBlas<float>(ctx);
     case DType::kF64:
       return MatMulBlas<double>(ctx);
+    case DType::kI8:
+    case DType::kU8:
+    case DType::kI16:
+    case DType::kU16:
+    case DType::kI32:
+    case DType::kU32:
+    case DType::kI64:
+      return MatMulIntegerExact(ctx);
     default:
       return RunReference(ctx);
   }

@@ -189,8 +189,10 @@ TEST(MatmulBlasTest, NonFiniteValuesPropagate) {
   ExpectMatchesRef("matmul", {a, b}, {}, 1e-6);
 }
 
-// Integer dtypes (and f16/bf16) go to the reference kernel through the dispatcher.
-TEST(MatmulBlasTest, I32UsesReferenceFallback) {
+// Integer matmul runs on float BLAS where that is exact (f32 below a bound of 2^24 on
+// K * max|a| * max|b|, f64 below 2^53) and must equal the reference exactly, wrap-around
+// included; f16/bf16 take the reference through the dispatcher.
+TEST(MatmulBlasTest, IntegersOnBlasEqualTheReference) {
   const Tensor a = Make(DType::kI32, {2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor b = Make(DType::kI32, {3, 2}, {7, 8, 9, 10, 11, 12});
   Expected<std::vector<Tensor>> out = test::Run(FastKernels(), "matmul", {a, b});
@@ -205,6 +207,52 @@ TEST(MatmulBlasTest, I32UsesReferenceFallback) {
       SCOPED_TRACE(ShapeToString(c.a) + " x " + ShapeToString(c.b));
       ExpectMatchesRef("matmul", {RandomInts(dtype, c.a, rng), RandomInts(dtype, c.b, rng)}, {},
                        0.0);
+    }
+  }
+}
+
+TEST(MatmulBlasTest, IntegersBeyondF32AndF64BoundsStayExact) {
+  // Hand-derived: 2^30 * 2 + 2^30 * 2 = 2^32 wraps to 0 in i32 (as NumPy's int32 matmul);
+  // the bound 2 * 2^30 * 2 takes the f64 path.
+  const double big = std::ldexp(1.0, 30);
+  Expected<std::vector<Tensor>> wrap =
+      test::Run(FastKernels(), "matmul",
+                {Make(DType::kI32, {1, 2}, {big, big}), Make(DType::kI32, {2, 1}, {2, 2})});
+  ASSERT_TRUE(wrap.ok()) << wrap.status().ToString();
+  EXPECT_EQ(Values((*wrap)[0]), (std::vector<double>{0}));
+  // 3 * 2^30 + (2^30 - 1) = 2^32 - 1 -> -1 in i32; u8: 16 * 16 * 2 = 512 -> 0.
+  Expected<std::vector<Tensor>> odd =
+      test::Run(FastKernels(), "matmul",
+                {Make(DType::kI32, {1, 2}, {big, big - 1}), Make(DType::kI32, {2, 1}, {3, 1})});
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_EQ(Values((*odd)[0]), (std::vector<double>{-1}));
+  Expected<std::vector<Tensor>> u8 =
+      test::Run(FastKernels(), "matmul",
+                {Make(DType::kU8, {1, 2}, {16, 16}), Make(DType::kU8, {2, 1}, {16, 16})});
+  ASSERT_TRUE(u8.ok()) << u8.status().ToString();
+  EXPECT_EQ(Values((*u8)[0]), (std::vector<double>{0}));
+  // Each side of the two bounds, over shapes with batches: values up to 2^11 with K up
+  // to 257 (f32 for the small ones, f64 above), then i64 values up to 2^27 (a bound above
+  // 2^53 from K = 2: the reference's int64 arithmetic).
+  std::mt19937 rng(9);
+  for (const int64_t limit : {int64_t{1} << 11, int64_t{1} << 20, int64_t{1} << 27}) {
+    std::uniform_int_distribution<int64_t> dist(-limit, limit);
+    for (const MatmulCase& c : MatmulCases()) {
+      SCOPED_TRACE(ShapeToString(c.a) + " x " + ShapeToString(c.b) +
+                   ", |v| <= " + std::to_string(limit));
+      const DType dtype = limit > (int64_t{1} << 20) ? DType::kI64 : DType::kI32;
+      const auto make = [&](const Shape& shape) {
+        Tensor t = *Tensor::Allocate(dtype, shape);
+        for (int64_t i = 0; i < t.element_count(); ++i) {
+          StoreInt(dtype, t.mutable_data(), i, dist(rng));
+        }
+        return t;
+      };
+      const std::vector<Tensor> inputs = {make(c.a), make(c.b)};
+      Expected<std::vector<Tensor>> fast = test::Run(FastKernels(), "matmul", inputs);
+      Expected<std::vector<Tensor>> ref = RunRef("matmul", inputs, {});
+      ASSERT_TRUE(fast.ok() && ref.ok());
+      EXPECT_TRUE((*fast)[0].BitwiseEquals((*ref)[0]));
     }
   }
 }
