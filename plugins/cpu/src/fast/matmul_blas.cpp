@@ -122,18 +122,63 @@ Status MatMulBlas(const KernelContext& ctx) {
 // kernel picks, the sum is the exact integer, which is stored with the reference's
 // wrap-around. Larger bounds go to the reference kernel (int64 arithmetic). The scan and
 // the widening cost O(MK + KN), against the product's O(MKN).
+// Calls f(pointer) with t's data typed by its integer dtype (bool excluded by the caller).
+template <typename F>
+auto WithIntegers(const ConstTensorView& t, F f) {
+  switch (t.dtype()) {
+    case DType::kI8:
+      return f(reinterpret_cast<const int8_t*>(t.data));
+    case DType::kU8:
+      return f(reinterpret_cast<const uint8_t*>(t.data));
+    case DType::kI16:
+      return f(reinterpret_cast<const int16_t*>(t.data));
+    case DType::kU16:
+      return f(reinterpret_cast<const uint16_t*>(t.data));
+    case DType::kI32:
+      return f(reinterpret_cast<const int32_t*>(t.data));
+    case DType::kU32:
+      return f(reinterpret_cast<const uint32_t*>(t.data));
+    default:
+      return f(reinterpret_cast<const int64_t*>(t.data));
+  }
+}
+
+// The largest |v| of t's elements (|INT64_MIN| saturated: it fails every bound anyway).
+int64_t LargestMagnitude(const ConstTensorView& t) {
+  return WithIntegers(t, [n = t.count()](const auto* p) {
+    int64_t largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = static_cast<int64_t>(p[i]);
+      const int64_t magnitude =
+          v >= 0 ? v
+                 : (v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max()
+                                                             : -v);
+      largest = std::max(largest, magnitude);
+    }
+    return largest;
+  });
+}
+
+template <typename T>
+std::vector<T> Widened(const ConstTensorView& t) {
+  std::vector<T> out(static_cast<size_t>(t.count()));
+  WithIntegers(t, [&out](const auto* p) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
+    return 0;
+  });
+  return out;
+}
+
 template <typename T>
 Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
-  std::vector<T> fa(static_cast<size_t>(a.count())), fb(static_cast<size_t>(b.count()));
+  const std::vector<T> fa = Widened<T>(a), fb = Widened<T>(b);
   std::vector<T> fy(static_cast<size_t>(y.count()));
-  for (int64_t i = 0; i < a.count(); ++i) fa[i] = static_cast<T>(LoadInt(a.dtype(), a.data, i));
-  for (int64_t i = 0; i < b.count(); ++i) fb[i] = static_cast<T>(LoadInt(b.dtype(), b.data, i));
   const ConstTensorView in[2] = {
-      {{float_type, a.shape()}, reinterpret_cast<std::byte*>(fa.data())},
-      {{float_type, b.shape()}, reinterpret_cast<std::byte*>(fb.data())}};
+      {{float_type, a.shape()}, reinterpret_cast<const std::byte*>(fa.data())},
+      {{float_type, b.shape()}, reinterpret_cast<const std::byte*>(fb.data())}};
   const TensorView out[1] = {{{float_type, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
   const KernelContext widened{ctx.op, in, out, ctx.attrs, ctx.pool};
   SY_RETURN_IF_ERROR(MatMulBlas<T>(widened));
@@ -143,24 +188,16 @@ Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
   return Status::Ok();
 }
 
-int64_t LargestMagnitude(const ConstTensorView& t) {
-  int64_t largest = 0;
-  for (int64_t i = 0; i < t.count(); ++i) {
-    const int64_t v = LoadInt(t.dtype(), t.data, i);
-    // |INT64_MIN| saturates: it fails every bound below anyway.
-    const int64_t magnitude =
-        v >= 0
-            ? v
-            : (v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v);
-    largest = std::max(largest, magnitude);
-  }
-  return largest;
-}
-
 Status MatMulIntegerExact(const KernelContext& ctx) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
-  if (ctx.outputs[0].count() == 0 || a.dtype() == DType::kBool) return RunReference(ctx);
+  const auto aligned = [](const ConstTensorView& t) {
+    return reinterpret_cast<uintptr_t>(t.data) % DTypeSize(t.dtype()) == 0;
+  };
+  if (ctx.outputs[0].count() == 0 || a.dtype() == DType::kBool || b.dtype() == DType::kBool ||
+      !aligned(a) || !aligned(b)) {
+    return RunReference(ctx);
+  }
   const int64_t k = a.shape().back();
   // K * A * B in double: its rounding cannot move a bound across 2^24 or 2^53 by more
   // than the margin the comparisons below leave.
