@@ -1,5 +1,6 @@
 // Folding rules: nodes whose inputs are all constants become constants, and a
 // batch_norm after a conv is folded into the conv's weights and bias.
+#include <algorithm>
 #include <cmath>
 
 #include "opt/rules.h"
@@ -32,15 +33,24 @@ Status FoldConstants(RuleContext& ctx) {
     const Node& node = e.node(n);
     if (node.inputs.empty() || e.Taken(n) || e.device(n) == nullptr) continue;
     uint64_t in_bytes = 0, out_bytes = 0;
+    int64_t largest_input = 0, largest_output = 0;  // in elements
     bool all_constant = true;
     for (ValueId v : node.inputs) {
       all_constant = all_constant && e.Constant(v) != nullptr;
       in_bytes += Bytes(e.type(v));
+      largest_input = std::max(largest_input, ElementCount(e.type(v).shape));
     }
     if (!all_constant) continue;
-    for (ValueId v : node.outputs) out_bytes += Bytes(e.type(v));
+    for (ValueId v : node.outputs) {
+      out_bytes += Bytes(e.type(v));
+      largest_output = std::max(largest_output, ElementCount(e.type(v).shape));
+    }
     const size_t matched[] = {n};
-    if (out_bytes > in_bytes + GrowthLimit(ctx.level())) {
+    // The limit is for outputs with more elements than any input (a broadcast made
+    // real). One no larger than an input converts weights: a quantized model's
+    // DequantizeLinear (cast, sub, mul) grows them by its dtype's width, at most 8x, and
+    // is folded whatever the size, so that it runs once, at prepare, not every run.
+    if (largest_output > largest_input && out_bytes > in_bytes + GrowthLimit(ctx.level())) {
       ctx.Refuse("fold_constant", matched,
                  "its outputs (" + FormatBytes(out_bytes) +
                      ") would grow the weights by more than " +

@@ -48,6 +48,31 @@ TEST_F(FoldRules, FoldingThatWouldGrowTheWeightsIsLeftToLevelTwo) {
   EXPECT_EQ(Ops(Optimize(graph, "cpu", 2).graph), std::vector<std::string>{"add"});
 }
 
+// A quantized weight's DequantizeLinear, as the importer writes it: cast (i8 -> f32, 4x
+// the bytes: 3 MiB more for 1M weights), sub the zero point, mul the scale. Nothing is
+// broadcast beyond an input, so it folds at level 1, whatever the size. Hand-derived:
+// (q - zp) * s = (-3 - 1) * 0.5 = -2 and (5 - 1) * 0.5 = 2.
+TEST_F(FoldRules, WeightConversionsFoldWhateverTheirSize) {
+  GraphBuilder b;
+  const int64_t n = 1 << 20;
+  std::vector<int8_t> q(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) q[static_cast<size_t>(i)] = i % 2 == 0 ? -3 : 5;
+  const ValueId x = b.Input("x", DType::kF32, {n});
+  const ValueId w = b.Const("w", MakeTensor<int8_t>(DType::kI8, {n}, q));
+  const ValueId wf = b.Value("wf", DType::kF32, {n});
+  b.Node("cast", {w}, {wf}, With("to", std::string("f32")), "cast");
+  const ValueId zp = b.Const("zp", MakeTensor<float>(DType::kF32, {1}, {1}));
+  const ValueId scale = b.Const("s", MakeTensor<float>(DType::kF32, {1}, {0.5f}));
+  const ValueId shifted = b.Binary("sub", wf, zp, "shifted");
+  b.Output(b.Binary("add", x, b.Binary("mul", shifted, scale, "dq"), "y"));
+  const OptimizedGraph out = Optimize(b.Build(), "cpu", 1);
+  EXPECT_EQ(Ops(out.graph), std::vector<std::string>{"add"});
+  ASSERT_EQ(out.graph.constants.size(), 1u);
+  const Tensor& folded = out.graph.constants[0].data;
+  EXPECT_EQ(folded.values<float>()[0], -2.0f);
+  EXPECT_EQ(folded.values<float>()[1], 2.0f);
+}
+
 TEST_F(FoldRules, AFailingConstantNodeStaysForTheRunToReport) {
   GraphBuilder b;
   const ValueId data = b.Const("data", MakeTensor<float>(DType::kF32, {3}, {1, 2, 3}));
