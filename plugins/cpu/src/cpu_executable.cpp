@@ -5,10 +5,13 @@
 #include <chrono>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "half_as_f32.h"
 #include "kernel_error.h"
+#include "ref/ref_kernels.h"
 #include "thread_pool.h"
 
 namespace sy::cpu {
@@ -87,14 +90,20 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const plugin::Partition& 
     step.outputs = node.outputs;
     for (uint32_t v : step.inputs) step.input_views.push_back({values_[v], nullptr});
     for (uint32_t v : step.outputs) step.output_views.push_back({values_[v], nullptr});
+    // Constant bytes, where the host passed them: valid during this constructor only.
+    std::vector<const std::byte*> in_constants;
+    for (uint32_t v : step.inputs) {
+      in_constants.push_back(static_cast<const std::byte*>(partition.constant_data(v)));
+    }
+    if (RunsHalfAsF32(*entry, node.info.inputs, node.info.outputs)) {
+      step.half = std::make_unique<HalfAsF32>(node.info.inputs, node.info.outputs, in_constants);
+      in_constants = step.half->Constants(in_constants);
+    }
     if (entry->prepare != nullptr) {
-      // Constant bytes, where the host passed them: valid during this constructor only.
-      std::vector<const std::byte*> in_constants;
-      for (uint32_t v : step.inputs) {
-        in_constants.push_back(static_cast<const std::byte*>(partition.constant_data(v)));
-      }
-      step.prepared = entry->prepare({step.op, node.info.inputs, node.info.outputs, step.attrs,
-                                      in_constants, pool_ != nullptr ? pool_->num_threads() : 1});
+      step.prepared = entry->prepare(
+          {step.op, step.half ? step.half->inputs() : std::span<const TensorType>(node.info.inputs),
+           step.half ? step.half->outputs() : std::span<const TensorType>(node.info.outputs),
+           step.attrs, in_constants, pool_ != nullptr ? pool_->num_threads() : 1});
     }
     step.input_bounds.assign(step.inputs.size(), std::numeric_limits<double>::infinity());
     step.output_bounds.assign(step.outputs.size(), std::numeric_limits<double>::infinity());
@@ -102,6 +111,34 @@ CpuExecutable::CpuExecutable(const KernelTable& table, const plugin::Partition& 
   }
   ChooseLayouts(layout_fixed);
   bounds_.assign(values_.size(), std::numeric_limits<double>::infinity());
+  SizeHalfScratch();
+}
+
+bool CpuExecutable::RunsHalfAsF32(const KernelTable::Entry& entry,
+                                  std::span<const TensorType> inputs,
+                                  std::span<const TensorType> outputs) {
+  // Only where the table has a kernel other than the reference one (so never on cpu-ref,
+  // whose kernels are the reference), for an op of a family that computes in its float
+  // type; the family is the reference table's (the fast table adds its kernels unsorted).
+  const KernelTable::Entry* reference = RefKernels().FindEntry(entry.op);
+  if (reference == nullptr || (entry.fn == reference->fn && entry.prepare == reference->prepare)) {
+    return false;
+  }
+  return ComputesInItsFloatType(reference->family) && HalfAsF32::Applies(inputs, outputs);
+}
+
+void CpuExecutable::SizeHalfScratch() {
+  size_t bytes = 0;
+  for (const Step& step : steps_) {
+    if (step.half) bytes = std::max(bytes, step.half->scratch_bytes());
+  }
+  // 64 bytes more, to start at a 64-byte boundary; grown only (execute_resized).
+  if (bytes != 0 && bytes + 64 > half_scratch_.size()) half_scratch_.resize(bytes + 64);
+}
+
+std::byte* CpuExecutable::HalfScratch() {
+  const auto address = reinterpret_cast<uintptr_t>(half_scratch_.data());
+  return half_scratch_.data() + ((64 - address % 64) % 64);
 }
 
 void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
@@ -116,9 +153,13 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
       const uint32_t v = step.outputs[j];
       ++producers[v];
       const TensorType& type = values_[v];
-      candidate[v] = !layout_fixed[v] && type.dtype == DType::kF32 && type.rank() >= 3 &&
-                     type.rank() <= 5 && step.prepared != nullptr &&
-                     step.prepared->AcceptsChannelsLastOutput(j);
+      // An f16 value qualifies between steps run on the f32 kernels (half_as_f32.h): their
+      // widening and rounding are elementwise, so the f16 bytes keep whatever order the
+      // f32 kernel reads and writes.
+      const bool f32_kernels =
+          type.dtype == DType::kF32 || (type.dtype == DType::kF16 && step.half != nullptr);
+      candidate[v] = !layout_fixed[v] && f32_kernels && type.rank() >= 3 && type.rank() <= 5 &&
+                     step.prepared != nullptr && step.prepared->AcceptsChannelsLastOutput(j);
     }
   }
   // Every reader must accept it too; one that does not (another op, a conv's weights, a
@@ -126,7 +167,8 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
   for (const Step& step : steps_) {
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       const uint32_t v = step.inputs[i];
-      if (step.prepared == nullptr || !step.prepared->AcceptsChannelsLastInput(i)) {
+      if (step.prepared == nullptr || !step.prepared->AcceptsChannelsLastInput(i) ||
+          (values_[v].dtype == DType::kF16 && step.half == nullptr)) {
         candidate[v] = false;
       }
     }
@@ -180,8 +222,14 @@ void CpuExecutable::ExecuteResized(const sy_partition& partition, sy_buffer* con
       const Step& step = steps_[n];
       if (step.prepared == nullptr) continue;
       const plugin::Partition::Node& node = decoded.nodes()[n];
+      // A step run in f32 (half_as_f32.h) is resized at its f32 types.
+      std::optional<HalfAsF32> widened;
+      if (step.half)
+        widened.emplace(node.info.inputs, node.info.outputs, std::span<const std::byte* const>());
       resized[n] = step.prepared->Resized(
-          {step.op, node.info.inputs, node.info.outputs, node.info.attrs,
+          {step.op, widened ? widened->inputs() : std::span<const TensorType>(node.info.inputs),
+           widened ? widened->outputs() : std::span<const TensorType>(node.info.outputs),
+           node.info.attrs,
            std::span<const std::byte* const>(no_constants.data(), node.info.inputs.size()),
            pool_ != nullptr ? pool_->num_threads() : 1});
       if (resized[n] == nullptr) {
@@ -241,7 +289,11 @@ void CpuExecutable::Resize(const plugin::Partition& partition) {
     steps_[n].attrs = std::move(attrs[n]);
     steps_[n].input_views.swap(inputs[n]);
     steps_[n].output_views.swap(outputs[n]);
+    if (steps_[n].half) {
+      steps_[n].half->Resize(partition.nodes()[n].info.inputs, partition.nodes()[n].info.outputs);
+    }
   }
+  SizeHalfScratch();
 }
 
 void CpuExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times) {
@@ -268,7 +320,10 @@ void CpuExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time*
     }
     const KernelContext ctx{step.op, step.input_views,  step.output_views, step.attrs,
                             pool_,   step.input_bounds, step.output_bounds};
-    const Status status = step.prepared ? step.prepared->Run(ctx) : step.kernel(ctx);
+    const auto run = [&step](const KernelContext& c) {
+      return step.prepared ? step.prepared->Run(c) : step.kernel(c);
+    };
+    const Status status = step.half ? step.half->Run(ctx, HalfScratch(), run) : run(ctx);
     if (!status.ok()) Fail(KernelErrorCode(status.code()), status.message());
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       bounds_[step.outputs[i]] = step.output_bounds[i];

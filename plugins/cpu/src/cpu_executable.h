@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "half_as_f32.h"
 #include "kernel.h"
 #include "switchyard/plugin_cpp.h"
 #include "switchyard/plugin_partition.h"
@@ -57,6 +58,9 @@ class CpuExecutable : public sy_executable {
     std::string op;
     KernelFn kernel = nullptr;
     std::unique_ptr<PreparedKernel> prepared;  // runs instead of `kernel` when set
+    // Set when the step's f16 values run through its f32 kernel (half_as_f32.h); the
+    // kernel and `prepared` then see f32 types.
+    std::unique_ptr<HalfAsF32> half;
     Attrs attrs;
     std::vector<uint32_t> inputs;   // value indices
     std::vector<uint32_t> outputs;  // value indices
@@ -81,6 +85,14 @@ class CpuExecutable : public sy_executable {
   void CheckSameStructure(const plugin::Partition& partition) const;
   // ExecuteResized's second half: takes `partition`'s value types and attributes.
   void Resize(const plugin::Partition& partition);
+  // Whether a node of `entry`'s op with these types runs its f16 values through the f32
+  // kernel (half_as_f32.h says when).
+  static bool RunsHalfAsF32(const KernelTable::Entry& entry, std::span<const TensorType> inputs,
+                            std::span<const TensorType> outputs);
+  // Grows half_scratch_ to what the largest half step needs at the current sizes.
+  void SizeHalfScratch();
+  // half_scratch_'s first 64-byte boundary.
+  std::byte* HalfScratch();
 
   std::vector<TensorType> values_;
   std::vector<uint32_t> bound_;  // the partition's bound values: inputs, then outputs
@@ -94,6 +106,9 @@ class CpuExecutable : public sy_executable {
   // resize. `size_scratch_` holds the words of the partition being compared, kept to
   // allocate nothing per run.
   std::vector<int64_t> size_words_, size_scratch_;
+  // The f32 copies of one half step's f16 tensors while it runs (steps run one at a
+  // time, so they share it); sized at prepare and resize, never per run.
+  std::vector<std::byte> half_scratch_;
 };
 
 }  // namespace sy::cpu

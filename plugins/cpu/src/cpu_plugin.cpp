@@ -18,6 +18,7 @@
 
 #include "cpu_executable.h"
 #include "fast/fast_kernels.h"
+#include "half_as_f32.h"
 #include "ref/ref_kernels.h"
 #include "switchyard/plugin_cpp.h"
 #include "thread_pool.h"
@@ -68,8 +69,8 @@ class CpuContext : public sy_context {
                         : "matmul/gemm/conv f32: " + onednn +
                               (*winograd ? ", 3x3 conv Winograd where faster" : ", Winograd off") +
                               "; f64: " + blas) +
-        "; elementwise, reductions, norms, attention: vectorised C++ (" + VectorIsaName() + "), " +
-        threads;
+        "; elementwise, reductions, norms, attention: vectorised C++ (" + VectorIsaName() + "); " +
+        "f16: on the f32 kernels, rounded per op (" + HalfConversionName() + "); " + threads;
     details_ref_ = "reference kernels (double accumulation), 1 thread";
   }
 

@@ -13,6 +13,7 @@
 
 #include "fast/fast_kernels.h"
 #include "fast/vec_math.h"
+#include "half_as_f32.h"
 #include "ref/ref_kernels.h"
 #include "thread_pool.h"
 
@@ -77,6 +78,11 @@ struct Sqrt {
 };
 struct Rsqrt {
   float operator()(float x) const { return 1.0f / std::sqrt(x); }
+};
+// Half to even, as the reference's RoundHalfEven (the default rounding mode; -0 and
+// NaN kept).
+struct Round {
+  float operator()(float x) const { return std::nearbyint(x); }
 };
 struct Reciprocal {
   float operator()(float x) const { return 1.0f / x; }
@@ -180,6 +186,78 @@ Status Clip(const KernelContext& ctx) {
 
 }  // namespace
 
+// cast, for the pairs quantized and f16 models run on every activation: f32 <-> f16 (the
+// vector conversions of half_as_f32.h, rounding to nearest even as the reference's one
+// rounding from the exact f32 does), f32 -> u8/i8 (truncated, saturated, NaN to 0, as
+// the reference), u8/i8/i32 -> f32 (one rounding, as the reference's), u8/i8 -> i32.
+// Every other pair, and buffers not aligned for their dtype: the reference.
+template <typename I>
+SY_CPU_ISA_CLONES void FloatToSmallInt(const float* x, I* y, int64_t begin, int64_t end) {
+  constexpr float lo = std::numeric_limits<I>::min(), hi = std::numeric_limits<I>::max();
+  for (int64_t i = begin; i < end; ++i) {
+    const float v = x[i] == x[i] ? std::trunc(x[i]) : 0.0f;  // NaN -> 0
+    y[i] = static_cast<I>(v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+template <typename From, typename To>
+SY_CPU_ISA_CLONES void Convert(const From* x, To* y, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) y[i] = static_cast<To>(x[i]);
+}
+
+template <typename From, typename To, typename F>
+Status CastLoop(const KernelContext& ctx, F loop) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  if (reinterpret_cast<uintptr_t>(x.data) % alignof(From) != 0 ||
+      reinterpret_cast<uintptr_t>(y.data) % alignof(To) != 0) {
+    return Reference(ctx);
+  }
+  const auto* in = reinterpret_cast<const From*>(x.data);
+  auto* out = reinterpret_cast<To*>(y.data);
+  ParallelFor(ctx.pool, y.count(), fast::kCheapGrain,
+              [in, out, loop](int64_t begin, int64_t end) { loop(in, out, begin, end); });
+  return Status::Ok();
+}
+
+Status Cast(const KernelContext& ctx) {
+  const DType from = ctx.inputs[0].dtype(), to = ctx.outputs[0].dtype();
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  if (from == DType::kF32 && to == DType::kF16) {
+    F32ToHalf(reinterpret_cast<const float*>(x.data), reinterpret_cast<uint16_t*>(y.data),
+              y.count());
+    return Status::Ok();
+  }
+  if (from == DType::kF16 && to == DType::kF32) {
+    HalfToF32(reinterpret_cast<const uint16_t*>(x.data), reinterpret_cast<float*>(y.data),
+              y.count());
+    return Status::Ok();
+  }
+  if (from == DType::kF32 && to == DType::kU8) {
+    return CastLoop<float, uint8_t>(ctx, FloatToSmallInt<uint8_t>);
+  }
+  if (from == DType::kF32 && to == DType::kI8) {
+    return CastLoop<float, int8_t>(ctx, FloatToSmallInt<int8_t>);
+  }
+  if (from == DType::kU8 && to == DType::kF32) {
+    return CastLoop<uint8_t, float>(ctx, Convert<uint8_t, float>);
+  }
+  if (from == DType::kI8 && to == DType::kF32) {
+    return CastLoop<int8_t, float>(ctx, Convert<int8_t, float>);
+  }
+  if (from == DType::kI32 && to == DType::kF32) {
+    return CastLoop<int32_t, float>(ctx, Convert<int32_t, float>);
+  }
+  if (from == DType::kU8 && to == DType::kI32) {
+    return CastLoop<uint8_t, int32_t>(ctx, Convert<uint8_t, int32_t>);
+  }
+  if (from == DType::kI8 && to == DType::kI32) {
+    return CastLoop<int8_t, int32_t>(ctx, Convert<int8_t, int32_t>);
+  }
+  return Reference(ctx);
+}
+
 void AddUnaryFastKernels(KernelTable& table) {
   using fast::kCheapGrain;
   using fast::kCostlyGrain;
@@ -202,7 +280,9 @@ void AddUnaryFastKernels(KernelTable& table) {
   table.Add("acosh", Kernel<Acosh, kCostlyGrain>);
   table.Add("atanh", Kernel<Atanh, kCostlyGrain>);
   table.Add("gelu", Gelu);
+  table.Add("round", Kernel<Round, kCheapGrain>);
   table.Add("clip", Clip);
+  table.Add("cast", Cast);
 }
 
 }  // namespace sy::cpu

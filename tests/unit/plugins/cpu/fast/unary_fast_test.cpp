@@ -2,6 +2,8 @@
 // and bf16 over each function's interesting range (overflow, subnormal results,
 // saturation), NaN, +-inf and +-0, sizes below and above the parallel threshold, odd
 // sizes, with 1, 2 and 4 threads. Other dtypes go to the reference kernel.
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -33,7 +35,7 @@ const Case kCases[] = {
     {"gelu", -12, 12, 3.5e-7, 1e-44}, {"asin", -1.1, 1.1, 3e-7, 0},
     {"acos", -1.1, 1.1, 3e-7, 0},     {"atan", -100, 100, 3e-7, 0},
     {"asinh", -100, 100, 3e-7, 0},    {"acosh", 0.5, 100, 3e-7, 0},
-    {"atanh", -1.1, 1.1, 3e-7, 0},
+    {"atanh", -1.1, 1.1, 3e-7, 0},    {"round", -1e3, 1e3, 0, 0},
 };
 
 // Sizes below and above two chunks of kCostlyGrain (4096) and kCheapGrain (16384).
@@ -47,6 +49,46 @@ TEST(UnaryFast, F32MatchesReference) {
       // Tiny magnitudes, where polynomial paths (tanh) and cancellations show.
       for (size_t i = 11; i < v.size(); i += 97) v[i] *= 1e-6;
       ExpectMatchesReference(c.op, {Make(DType::kF32, {n}, v)}, {c.rel, c.abs});
+    }
+  }
+}
+
+// round: ties to even, exactly as the reference, on the ties themselves, -0, and values
+// beyond 2^23 (already integers).
+TEST(UnaryFast, RoundTiesToEven) {
+  ExpectMatchesReference(
+      "round",
+      {Make(DType::kF32, {12},
+            {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.0, 0.49999997, 8388609, -8388609.5, 1e30, -3.5})},
+      {0, 0});
+}
+
+// cast: the pairs quantized and f16 models run on activations take vector loops; each
+// must equal the reference bit for bit (saturation, truncation, NaN to 0, one rounding),
+// over values past every bound.
+TEST(UnaryFast, CastPairsMatchReferenceExactly) {
+  const std::vector<std::pair<DType, DType>> pairs = {
+      {DType::kF32, DType::kU8}, {DType::kF32, DType::kI8},  {DType::kU8, DType::kF32},
+      {DType::kI8, DType::kF32}, {DType::kI32, DType::kF32}, {DType::kU8, DType::kI32},
+      {DType::kI8, DType::kI32}};
+  for (const auto& [from, to] : pairs) {
+    for (int64_t n : kSizes) {
+      std::vector<double> v = Uniform(static_cast<size_t>(n), -300, 300, 17);
+      if (from == DType::kF32) {
+        v = WithSpecials(v);
+      } else {
+        const double lo = from == DType::kU8 ? 0 : from == DType::kI8 ? -128 : -2147483648.0;
+        const double hi = from == DType::kU8 ? 255 : from == DType::kI8 ? 127 : 2147483647.0;
+        for (size_t i = 0; i < v.size(); ++i) {
+          v[i] = i % 3 == 0 ? (i % 2 == 0 ? lo : hi)
+                            : std::clamp(std::round(v[i] * (i % 7 + 1)), lo, hi);
+        }
+        if (from == DType::kI32 && n > 5) v[5] = 16777217;  // rounds to even in f32
+      }
+      const Attrs attrs = sy::test::MakeAttrs({{"to", std::string(DTypeName(to))}});
+      SCOPED_TRACE(std::string(DTypeName(from)) + " -> " + std::string(DTypeName(to)) + ", n " +
+                   std::to_string(n));
+      ExpectMatchesReference("cast", {Make(from, {n}, v)}, {0, 0}, attrs);
     }
   }
 }
