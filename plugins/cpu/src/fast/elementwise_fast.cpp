@@ -1,4 +1,5 @@
-// Fast binary elementwise kernels (add sub mul div) for the common f32 cases: both
+// Fast binary elementwise kernels (add sub mul div; add sub mul on i32 too) for the common
+// f32 cases: both
 // inputs of the output's shape, one side a single element, or one side repeating along
 // the leading axes (its shape, leading 1s dropped, is a suffix of the output's: a bias
 // [C] added to [N, C]). Tight loops the compiler vectorises, split over the context's
@@ -6,6 +7,8 @@
 // kernel of the same op. `where` on bool conditions and 4-byte values reads its three
 // inputs the same ways. relu is with the unary kernels (unary_fast.cpp).
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "fast/fast_kernels.h"
 #include "fast/vec_math.h"
@@ -27,42 +30,43 @@ bool IsSuffixOf(const Shape& in, const Shape& out) {
 
 // z[i] = op(x[i], y[i % m]) (kRepeatB) or op(x[i % m], y[i]) (!kRepeatB) over [begin,
 // end), in runs that stay inside one repetition so that the inner loop vectorises.
-template <typename Op, bool kRepeatB>
-SY_CPU_ISA_CLONES void RepeatLoop(const float* x, const float* y, float* z, int64_t m,
-                                  int64_t begin, int64_t end) {
+template <typename Op, bool kRepeatB, typename T>
+SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64_t begin,
+                                  int64_t end) {
   for (int64_t i = begin; i < end;) {
     const int64_t j = i % m;
     const int64_t len = std::min(m - j, end - i);
-    const float* xs = kRepeatB ? x + i : x + j;
-    const float* ys = kRepeatB ? y + j : y + i;
-    float* zs = z + i;
+    const T* xs = kRepeatB ? x + i : x + j;
+    const T* ys = kRepeatB ? y + j : y + i;
+    T* zs = z + i;
     for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
     i += len;
   }
 }
 
 // z[i] = op(x[i], y[i]) over [begin, end); kScalarX / kScalarY: x[0] / y[0] for every i.
-template <typename Op, bool kScalarX, bool kScalarY>
-SY_CPU_ISA_CLONES void BinaryLoop(const float* x, const float* y, float* z, int64_t begin,
-                                  int64_t end) {
-  const float sx = kScalarX ? x[0] : 0.0f, sy = kScalarY ? y[0] : 0.0f;
+template <typename Op, bool kScalarX, bool kScalarY, typename T>
+SY_CPU_ISA_CLONES void BinaryLoop(const T* x, const T* y, T* z, int64_t begin, int64_t end) {
+  const T sx = kScalarX ? x[0] : T(0), sy = kScalarY ? y[0] : T(0);
   for (int64_t i = begin; i < end; ++i) z[i] = Op()(kScalarX ? sx : x[i], kScalarY ? sy : y[i]);
 }
 
-template <typename Op>
-Status Binary(const KernelContext& ctx) {
+template <typename Op, typename T>
+Status BinaryAs(const KernelContext& ctx) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& out = ctx.outputs[0];
   const int64_t n = out.count();
   const int64_t na = a.count(), nb = b.count();
-  if (a.dtype() != DType::kF32 || !fast::IsF32Aligned(a.data) || !fast::IsF32Aligned(b.data) ||
-      !fast::IsF32Aligned(out.data)) {
+  const auto aligned = [](const void* p) {
+    return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
+  };
+  if (!aligned(a.data) || !aligned(b.data) || !aligned(out.data)) {
     return RefKernels().Find(ctx.op)(ctx);
   }
-  const float* x = reinterpret_cast<const float*>(a.data);
-  const float* y = reinterpret_cast<const float*>(b.data);
-  float* z = reinterpret_cast<float*>(out.data);
+  const T* x = reinterpret_cast<const T*>(a.data);
+  const T* y = reinterpret_cast<const T*>(b.data);
+  T* z = reinterpret_cast<T*>(out.data);
   constexpr int64_t kGrain = fast::kCheapGrain;
   if (n == 0) return Status::Ok();
   if (na == n && nb == n) {
@@ -91,18 +95,38 @@ Status Binary(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// i32 (a quantized model's zero-point shifts and accumulators) wraps around as the
+// reference does, through uint32 arithmetic; div stays f32 only (integer division has its
+// zero and rounding rules in the reference).
 struct AddOp {
   float operator()(float a, float b) const { return a + b; }
+  int32_t operator()(int32_t a, int32_t b) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  }
 };
 struct SubOp {
   float operator()(float a, float b) const { return a - b; }
+  int32_t operator()(int32_t a, int32_t b) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+  }
 };
 struct MulOp {
   float operator()(float a, float b) const { return a * b; }
+  int32_t operator()(int32_t a, int32_t b) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+  }
 };
 struct DivOp {
   float operator()(float a, float b) const { return a / b; }
 };
+
+template <typename Op>
+Status Binary(const KernelContext& ctx) {
+  const DType dtype = ctx.inputs[0].dtype();
+  if (dtype == DType::kF32) return BinaryAs<Op, float>(ctx);
+  if (dtype == DType::kI32 && !std::is_same_v<Op, DivOp>) return BinaryAs<Op, int32_t>(ctx);
+  return RefKernels().Find(ctx.op)(ctx);
+}
 
 // How `where` reads one input of `count` elements for an output of `n`: element i itself,
 // element 0 for every i, or element i % count (a suffix repeating along leading axes).

@@ -1,10 +1,10 @@
-// Fast reduce_sum, reduce_mean and reduce_max for f32 over trailing axes (the reduced
+// Fast reduce_sum, reduce_mean, reduce_max and reduce_min for f32 over trailing axes (the reduced
 // axes are the last k of the input, as for axes = [-1], or all of them): the input is
 // then [rows, n] with one output per row, and rows are split over the context's threads.
 // Other dtypes, other axes and empty rows go to the reference kernel.
 //
 // Sums accumulate in double, as the reference kernel does, so results match it to the
-// final rounding; reduce_max propagates NaN (ref/reduction_ref.cpp).
+// final rounding; reduce_max and reduce_min propagate NaN (ref/reduction_ref.cpp).
 #include <limits>
 #include <vector>
 
@@ -16,7 +16,7 @@
 namespace sy::cpu {
 namespace {
 
-enum class Reduce { kSum, kMean, kMax };
+enum class Reduce { kSum, kMean, kMax, kMin };
 
 // The number of trailing dims reduced, or -1 when the reduced axes are not the last k.
 int64_t TrailingReducedDims(const ConstTensorView& x, const Attrs& attrs) {
@@ -44,30 +44,34 @@ SY_CPU_ISA_CLONES double RowSum(const float* x, int64_t n) {
   return fast::CombineSums(acc);
 }
 
-SY_CPU_ISA_CLONES float RowMax(const float* x, int64_t n) {
+// The row's maximum (kMin: minimum); NaN when it holds one.
+template <bool kMin>
+SY_CPU_ISA_CLONES float RowExtreme(const float* x, int64_t n) {
   constexpr int kLanes = 8;
+  // b beats a: the larger (kMin: the smaller).
+  const auto beats = [](float b, float a) { return kMin ? b < a : b > a; };
   float m[kLanes];
   bool nan[kLanes];
   for (int j = 0; j < kLanes; ++j) {
-    m[j] = -std::numeric_limits<float>::infinity();
+    m[j] = kMin ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
     nan[j] = false;
   }
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (int j = 0; j < kLanes; ++j) {
       const float v = x[i + j];
-      m[j] = v > m[j] ? v : m[j];
+      m[j] = beats(v, m[j]) ? v : m[j];
       nan[j] = nan[j] || v != v;
     }
   }
   for (; i < n; ++i) {
-    m[0] = x[i] > m[0] ? x[i] : m[0];
+    m[0] = beats(x[i], m[0]) ? x[i] : m[0];
     nan[0] = nan[0] || x[i] != x[i];
   }
   float best = m[0];
   bool any_nan = nan[0];
   for (int j = 1; j < kLanes; ++j) {
-    best = m[j] > best ? m[j] : best;
+    best = beats(m[j], best) ? m[j] : best;
     any_nan = any_nan || nan[j];
   }
   return any_nan ? std::numeric_limits<float>::quiet_NaN() : best;
@@ -91,8 +95,8 @@ Status ReduceKernel(const KernelContext& ctx) {
               [in, out, n](int64_t begin, int64_t end) {
                 for (int64_t r = begin; r < end; ++r) {
                   const float* row = in + r * n;
-                  if constexpr (kOp == Reduce::kMax) {
-                    out[r] = RowMax(row, n);
+                  if constexpr (kOp == Reduce::kMax || kOp == Reduce::kMin) {
+                    out[r] = RowExtreme<kOp == Reduce::kMin>(row, n);
                   } else if constexpr (kOp == Reduce::kMean) {
                     out[r] = static_cast<float>(RowSum(row, n) / static_cast<double>(n));
                   } else {
@@ -109,6 +113,7 @@ void AddReductionFastKernels(KernelTable& table) {
   table.Add("reduce_sum", ReduceKernel<Reduce::kSum>);
   table.Add("reduce_mean", ReduceKernel<Reduce::kMean>);
   table.Add("reduce_max", ReduceKernel<Reduce::kMax>);
+  table.Add("reduce_min", ReduceKernel<Reduce::kMin>);
 }
 
 }  // namespace sy::cpu

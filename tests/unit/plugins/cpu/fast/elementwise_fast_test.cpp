@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -140,6 +142,28 @@ TEST(ElementwiseFast, ThreadedAndBroadcastMatchReference) {
                                {Make(DType::kF32, {300, 1}, test::Uniform(300, -1, 1, 3)),
                                 Make(DType::kF32, {300, 200}, test::Uniform(60000, -1, 1, 4))},
                                {0, 0});
+}
+
+// i32 add, sub and mul on the vector loops (every reading: full, scalar, repeating
+// suffix) wrap around exactly as the reference; the values include both extremes, so
+// that each op overflows somewhere.
+TEST(ElementwiseFast, Int32WrapsAsTheReference) {
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int64_t> dist(std::numeric_limits<int32_t>::min(),
+                                              std::numeric_limits<int32_t>::max());
+  const auto ints = [&](const Shape& shape) {
+    std::vector<double> v(static_cast<size_t>(ElementCount(shape)));
+    for (double& x : v) x = static_cast<double>(dist(rng));
+    if (!v.empty()) v[0] = std::numeric_limits<int32_t>::max();
+    if (v.size() > 1) v[1] = std::numeric_limits<int32_t>::min();
+    return Make(DType::kI32, shape, v);
+  };
+  for (const char* op : {"add", "sub", "mul"}) {
+    for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{
+             {{40001}, {40001}}, {{7001}, {}}, {{1}, {7001}}, {{99, 67}, {67}}, {{5}, {3, 5}}}) {
+      test::ExpectMatchesReference(op, {ints(sa), ints(sb)}, {0, 0});
+    }
+  }
 }
 
 TEST(ElementwiseFast, IntegerDivisionByZeroStillReported) {

@@ -1,4 +1,4 @@
-// The fast reduce_sum, reduce_mean and reduce_max kernels (fast/reduction_fast.cpp)
+// The fast reduce_sum, reduce_mean, reduce_max and reduce_min kernels
 // against the reference kernels: trailing axes (the last, several, all), keepdims, row
 // lengths below and above the parallel grain, odd sizes, NaN and infinities, with 1, 2
 // and 4 threads; other axes and dtypes go to the reference kernel.
@@ -21,7 +21,7 @@ Attrs Axes(std::vector<int64_t> axes, int64_t keepdims = 1) {
 
 TEST(ReductionFast, TrailingAxesMatchReference) {
   const Shape shapes[] = {{1, 1}, {3, 5}, {7, 4097}, {300, 129}, {5000, 17}, {2, 3, 101}};
-  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
     for (const Shape& shape : shapes) {
       const auto n = static_cast<size_t>(ElementCount(shape));
       const Tensor x = Make(DType::kF32, shape, Uniform(n, -4, 4, static_cast<uint32_t>(n)));
@@ -35,7 +35,7 @@ TEST(ReductionFast, TrailingAxesMatchReference) {
 }
 
 TEST(ReductionFast, NaNAndInfinities) {
-  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
     // Row 0 holds NaN; row 1 +inf and -inf (sum NaN); row 2 only -inf; row 3 plain.
     const double nan = std::nan(""), inf = INFINITY;
     std::vector<double> v = Uniform(4 * 9, -1, 1, 3);
@@ -52,7 +52,7 @@ TEST(ReductionFast, NaNAndInfinities) {
 
 TEST(ReductionFast, OtherCasesUseTheReference) {
   const Tensor x = Make(DType::kF32, {4, 6}, Uniform(24, -4, 4, 9));
-  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
     ExpectMatchesReference(op, {x}, kTol, Axes({0}));                               // leading axis
     ExpectMatchesReference(op, {Make(DType::kF32, {3, 0}, {})}, kTol, Axes({-1}));  // empty rows
     ExpectMatchesReference(op, {Make(DType::kF64, {2, 3}, Uniform(6, -1, 1, 2))}, {0, 0},
