@@ -20,7 +20,11 @@ bool ScalarNode(const GraphEditor& e, size_t n, std::string_view op, double expe
   if (e.node(n).op != op || e.Taken(n)) return false;
   double c = 0;
   const int index = ScalarOperand(e, n, &c);
-  if (index < 0 || !Near(c, expected, tolerance)) return false;
+  // Compared with the constant as the graph's dtype can hold it: an f16 graph's 0.5 is
+  // exact, its 1/sqrt(2) the nearest f16.
+  if (index < 0 || !Near(c, AsStored(expected, e.type(e.node(n).outputs[0]).dtype), tolerance)) {
+    return false;
+  }
   if (op == "div" && index != 0) return false;  // c / x is not x / c
   *other = e.node(n).inputs[index];
   return true;

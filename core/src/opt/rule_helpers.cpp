@@ -2,11 +2,26 @@
 #include <cmath>
 
 #include "opt/rules.h"
+#include "switchyard/half.h"
 
 namespace sy::opt {
 
 bool Near(double value, double expected, double relative) {
   return std::fabs(value - expected) <= relative * std::fabs(expected);
+}
+
+double AsStored(double value, DType dtype) {
+  const auto f = static_cast<float>(value);
+  switch (dtype) {
+    case DType::kF32:
+      return f;
+    case DType::kF16:
+      return HalfToFloat(FloatToHalf(f));
+    case DType::kBF16:
+      return BFloat16ToFloat(FloatToBFloat16(f));
+    default:
+      return value;
+  }
 }
 
 int ScalarOperand(const GraphEditor& editor, size_t n, double* scalar) {

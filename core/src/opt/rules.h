@@ -78,6 +78,9 @@ Status TransposeAsReshape(RuleContext& ctx);  // layout_rules.cpp: moves only ax
 // Shared matching helpers (rule_helpers.cpp).
 // |value - expected| within `relative` of |expected|.
 bool Near(double value, double expected, double relative = 1e-6);
+// `value` as a constant of `dtype` holds it: rounded to nearest for f32, f16 and bf16 (an
+// f16 model's 1/sqrt(2) is the nearest f16, 1.4e-4 from the real one), as is for f64.
+double AsStored(double value, DType dtype);
 // For a binary node `n` with one scalar-constant operand: the other operand's index in
 // the node's inputs (0 or 1), else -1. The node's output must have the other operand's
 // type (the scalar does not broadcast it to a larger shape).

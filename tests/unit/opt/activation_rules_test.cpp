@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "optimize_fixture.h"
+#include "switchyard/half.h"
 
 namespace sy::test {
 namespace {
@@ -14,14 +15,19 @@ using ActivationRules = OptimizeTest;
 enum class Order { kXThenHalf, kHalfXThenT, kTHalfThenX };
 
 // x * 0.5 * (1 + erf(x / sqrt 2)) in one of the association orders exporters write.
+// `dtype` f16: the graph and its constants in f16 (as onnxconverter-common writes them).
 Graph ErfGelu(Order order, float root = static_cast<float>(std::numbers::sqrt2),
-              bool expose_erf = false) {
+              bool expose_erf = false, DType dtype = DType::kF32) {
+  const auto constant = [dtype](float v) {
+    return dtype == DType::kF16 ? MakeTensor<uint16_t>(DType::kF16, {}, {FloatToHalf(v)})
+                                : Scalar(v);
+  };
   GraphBuilder b;
-  const ValueId x = b.Input("x", DType::kF32, {4, 16});
-  const ValueId scaled = b.Binary("div", x, b.Const("root", Scalar(root)), "scaled");
+  const ValueId x = b.Input("x", dtype, {4, 16});
+  const ValueId scaled = b.Binary("div", x, b.Const("root", constant(root)), "scaled");
   const ValueId erf = b.Unary("erf", scaled, "erf");
-  const ValueId t = b.Binary("add", erf, b.Const("one", Scalar(1)), "t");
-  const ValueId half = b.Const("half", Scalar(0.5f));
+  const ValueId t = b.Binary("add", erf, b.Const("one", constant(1)), "t");
+  const ValueId half = b.Const("half", constant(0.5f));
   ValueId y = -1;
   switch (order) {
     case Order::kXThenHalf:
@@ -48,6 +54,17 @@ TEST_F(ActivationRules, ErfGeluInEveryOrderBecomesGelu) {
     EXPECT_EQ(out.graph.values[out.graph.outputs[0]].name, "y");  // the output keeps its name
     ExpectSameOutputs(graph, RandomInputs(graph, 4.0));
   }
+}
+
+// In an f16 graph sqrt(2) is the nearest f16 (1.4140625, 1.6e-4 off): the constant as the
+// graph's dtype holds it, so gelu at level 1; 1.5 is still not.
+TEST_F(ActivationRules, HalfGraphsWithTheirDtypesConstantsBecomeGelu) {
+  const Graph graph =
+      ErfGelu(Order::kXThenHalf, static_cast<float>(std::numbers::sqrt2), false, DType::kF16);
+  EXPECT_EQ(Ops(Optimize(graph, "cpu", 1).graph), std::vector<std::string>{"gelu"});
+  EXPECT_EQ(
+      Ops(Optimize(ErfGelu(Order::kXThenHalf, 1.5f, false, DType::kF16), "cpu", 1).graph).size(),
+      5u);
 }
 
 TEST_F(ActivationRules, OtherConstantsOrSharedIntermediatesAreNotGelu) {
