@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,13 +133,25 @@ void CpuExecutable::SizeHalfScratch() {
   for (const Step& step : steps_) {
     if (step.half) bytes = std::max(bytes, step.half->scratch_bytes());
   }
-  // 64 bytes more, to start at a 64-byte boundary; grown only (execute_resized).
-  if (bytes != 0 && bytes + 64 > half_scratch_.size()) half_scratch_.resize(bytes + 64);
+  // 64 bytes more, to start at a 64-byte boundary; grown only (execute_resized). A growth
+  // that fails leaves it as it was: the steps it is too small for then fail their runs
+  // with a clear error (HalfAsF32::Run), and a resize stays all-or-nothing.
+  if (bytes != 0 && bytes + 64 > half_scratch_.size()) {
+    try {
+      half_scratch_.resize(bytes + 64);
+    } catch (const std::bad_alloc&) {
+    }
+  }
 }
 
 std::byte* CpuExecutable::HalfScratch() {
   const auto address = reinterpret_cast<uintptr_t>(half_scratch_.data());
   return half_scratch_.data() + ((64 - address % 64) % 64);
+}
+
+size_t CpuExecutable::HalfScratchCapacity() {
+  const auto skipped = static_cast<size_t>(HalfScratch() - half_scratch_.data());
+  return half_scratch_.size() > skipped ? half_scratch_.size() - skipped : 0;
 }
 
 void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
@@ -323,7 +336,8 @@ void CpuExecutable::Run(sy_buffer* const* buffers, uint32_t count, sy_node_time*
     const auto run = [&step](const KernelContext& c) {
       return step.prepared ? step.prepared->Run(c) : step.kernel(c);
     };
-    const Status status = step.half ? step.half->Run(ctx, HalfScratch(), run) : run(ctx);
+    const Status status =
+        step.half ? step.half->Run(ctx, HalfScratch(), HalfScratchCapacity(), run) : run(ctx);
     if (!status.ok()) Fail(KernelErrorCode(status.code()), status.message());
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       bounds_[step.outputs[i]] = step.output_bounds[i];

@@ -91,8 +91,9 @@ class CpuExecutable : public sy_executable {
                             std::span<const TensorType> outputs);
   // Grows half_scratch_ to what the largest half step needs at the current sizes.
   void SizeHalfScratch();
-  // half_scratch_'s first 64-byte boundary.
+  // half_scratch_'s first 64-byte boundary, and the bytes from there to its end.
   std::byte* HalfScratch();
+  size_t HalfScratchCapacity();
 
   std::vector<TensorType> values_;
   std::vector<uint32_t> bound_;  // the partition's bound values: inputs, then outputs

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -67,12 +68,17 @@ class HalfAsF32 {
   size_t scratch_bytes() const;
 
   // Runs `run` (the step's f32 kernel) on f32 views of `ctx`'s tensors: widens the
-  // non-constant f16 inputs into `scratch` (scratch_bytes(), 64-byte aligned), calls it,
+  // non-constant f16 inputs into `scratch` (`capacity` bytes, 64-byte aligned), calls it,
   // then rounds its f32 outputs into `ctx`'s f16 buffers. Input bounds pass through (the
   // widening is exact); output bounds of rounded outputs stay unknown (rounding can
-  // overflow to infinity).
+  // overflow to infinity). A scratch smaller than scratch_bytes() (its growth failed at a
+  // resize) is an error, never an overrun.
   template <typename RunF32>
-  Status Run(const KernelContext& ctx, std::byte* scratch, RunF32&& run) {
+  Status Run(const KernelContext& ctx, std::byte* scratch, size_t capacity, RunF32&& run) {
+    if (scratch_bytes() > capacity) {
+      return ResourceExhausted(std::string(ctx.op) +
+                               ": no memory for the f32 copies of its f16 tensors");
+    }
     Widen(ctx, scratch);
     const KernelContext f32{ctx.op,   in_views_,        out_views_, ctx.attrs,
                             ctx.pool, ctx.input_bounds, out_bounds_};

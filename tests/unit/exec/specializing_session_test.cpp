@@ -8,6 +8,7 @@
 #include <string>
 
 #include "exec/cpu_host_suite.h"
+#include "switchyard/half.h"
 #include "switchyard/model_io.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -59,6 +60,9 @@ class SpecializingSessionTest : public test::CpuHostSuite<> {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(*s) : nullptr;
   }
+
+  // ResizedMatMulsMatchTheReference's graph and checks, with `dtype` for every f32.
+  void CheckResizedMatMuls(DType dtype);
 
   // Runs at [batch, seq, 4] with x[i] = (i % 7) - 3 and checks y = relu(x @ w).
   static void RunAndCheck(Session& session, int64_t batch, int64_t seq) {
@@ -152,11 +156,7 @@ std::string Numbers(int count, int seed) {
   return out;
 }
 
-// The fused forms the optimizer makes of a decoder's projections (fused_matmul with a
-// bias and an activation; gemm with alpha, beta, a transposed b and a c row), at batch
-// sizes other than the prepared one on "cpu" (resized over the packed weights), against
-// cpu-ref's reference kernels at the same sizes.
-TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
+void SpecializingSessionTest::CheckResizedMatMuls(DType dtype) {
   const std::string json =
       R"json({
     "format": "rml-graph", "version": 1,
@@ -185,7 +185,13 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
        "attrs": {"trans_b": 1, "alpha": 0.5, "beta": 2.0}}
     ]
   })json";
-  Expected<Graph> graph = ParseGraphJson(json, nullptr);
+  std::string typed = json;
+  const std::string name = "\"" + std::string(DTypeName(dtype)) + "\"";
+  for (size_t at = typed.find("\"f32\""); at != std::string::npos;
+       at = typed.find("\"f32\"", at + name.size())) {
+    typed.replace(at, 5, name);
+  }
+  Expected<Graph> graph = ParseGraphJson(typed, nullptr);
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   std::map<std::string, std::unique_ptr<Session>> sessions;
   for (const char* device : {"cpu", "cpu-ref"}) {
@@ -196,9 +202,15 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
     sessions[device] = std::move(*made);
   }
   for (int64_t batch : {1, 7, 2, 33}) {
-    Tensor x = *Tensor::Allocate(DType::kF32, {batch, 8});
-    std::span<float> xs = x.mutable_values<float>();
-    for (int64_t i = 0; i < x.element_count(); ++i) xs[i] = static_cast<float>(i % 9) / 4 - 1;
+    Tensor x = *Tensor::Allocate(dtype, {batch, 8});
+    for (int64_t i = 0; i < x.element_count(); ++i) {
+      const float v = static_cast<float>(i % 9) / 4 - 1;  // exact in f16 too
+      if (dtype == DType::kF16) {
+        x.mutable_values<uint16_t>()[i] = FloatToHalf(v);
+      } else {
+        x.mutable_values<float>()[i] = v;
+      }
+    }
     Expected<std::map<std::string, Tensor>> got = sessions["cpu"]->Run({{"x", x}});
     Expected<std::map<std::string, Tensor>> want = sessions["cpu-ref"]->Run({{"x", x}});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -206,8 +218,11 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
     const Tensor& a = got->at("y");
     const Tensor& b = want->at("y");
     ASSERT_EQ(a.type(), b.type());
+    // f16: both round each op's output to f16 (values near 1: units of 2^-10), the
+    // reference from double, `cpu` from f32 (half_as_f32.h).
+    const double tolerance = dtype == DType::kF16 ? 4e-3 : 1e-5;
     for (int64_t i = 0; i < a.element_count(); ++i) {
-      EXPECT_NEAR(a.values<float>()[i], b.values<float>()[i], 1e-5) << "batch " << batch;
+      EXPECT_NEAR(ElementAsDouble(a, i), ElementAsDouble(b, i), tolerance) << "batch " << batch;
     }
   }
   const Session::Stats& stats = sessions["cpu"]->stats();
@@ -218,6 +233,19 @@ TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
   bool fused = false;
   for (const Node& node : sessions["cpu"]->graph().nodes) fused |= node.op == "fused_matmul";
   EXPECT_TRUE(fused);
+}
+
+// The fused forms the optimizer makes of a decoder's projections (fused_matmul with a
+// bias and an activation; gemm with alpha, beta, a transposed b and a c row), at batch
+// sizes other than the prepared one on "cpu" (resized over the packed weights), against
+// cpu-ref's reference kernels at the same sizes; in f32, and in f16, whose steps run on
+// the f32 kernels (the widened weights packed once, resized like f32 ones).
+TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
+  CheckResizedMatMuls(DType::kF32);
+}
+
+TEST_F(SpecializingSessionTest, ResizedHalfMatMulsMatchTheReference) {
+  CheckResizedMatMuls(DType::kF16);
 }
 
 // A run that resizes a shared executable and then fails in a kernel (a gather index out
