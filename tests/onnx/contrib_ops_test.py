@@ -16,7 +16,7 @@ try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper
+    from onnx import TensorProto, helper, numpy_helper
 except ImportError as e:
     print(f"contrib_ops_test: skipped: {e}")
     sys.exit(77)
@@ -26,10 +26,11 @@ RNG = np.random.default_rng(7)
 
 
 def case(name, op, inputs, outputs, domain="com.microsoft", reference=None, dims=None,
-         **attrs):
+         consts=(), **attrs):
     """inputs: (name, array), (name, None) for an omitted optional input; outputs: (name[, type]) or None for an omitted optional output;
     reference: a NumPy function of the inputs, for an op ONNX Runtime has no CPU kernel of;
-    dims: input name -> its declared dims (symbolic names kept run-time sizes on import)."""
+    dims: input name -> its declared dims (symbolic names kept run-time sizes on import);
+    consts: names of inputs stored as initializers (weights) rather than graph inputs."""
     dims = dims or {}
     node = helper.make_node(op, [n if a is not None else "" for n, a in inputs],
                             [o[0] if o else "" for o in outputs], domain=domain, **attrs)
@@ -37,12 +38,13 @@ def case(name, op, inputs, outputs, domain="com.microsoft", reference=None, dims
         [node], name,
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype),
                                        dims.get(n, a.shape)) for n, a in inputs
-         if a is not None],
+         if a is not None and n not in consts],
         [helper.make_tensor_value_info(o[0], o[1] if len(o) > 1 else F, None)
-         for o in outputs if o])
+         for o in outputs if o],
+        [numpy_helper.from_array(a, n) for n, a in inputs if n in consts and a is not None])
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, ir_version=8)
-    return name, model, {n: a for n, a in inputs if a is not None}, reference
+    return name, model, {n: a for n, a in inputs if a is not None and n not in consts}, reference
 
 
 def cases():
@@ -69,6 +71,8 @@ def cases():
                [("x", x), ("skip", skip), ("gamma", gamma), ("bias", bias)],
                [("y",), None, ("inv_std",), ("sum",)], epsilon=1e-5)
     yield from attention_cases()
+    yield from matmul_nbits_cases()
+    yield from qoperator_cases()
     yield case("simplified_layer_norm", "SimplifiedLayerNormalization",
                [("x", x), ("gamma", gamma)], [("y",), ("inv_std",)], domain="",
                axis=-1, epsilon=1e-5)
@@ -156,6 +160,91 @@ def attention_cases():
                [("y",), ("mask_index", TensorProto.INT32), ("sum",)], epsilon=1e-12)
 
 
+def nbits_weights(n, k, bits, block):
+    """MatMulNBits' packed B [N, k_blocks, blob] (random codes), scales [N * k_blocks] and
+    the codes' zero points, one per block (random, in range)."""
+    k_blocks = -(-k // block)
+    codes = RNG.integers(0, 256, (n, k_blocks, block * bits // 8), dtype=np.uint8)
+    scales = (RNG.standard_normal(n * k_blocks) * 0.05).astype(np.float32)
+    zeros = RNG.integers(0, 1 << bits, (n, k_blocks), dtype=np.uint8)
+    return codes, scales, zeros
+
+
+def pack_nibbles(zeros):
+    """ONNX Runtime's packed 4-bit zero points: per row, two blocks a byte, low first."""
+    n, k_blocks = zeros.shape
+    padded = np.zeros((n, k_blocks + k_blocks % 2), dtype=np.uint8)
+    padded[:, :k_blocks] = zeros
+    return (padded[:, 0::2] | (padded[:, 1::2] << 4)).reshape(-1)
+
+
+def matmul_nbits_cases():
+    """MatMulNBits onto quant_matmul: 4 and 8 bits, a partial last block, ONNX Runtime's
+    packed zero points, integer-valued float ones, and a bias; weights as initializers."""
+    r = RNG.standard_normal
+    weights = ("b", "scales", "zp", "g_idx", "bias")
+    b, scales, _ = nbits_weights(24, 64, 4, 32)
+    yield case("matmul_nbits_4bit", "MatMulNBits",
+               [("a", r((2, 3, 64)).astype(np.float32)), ("b", b), ("scales", scales)],
+               [("y",)], consts=weights, K=64, N=24, bits=4, block_size=32)
+    b, scales, zeros = nbits_weights(5, 40, 4, 16)
+    bias = r(5).astype(np.float32)
+    yield case("matmul_nbits_4bit_partial_block_zero_points_bias", "MatMulNBits",
+               [("a", r((3, 40)).astype(np.float32)), ("b", b), ("scales", scales),
+                ("zp", pack_nibbles(zeros)), ("g_idx", None), ("bias", bias)],
+               [("y",)], consts=weights, K=40, N=5, bits=4, block_size=16)
+    b, scales, zeros = nbits_weights(8, 64, 8, 32)
+    yield case("matmul_nbits_8bit_zero_points", "MatMulNBits",
+               [("a", r((1, 64)).astype(np.float32)), ("b", b), ("scales", scales),
+                ("zp", zeros.reshape(-1))],
+               [("y",)], consts=weights, K=64, N=8, bits=8, block_size=32)
+    b, scales, zeros = nbits_weights(6, 128, 4, 64)
+    yield case("matmul_nbits_4bit_float_zero_points", "MatMulNBits",
+               [("a", r((4, 128)).astype(np.float32)), ("b", b), ("scales", scales),
+                ("zp", zeros.reshape(-1).astype(np.float32))],
+               [("y",)], consts=weights, K=128, N=6, bits=4, block_size=64)
+
+
+def qoperator_cases():
+    """The QOperator ops of ONNX Runtime's quantize_static(QuantFormat.QOperator), u8
+    activations with per-tensor scales and zero points as initializers."""
+    u8 = lambda *shape: RNG.integers(0, 256, shape, dtype=np.uint8)
+    sc = lambda v: np.array(v, dtype=np.float32)
+    zp = lambda v: np.array(v, dtype=np.uint8)
+    params = ("as", "az", "bs", "bz", "cs", "cz", "ys", "yz")
+    a, b = u8(2, 3, 4), u8(2, 3, 4)
+    for op in ("QLinearAdd", "QLinearMul"):
+        yield case("qlinear_" + op[7:].lower(), op,
+                   [("a", a), ("as", sc(0.02)), ("az", zp(128)), ("b", b), ("bs", sc(0.03)),
+                    ("bz", zp(100)), ("cs", sc(0.05 if op == "QLinearAdd" else 0.4)),
+                    ("cz", zp(120))], [("y", TensorProto.UINT8)], consts=params)
+    x = u8(1, 3, 6, 6)
+    unary = [("x", x), ("as", sc(0.05)), ("az", zp(128)), ("ys", sc(0.004)), ("yz", zp(0))]
+    yield case("qlinear_sigmoid", "QLinearSigmoid", unary, [("y", TensorProto.UINT8)],
+               consts=params)
+    yield case("qlinear_leaky_relu", "QLinearLeakyRelu", unary[:3] + [("ys", sc(0.03)),
+               ("yz", zp(100))], [("y", TensorProto.UINT8)], consts=params, alpha=0.2)
+    pool = [("x", x), ("as", sc(0.05)), ("az", zp(128)), ("ys", sc(0.01)), ("yz", zp(128))]
+    yield case("qlinear_global_average_pool", "QLinearGlobalAveragePool", pool,
+               [("y", TensorProto.UINT8)], consts=params)
+    yield case("qlinear_average_pool", "QLinearAveragePool", pool, [("y", TensorProto.UINT8)],
+               consts=params, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    yield case("qlinear_concat", "QLinearConcat",
+               [("ys", sc(0.04)), ("yz", zp(128)), ("a", a), ("as", sc(0.02)), ("az", zp(128)),
+                ("b", b), ("bs", sc(0.03)), ("bz", zp(100))], [("y", TensorProto.UINT8)],
+               consts=params, axis=1)
+    w = u8(10, 16)  # [N, K] with transB
+    gemm = [("a", u8(3, 16)), ("as", sc(0.02)), ("az", zp(128)), ("w", w),
+            ("bs", (RNG.random(10) * 0.01 + 0.001).astype(np.float32)), ("bz", zp([128] * 10)),
+            ("c", RNG.integers(-500, 500, 10, dtype=np.int32))]
+    weights = params + ("w", "c")
+    yield case("qgemm_transb_per_column_bias_quantized", "QGemm",
+               gemm + [("ys", sc(0.05)), ("yz", zp(128))], [("y", TensorProto.UINT8)],
+               consts=weights, transB=1, alpha=1.0)
+    yield case("qgemm_float_output", "QGemm", gemm, [("y",)], consts=weights, transB=1,
+               alpha=0.5)
+
+
 def refusals():
     """Forms the importer refuses with a reason rather than computing something else."""
     n = helper.make_node("GroupQueryAttention", ["q", "k", "v", "pk", "pv", "sl", "tot"],
@@ -175,6 +264,13 @@ def refusals():
     model = helper.make_model(helper.make_graph([n], "g", inputs, outputs),
                               opset_imports=opsets, ir_version=8)
     yield "gqa_shared_buffer", model, "present_key is declared as long as past_key"
+    b, scales, zeros = nbits_weights(4, 32, 4, 32)
+    _, model, _, _ = case("nbits", "MatMulNBits",
+                          [("a", np.zeros((1, 32), np.float32)), ("b", b), ("scales", scales),
+                           ("zp", np.full(4, 1.5, np.float32))],
+                          [("y",)], consts=("b", "scales", "zp"), K=32, N=4, bits=4,
+                          block_size=32)
+    yield "matmul_nbits_fractional_zero_point", model, "a zero point of 1.5"
 
 
 def main() -> int:
@@ -200,9 +296,15 @@ def main() -> int:
                 np.save(os.path.join(folder, "inputs", k + ".npy"), v)
                 run_inputs += ["--input", f"{k}={os.path.join(folder, 'inputs', k + '.npy')}"]
             stem = os.path.join(folder, "sy", "model")
-            steps = [[sy, "import", path, "-o", stem],
-                     [sy, "run", stem, "--device", "cpu", *run_inputs, "--compare",
-                      os.path.join(folder, "ort")]]
+            # quant_matmul's reference kernel too: the cpu kernel is a tuned one.
+            devices = ["cpu", "cpu-ref"] if name.startswith("matmul_nbits") else ["cpu"]
+            # Quantized outputs: ONNX Runtime rounds its own float arithmetic, so a value
+            # on a rounding boundary may land one code away.
+            quantized = model.graph.output[0].type.tensor_type.elem_type == TensorProto.UINT8
+            tolerance = ["--atol", "1"] if quantized else []
+            steps = [[sy, "import", path, "-o", stem]] + [
+                [sy, "run", stem, "--device", d, *run_inputs, "--compare",
+                 os.path.join(folder, "ort"), *tolerance] for d in devices]
             ok = True
             for step in steps:
                 r = subprocess.run(step, capture_output=True, text=True,

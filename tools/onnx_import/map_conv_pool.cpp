@@ -177,10 +177,10 @@ Status MapConv(NodeContext& ctx) {
   return Status::Ok();
 }
 
-Status MapPool(NodeContext& ctx) {
-  const bool is_max = ctx.node().op_type() == "MaxPool";
-  const bool with_indices = is_max && ctx.OutputWanted(1);
-  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+// The node's max_pool or avg_pool of `x` (the node's window attributes resolved against
+// x's shape), with max_pool's indices as a second output when `with_indices`.
+Expected<std::vector<ValueId>> EmitPool(NodeContext& ctx, ValueId x, bool is_max,
+                                        bool with_indices) {
   const Shape& xs = ctx.TypeOf(x).shape;
   if (xs.size() < 3) return ctx.Invalid("needs an input of rank >= 3, not " + ShapeToString(xs));
   auto kernel = ctx.AttrInts("kernel_shape");
@@ -194,6 +194,16 @@ Status MapPool(NodeContext& ctx) {
   attrs.Set("ceil_mode", ctx.AttrInt("ceil_mode", 0));
   if (!is_max) attrs.Set("count_include_pad", ctx.AttrInt("count_include_pad", 0));
   if (with_indices) attrs.Set("storage_order", ctx.AttrInt("storage_order", 0));
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outs, ctx.Emit(is_max ? "max_pool" : "avg_pool", {x},
+                                                          std::move(attrs), with_indices ? 2 : 1));
+  if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
+  return outs;
+}
+
+Status MapPool(NodeContext& ctx) {
+  const bool is_max = ctx.node().op_type() == "MaxPool";
+  const bool with_indices = is_max && ctx.OutputWanted(1);
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   // MaxPool-12 on 8- and 16-bit integers: in f32, which holds each of their values
   // exactly (a maximum picks one of them; no window is all padding).
   const DType dtype = ctx.TypeOf(x).dtype;
@@ -202,9 +212,7 @@ Status MapPool(NodeContext& ctx) {
   if (is_max && small_int) {
     SY_ASSIGN_OR_RETURN(x, CastTo(ctx, x, DType::kF32));
   }
-  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outs, ctx.Emit(is_max ? "max_pool" : "avg_pool", {x},
-                                                          std::move(attrs), with_indices ? 2 : 1));
-  if (!win.pad_exprs.empty()) ctx.AttachAttrExpr("pads", win.pad_exprs);
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outs, EmitPool(ctx, x, is_max, with_indices));
   ValueId out = outs[0];
   if (is_max && small_int) {
     SY_ASSIGN_OR_RETURN(out, CastTo(ctx, out, dtype));
@@ -451,6 +459,11 @@ Status MapLrn(NodeContext& ctx) {
 }
 
 }  // namespace
+
+Expected<ValueId> EmitAveragePool(NodeContext& ctx, ValueId x) {
+  SY_ASSIGN_OR_RETURN(std::vector<ValueId> outs, EmitPool(ctx, x, false, false));
+  return outs[0];
+}
 
 void AddConvPoolMappings(MappingTable& table) {
   table.At("Conv").map = MapConv;

@@ -6,10 +6,19 @@
 //     in integers; conv in f64, exact for any sum below 2^53)
 //   QLinearMatMul / QLinearConv: the integer product rescaled by a_scale * b_scale /
 //     y_scale and requantized.
+//   com.microsoft QOperator ops (ONNX Runtime's quantize_static with QuantFormat.QOperator):
+//     QGemm exactly as QLinearMatMul (an integer product, C added in int32, rescaled);
+//     QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
+//     QLinearAveragePool and QLinearConcat as their float op between a dequantization of
+//     each input and a quantization of the output, which is what ONNX Runtime's own
+//     kernels compute (in float, rounded once);
+//   com.microsoft MatMulNBits: onto quant_matmul, whose weights stay packed (seed 000);
+//     ONNX Runtime's packed zero points are unpacked at import to one per block.
 // Per-axis scales and zero points (1-D, one per channel) are reshaped to broadcast along
 // their axis; blocked ones (opset 21's block_size) are repeated over their blocks.
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "host_tensor_ops.h"
 #include "op_mapping.h"
@@ -253,6 +262,241 @@ Status MapQLinearConv(NodeContext& ctx) {
   return RescaleAndRequantize(ctx, acc, 1);
 }
 
+// ---- QOperator ops (com.microsoft). Input `x` dequantized with the scale and zero point
+// of inputs `scale` and `zp` (per tensor: the activations these ops take).
+Expected<ValueId> DequantizedInput(NodeContext& ctx, size_t x, size_t scale, size_t zp) {
+  SY_ASSIGN_OR_RETURN(ValueId s, ctx.Input(scale));
+  SY_ASSIGN_OR_RETURN(ValueId v, Shifted(ctx, x, zp, ctx.TypeOf(s).dtype, 1));
+  return ctx.Emit1("mul", {v, s});
+}
+
+// Binds output 0 to `v` quantized with the scale of input `scale` and the zero point of
+// input `zp` (u8 when absent).
+Status BindQuantized(NodeContext& ctx, Expected<ValueId> v, size_t scale, size_t zp) {
+  if (!v.ok()) return v.status();
+  SY_ASSIGN_OR_RETURN(ValueId s, ctx.Input(scale));
+  SY_ASSIGN_OR_RETURN(ValueId scaled, ctx.Emit1("div", {*v, s}));
+  SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, scaled, zp, 1));
+  ctx.SetOutput(0, out);
+  return Status::Ok();
+}
+
+Status RefuseChannelsLast(NodeContext& ctx) {
+  if (ctx.AttrInt("channels_last", 0) == 0) return Status::Ok();
+  return ctx.UnsupportedOp(ctx.node().op_type() + " with channels_last = 1 is not mapped");
+}
+
+// QLinearAdd / QLinearMul(A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp).
+Status MapQLinearBinary(NodeContext& ctx, std::string_view op) {
+  SY_ASSIGN_OR_RETURN(ValueId a, DequantizedInput(ctx, 0, 1, 2));
+  SY_ASSIGN_OR_RETURN(ValueId b, DequantizedInput(ctx, 3, 4, 5));
+  return BindQuantized(ctx, ctx.Emit1(op, {a, b}), 6, 7);
+}
+
+// QLinearSigmoid / QLinearLeakyRelu(X, X_scale, X_zp, Y_scale, Y_zp).
+Status MapQLinearUnary(NodeContext& ctx, std::string_view op, Attrs attrs = {}) {
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 0, 1, 2));
+  return BindQuantized(ctx, ctx.Emit1(op, {x}, std::move(attrs)), 3, 4);
+}
+
+Status MapQLinearLeakyRelu(NodeContext& ctx) {
+  Attrs attrs;
+  attrs.Set("alpha", ctx.AttrFloat("alpha", 0.01));
+  return MapQLinearUnary(ctx, "leaky_relu", std::move(attrs));
+}
+
+// QLinearGlobalAveragePool(X, x_scale, x_zp, y_scale, y_zp; channels_last).
+Status MapQLinearGlobalAveragePool(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(RefuseChannelsLast(ctx));
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 0, 1, 2));
+  return BindQuantized(ctx, ctx.Emit1("global_avg_pool", {x}), 3, 4);
+}
+
+// QLinearAveragePool(X, x_scale, x_zp, y_scale, y_zp; AveragePool's attributes).
+Status MapQLinearAveragePool(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(RefuseChannelsLast(ctx));
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 0, 1, 2));
+  return BindQuantized(ctx, EmitAveragePool(ctx, x), 3, 4);
+}
+
+// QLinearConcat(Y_scale, Y_zp, (X, X_scale, X_zp)...; axis).
+Status MapQLinearConcat(NodeContext& ctx) {
+  if (ctx.num_inputs() < 5 || (ctx.num_inputs() - 2) % 3 != 0) {
+    return ctx.Invalid(
+        "QLinearConcat takes Y_scale, Y_zero_point and triples (X, X_scale, "
+        "X_zero_point), not " +
+        std::to_string(ctx.num_inputs()) + " inputs");
+  }
+  std::vector<ValueId> parts;
+  for (size_t i = 2; i < ctx.num_inputs(); i += 3) {
+    SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, i, i + 1, i + 2));
+    parts.push_back(x);
+  }
+  Attrs attrs;
+  attrs.Set("axis", ctx.AttrInt("axis", 0));
+  return BindQuantized(ctx, ctx.Emit1("concat", parts, std::move(attrs)), 0, 1);
+}
+
+// QGemm(A, a_scale, a_zp, B, b_scale, b_zp[, C, y_scale, y_zp]; alpha, transA, transB): the
+// integer product of the zero-point-shifted A and B (exact, as QLinearMatMul), C (int32,
+// scale a_scale * b_scale) added, times alpha * a_scale * b_scale (b's per column); then
+// quantized with y_scale and y_zp, or float output without y_scale.
+Status MapQGemm(NodeContext& ctx) {
+  const bool trans_a = ctx.AttrInt("transA", 0) != 0;
+  const bool trans_b = ctx.AttrInt("transB", 0) != 0;
+  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, 0));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kI32, trans_b ? 0 : 1));
+  Attrs swap;
+  swap.Set("perm", std::vector<int64_t>{1, 0});
+  if (trans_a) {
+    SY_ASSIGN_OR_RETURN(a, ctx.Emit1("transpose", {a}, swap));
+  }
+  if (trans_b) {
+    SY_ASSIGN_OR_RETURN(b, ctx.Emit1("transpose", {b}, swap));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
+  if (ctx.HasInput(6)) {
+    SY_ASSIGN_OR_RETURN(ValueId c, ctx.Input(6));
+    SY_ASSIGN_OR_RETURN(c, CastTo(ctx, c, DType::kI32));
+    SY_ASSIGN_OR_RETURN(acc, ctx.Emit1("add", {acc, c}));
+  }
+  const DType f = ctx.InputType(1).dtype;
+  SY_ASSIGN_OR_RETURN(ValueId as, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(4));
+  SY_ASSIGN_OR_RETURN(bs, AlongAxis(ctx, bs, 1, 2));
+  SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
+  SY_ASSIGN_OR_RETURN(ValueId alpha, ctx.Scalar(f, ctx.AttrFloat("alpha", 1.0)));
+  SY_ASSIGN_OR_RETURN(m, ctx.Emit1("mul", {m, alpha}));
+  SY_ASSIGN_OR_RETURN(m, CastTo(ctx, m, DType::kF64));
+  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, DType::kF64));
+  SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
+  SY_ASSIGN_OR_RETURN(real, CastTo(ctx, real, f));
+  if (!ctx.HasInput(7)) {
+    ctx.SetOutput(0, real);
+    return Status::Ok();
+  }
+  return BindQuantized(ctx, real, 7, 8);
+}
+
+// MatMulNBits(A, B, scales[, zero_points, g_idx, bias]; K, N, bits, block_size) with the
+// semantics of ONNX Runtime's ContribOperators documentation: A [..., K] times B^T, B
+// [N, k_blocks, blob] holding `bits`-bit codes low-first; scales [N * k_blocks] or
+// [N, k_blocks]; zero points packed `8 / bits` a byte per row of blocks (uint8), or one
+// per block in A's dtype; g_idx mapping each k to its block; bias [N] added last.
+// quant_matmul takes 4 and 8 bits and integer zero points; g_idx only as the plain
+// k / block_size order (what every writer but GPTQ's act-order emits).
+Status MapMatMulNBits(NodeContext& ctx) {
+  const int64_t k = ctx.AttrInt("K", -1);
+  const int64_t n = ctx.AttrInt("N", -1);
+  const int64_t bits = ctx.AttrInt("bits", 4);
+  const int64_t block = ctx.AttrInt("block_size", 0);
+  if (k <= 0 || n <= 0) return ctx.Invalid("attributes K and N must be positive");
+  if (bits != 4 && bits != 8) {
+    return ctx.UnsupportedOp("MatMulNBits with bits = " + std::to_string(bits) +
+                             " is not mapped (quant_matmul takes 4- and 8-bit codes)");
+  }
+  if (block < 16 || block > 256 || (block & (block - 1)) != 0) {
+    return ctx.UnsupportedOp("MatMulNBits with block_size " + std::to_string(block) +
+                             " is not mapped (quant_matmul takes powers of two from 16 to 256)");
+  }
+  const int64_t k_blocks = (k + block - 1) / block;
+  const int64_t blob = block * bits / 8;
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
+  const TensorType& at = ctx.TypeOf(a);
+  if (at.shape.empty() || at.shape.back() != k) {
+    return ctx.Invalid("input A has shape " + ShapeToString(at.shape) +
+                       " but its last dimension must be K = " + std::to_string(k));
+  }
+  if (ctx.InputType(1).dtype != DType::kU8) {
+    return ctx.UnsupportedOp("MatMulNBits with B of dtype " +
+                             std::string(DTypeName(ctx.InputType(1).dtype)) +
+                             " is not mapped (packed uint8 only)");
+  }
+  const auto reshaped = [&](ValueId v, const Shape& shape,
+                            std::string_view name) -> Expected<ValueId> {
+    const Shape& have = ctx.TypeOf(v).shape;
+    if (have == shape) return v;
+    if (ElementCount(have) != ElementCount(shape)) {
+      return ctx.Invalid("input " + std::string(name) + " has shape " + ShapeToString(have) +
+                         " but must hold " + ShapeToString(shape) + " (" +
+                         std::to_string(ElementCount(shape)) + " elements)");
+    }
+    Attrs attrs;
+    attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
+    return ctx.Emit1("reshape", {v}, std::move(attrs));
+  };
+  SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+  SY_ASSIGN_OR_RETURN(b, reshaped(b, {n, k_blocks, blob}, "B"));
+  SY_ASSIGN_OR_RETURN(ValueId scales, ctx.Input(2));
+  SY_ASSIGN_OR_RETURN(scales, reshaped(scales, {n, k_blocks}, "scales"));
+  std::vector<ValueId> inputs = {a, b, scales};
+  if (ctx.HasInput(3)) {
+    const Tensor* zp = ctx.ConstantInput(3);
+    if (zp == nullptr) {
+      return ctx.UnsupportedOp("MatMulNBits with zero points computed at run time is not mapped");
+    }
+    const std::vector<double> packed = ToDoubles(*zp);
+    std::vector<double> zeros(static_cast<size_t>(n * k_blocks));
+    const int64_t limit = int64_t{1} << bits;
+    if (zp->dtype() == DType::kU8) {
+      const int64_t row_bytes = (k_blocks * bits + 7) / 8;
+      if (static_cast<int64_t>(packed.size()) != n * row_bytes) {
+        return ctx.Invalid("input zero_points (uint8) must hold N * ceil(k_blocks * bits / 8) = " +
+                           std::to_string(n * row_bytes) + " bytes, not " +
+                           std::to_string(packed.size()));
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < k_blocks; ++i) {
+          const auto byte =
+              static_cast<int64_t>(packed[static_cast<size_t>(j * row_bytes + i * bits / 8)]);
+          zeros[static_cast<size_t>(j * k_blocks + i)] =
+              static_cast<double>(bits == 8 ? byte : (byte >> (4 * (i % 2))) & 0xF);
+        }
+      }
+    } else {
+      if (static_cast<int64_t>(packed.size()) != n * k_blocks) {
+        return ctx.Invalid(
+            "input zero_points must hold N * k_blocks = " + std::to_string(n * k_blocks) +
+            " values, not " + std::to_string(packed.size()));
+      }
+      for (size_t i = 0; i < packed.size(); ++i) {
+        const double z = packed[i];
+        if (!(z >= 0 && z < static_cast<double>(limit)) || z != std::floor(z)) {
+          std::ostringstream text;
+          text << z;
+          return ctx.UnsupportedOp("MatMulNBits with a zero point of " + text.str() +
+                                   " is not mapped (quant_matmul's zero points are codes, "
+                                   "integers from 0 to " +
+                                   std::to_string(limit - 1) + ")");
+        }
+        zeros[i] = z;
+      }
+    }
+    SY_ASSIGN_OR_RETURN(Tensor t, FromDoubles(DType::kU8, {n, k_blocks}, zeros));
+    inputs.push_back(ctx.state().AddConstant(t, ctx.node().output(0) + "/zero_points"));
+  }
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(std::vector<int64_t> g_idx, ctx.StaticInts(4, "g_idx"));
+    bool plain = static_cast<int64_t>(g_idx.size()) == k;
+    for (int64_t i = 0; plain && i < k; ++i) plain = g_idx[static_cast<size_t>(i)] == i / block;
+    if (!plain) {
+      return ctx.UnsupportedOp(
+          "MatMulNBits with a g_idx other than k / block_size (act-order "
+          "GPTQ) is not mapped");
+    }
+  }
+  Attrs attrs;
+  attrs.Set("bits", bits);
+  attrs.Set("block_size", block);
+  SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1("quant_matmul", inputs, std::move(attrs)));
+  if (ctx.HasInput(5)) {
+    SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(5));
+    SY_ASSIGN_OR_RETURN(y, ctx.Emit1("add", {y, bias}));
+  }
+  ctx.SetOutput(0, y);
+  return Status::Ok();
+}
+
 }  // namespace
 void AddQuantizationMappings(MappingTable& table) {
   table.At("DequantizeLinear").map = MapDequantize;
@@ -262,6 +506,18 @@ void AddQuantizationMappings(MappingTable& table) {
   table.At("ConvInteger").map = MapConvInteger;
   table.At("QLinearMatMul").map = MapQLinearMatMul;
   table.At("QLinearConv").map = MapQLinearConv;
+  const auto ms = [](std::string_view op) { return "com.microsoft:" + std::string(op); };
+  table.At(ms("MatMulNBits")).map = MapMatMulNBits;
+  table.At(ms("QGemm")).map = MapQGemm;
+  table.At(ms("QLinearAdd")).map = [](NodeContext& ctx) { return MapQLinearBinary(ctx, "add"); };
+  table.At(ms("QLinearMul")).map = [](NodeContext& ctx) { return MapQLinearBinary(ctx, "mul"); };
+  table.At(ms("QLinearSigmoid")).map = [](NodeContext& ctx) {
+    return MapQLinearUnary(ctx, "sigmoid");
+  };
+  table.At(ms("QLinearLeakyRelu")).map = MapQLinearLeakyRelu;
+  table.At(ms("QLinearGlobalAveragePool")).map = MapQLinearGlobalAveragePool;
+  table.At(ms("QLinearAveragePool")).map = MapQLinearAveragePool;
+  table.At(ms("QLinearConcat")).map = MapQLinearConcat;
 }
 
 }  // namespace sy::onnx_import

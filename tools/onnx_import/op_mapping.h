@@ -108,6 +108,9 @@ Expected<SliceParams> SliceParamsOf(NodeContext& ctx);
 // A catalogue conv of x and w (and bias) with the node's Conv attributes (auto_pad,
 // strides, pads, dilations, group) resolved; shared by Conv and the quantized convs.
 Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias);
+// The node's AveragePool of x (its window attributes: kernel_shape, strides, pads or
+// auto_pad, dilations, ceil_mode, count_include_pad), as map_conv_pool.cpp maps AveragePool.
+Expected<ValueId> EmitAveragePool(NodeContext& ctx, ValueId x);
 // The statistics of a norm over axes [axis, rank) of x, dims kept: the mean (centred only)
 // and 1 / sqrt(variance + epsilon), the variance taken about the mean when `centred`, else
 // the mean square (RMS norms). For the optional outputs of LayerNormalization and its

@@ -1,7 +1,9 @@
 // Linear-algebra ops of the catalogue (spec/ops.md, "Linear algebra"): matmul with NumPy
 // semantics (1-D promotion, broadcast batch dims), gemm (rank-2 operands, optional
-// transposes, C broadcast unidirectionally to [M, N]) and the extension det (ONNX Det:
-// the determinants of [..., M, M] square matrices).
+// transposes, C broadcast unidirectionally to [M, N]), and the extensions det (ONNX Det:
+// the determinants of [..., M, M] square matrices) and quant_matmul (seed 000's
+// quant_matmul: float activations times block-quantized 4- or 8-bit weights that stay
+// packed, ONNX Runtime's MatMulNBits; docs/ops.md).
 #include <algorithm>
 
 #include "ops/op_families.h"
@@ -16,6 +18,7 @@ constexpr DTypeSet kFI = DTypeSet::Numeric();
 
 AttrSpec Float(std::string_view name, double value) { return {name, AttrKind::kFloat, value}; }
 AttrSpec Flag(std::string_view name) { return {name, AttrKind::kInt, int64_t{0}}; }
+AttrSpec Int(std::string_view name, int64_t value) { return {name, AttrKind::kInt, value}; }
 
 // A 0/1 attribute (trans_a, trans_b): anything else is an error naming it.
 Status RequireFlag(const Attrs& attrs, std::string_view name) {
@@ -123,6 +126,52 @@ Expected<std::vector<TensorType>> InferDet(const InferContext& ctx) {
   return std::vector<TensorType>{{x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)}};
 }
 
+// quant_matmul: a [..., K] x w^T -> [..., N], where w [N, K] is held quantized in blocks of
+// `block_size` along K: b [N, n_blocks, block_size * bits / 8] packs the codes (bits = 4:
+// two per byte, the even k in the low nibble), scales [N, n_blocks] and the optional
+// zero_points [N, n_blocks] (one code per byte; default 2^(bits - 1)) give
+// w[n, k] = (code - zero_point) * scale of k's block. K need not fill the last block.
+Expected<std::vector<TensorType>> InferQuantMatmul(const InferContext& ctx) {
+  const int64_t bits = ctx.attrs.GetInt("bits");
+  const int64_t block_size = ctx.attrs.GetInt("block_size");
+  if (bits != 4 && bits != 8) {
+    return AttrError("bits", "is " + std::to_string(bits) + " but must be 4 or 8");
+  }
+  if (block_size < 16 || block_size > 256 || (block_size & (block_size - 1)) != 0) {
+    return AttrError("block_size", "is " + std::to_string(block_size) +
+                                       " but must be a power of two from 16 to 256");
+  }
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  const TensorType& scales = ctx.input(2);
+  SY_RETURN_IF_ERROR(RequireMinRank(a, "a", 1));
+  SY_RETURN_IF_ERROR(RequireRank(b, "b", 3));
+  SY_RETURN_IF_ERROR(RequireRank(scales, "scales", 2));
+  const int64_t k = a.shape.back();
+  const int64_t n = b.shape[0];
+  const int64_t n_blocks = (k + block_size - 1) / block_size;
+  const int64_t block_bytes = block_size * bits / 8;
+  if (b.shape[1] != n_blocks || b.shape[2] != block_bytes) {
+    return InvalidModel("input b has shape " + ShapeToString(b.shape) + " but must be [N, " +
+                        std::to_string(n_blocks) + ", " + std::to_string(block_bytes) +
+                        "]: ceil(K / block_size) blocks of block_size * bits / 8 bytes for K = " +
+                        std::to_string(k) + " (input a's last dimension), block_size " +
+                        std::to_string(block_size) + " and bits " + std::to_string(bits));
+  }
+  const Shape per_block{n, n_blocks};
+  if (scales.shape != per_block) {
+    return InvalidModel("input scales has shape " + ShapeToString(scales.shape) +
+                        " but must be [N, n_blocks] = " + ShapeToString(per_block));
+  }
+  if (ctx.num_inputs() > 3 && ctx.input(3).shape != per_block) {
+    return InvalidModel("input zero_points has shape " + ShapeToString(ctx.input(3).shape) +
+                        " but must be [N, n_blocks] = " + ShapeToString(per_block));
+  }
+  Shape out(a.shape.begin(), a.shape.end() - 1);
+  out.push_back(n);
+  return std::vector<TensorType>{{a.dtype, std::move(out)}};
+}
+
 }  // namespace
 
 void AddLinalgSchemas(std::vector<OpSchema>& out) {
@@ -154,6 +203,16 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.type_vars = OneTypeVar(kF);
     s.inputs = {{"x", 0}};
     s.infer = InferDet;
+    out.push_back(std::move(s));
+  }
+  {  // Extension (docs/ops.md): ONNX Runtime's com.microsoft MatMulNBits.
+    OpSchema s;
+    s.name = "quant_matmul";
+    s.type_vars = {{"T", kF}, {"Tq", DTypeSet{DType::kU8}}};
+    s.inputs = {{"a", 0}, {"b", 1}, {"scales", 0}, {"zero_points", 1, /*optional=*/true}};
+    s.attrs = {Int("bits", 4), Int("block_size", 32)};
+    s.infer = InferQuantMatmul;
+    s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }
 }

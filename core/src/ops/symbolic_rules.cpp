@@ -134,6 +134,15 @@ Result Matmul(SymbolicNode& n) {
   return One(std::move(out));
 }
 
+// quant_matmul: a [..., K] -> [..., N], N being b's first dim (the packed blocks' sizes
+// are checked at the examples).
+Result QuantMatmul(SymbolicNode& n) {
+  if (n.inputs.size() < 2 || n.in(0).empty() || n.in(1).empty()) return Outputs();
+  SymShape out(n.in(0).begin(), n.in(0).end() - 1);
+  out.push_back(n.in(1)[0]);
+  return One(std::move(out));
+}
+
 Result Gemm(SymbolicNode& n) {
   if (n.inputs.size() < 2 || n.in(0).size() != 2 || n.in(1).size() != 2) return Outputs();
   const std::optional<int64_t> trans_a = n.Int("trans_a");
@@ -638,6 +647,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"mod", BroadcastInputs},
       {"pad", Pad},
       {"prelu", SameAsFirst},
+      {"quant_matmul", QuantMatmul},
       {"range", Range},
       {"reduce_max", Reduce},
       {"reduce_mean", Reduce},

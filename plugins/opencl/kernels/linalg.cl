@@ -7,6 +7,7 @@
 // batch broadcasting, computed once by the host); y is contiguous [batch, M, N].
 // ACC_T accumulates: float for f32 f16 bf16, double for f64, ulong for the integers
 // (wrapping like NumPy's 64-bit accumulation, then again on store).
+#ifndef QUANT_MATMUL
 #ifndef TS
 #define TS 16
 #endif
@@ -49,3 +50,42 @@ __kernel __attribute__((reqd_work_group_size(TS, TS, 1))) void sy_gemm(
 #endif
   STORE_Y(y, bi * M * N + row * N + col, value);
 }
+#endif  // !QUANT_MATMUL
+
+#ifdef QUANT_MATMUL
+// quant_matmul: y[r, j] = sum_k a[r, k] * (code(j, k) - zero) * scale of k's block, one
+// work-item per output element; the weights stay packed (docs/ops.md: b [N, n_blocks,
+// block_bytes], bits 4 with code 2i in byte i's low nibble, or 8; scales and the optional
+// zero_points [N, n_blocks], zero 2^(bits - 1) without them). Each block's dot product is
+// scaled once, as the cpu kernels do. a and scales share slot A.
+__kernel void sy_quant_matmul(__global const uchar* ab, ulong ao, __global const uchar* qb,
+                              ulong qo, __global const uchar* sb, ulong so,
+                              __global const uchar* zb, ulong zo, __global uchar* yb, ulong yo,
+                              ulong n, long N, long K, long n_blocks, long block_bytes,
+                              long block_size, int bits, int has_zero) {
+  const size_t idx = get_global_id(0);
+  if (idx >= n) return;
+  __global const ST_A* a = SY_CPTR(ST_A, ab, ao);
+  __global const ST_A* scales = SY_CPTR(ST_A, sb, so);
+  __global const uchar* codes = qb + qo;
+  __global const uchar* zeros = zb + zo;
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long j = (long)(idx % (ulong)N);
+  const long r = (long)(idx / (ulong)N);
+  CT_A acc = 0;
+  for (long blk = 0; blk < n_blocks; ++blk) {
+    const long start = blk * block_size;
+    const long count = min(block_size, K - start);
+    const long at = j * n_blocks + blk;
+    const int zero = has_zero ? (int)zeros[at] : (1 << (bits - 1));
+    __global const uchar* block = codes + at * block_bytes;
+    CT_A dot = 0;
+    for (long i = 0; i < count; ++i) {
+      const int code = bits == 8 ? (int)block[i] : ((int)block[i / 2] >> (4 * (int)(i & 1))) & 15;
+      dot += (CT_A)(code - zero) * LOAD_A(a, r * K + start + i);
+    }
+    acc += dot * LOAD_A(scales, at);
+  }
+  STORE_Y(y, idx, acc);
+}
+#endif

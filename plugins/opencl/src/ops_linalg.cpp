@@ -1,6 +1,7 @@
 // matmul (NumPy semantics: 1-D promotion, broadcast batch dims; floats and integers) and
 // gemm (alpha, beta, trans_a, trans_b, C broadcast to [M, N]); one tiled kernel,
-// kernels/linalg.cl sy_gemm, described by strides. Accumulation: float for f32 f16 bf16,
+// kernels/linalg.cl sy_gemm, described by strides. quant_matmul on its own kernel over
+// the packed weights (sy_quant_matmul). Accumulation: float for f32 f16 bf16,
 // double for f64, 64-bit wrapping for the integers.
 //
 // Where the plugin was built with CLBlast (libclblast-dev), f32 and f64 products with
@@ -313,11 +314,63 @@ bool SupportsGemm(const NodeInfo& node, const DeviceCaps& device, std::string& r
 
 std::unique_ptr<ClOp> CreateGemm(const NodeInfo&) { return std::make_unique<GemmOp>(); }
 
+// quant_matmul: one work-item per output element over the packed weights
+// (kernels/linalg.cl, sy_quant_matmul).
+class QuantMatmulOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& b = node.inputs[1].shape;
+    n_ = b[0];
+    k_ = node.inputs[0].shape.back();
+    n_blocks_ = b[1];
+    block_bytes_ = b[2];
+    block_size_ = node.attrs.GetInt("block_size", 32);
+    bits_ = node.attrs.GetInt("bits", 4);
+    has_zero_ = node.inputs.size() > 3;
+    n_out_ = ElementCount(node.outputs[0].shape);
+    const DType dtype = node.inputs[0].dtype;
+    kernel_ = ctx.Kernel("linalg",
+                         SlotDefines('A', dtype) + SlotDefines('Y', node.outputs[0].dtype) +
+                             "#define QUANT_MATMUL 1\n",
+                         dtype == DType::kF64, "sy_quant_matmul");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_out_ == 0) return;
+    // Absent zero points: bound to b, never read.
+    const ClTensor& zeros = has_zero_ ? ctx.inputs[3] : ctx.inputs[1];
+    KernelArgs args(kernel_.get());
+    args.Tensor(ctx.inputs[0])
+        .Tensor(ctx.inputs[1])
+        .Tensor(ctx.inputs[2])
+        .Tensor(zeros)
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_out_));
+    for (int64_t v : {n_, k_, n_blocks_, block_bytes_, block_size_}) {
+      args.Add(static_cast<cl_long>(v));
+    }
+    args.Add(static_cast<cl_int>(bits_)).Add(static_cast<cl_int>(has_zero_ ? 1 : 0));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+ private:
+  int64_t n_ = 0, k_ = 0, n_blocks_ = 0, block_bytes_ = 0, block_size_ = 0, bits_ = 4;
+  int64_t n_out_ = 0;
+  bool has_zero_ = false;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateQuantMatmul(const NodeInfo&) {
+  return std::make_unique<QuantMatmulOp>();
+}
+
 }  // namespace
 
 void RegisterLinalgOps(ClOpRegistry& registry) {
   registry.Add("matmul", SupportsGemm, CreateGemm);
   registry.Add("gemm", SupportsGemm, CreateGemm);
+  registry.Add("quant_matmul", SupportsFloatOnly, CreateQuantMatmul);
 }
 
 }  // namespace sy::opencl

@@ -135,6 +135,7 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "non_max_suppression",
                                           "sample",
                                           "det",
+                                          "quant_matmul",
                                           "roi_align",
                                           "deform_conv",
                                           "tfidf_vectorizer"};
@@ -159,7 +160,8 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
 TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
   const std::set<std::string> compute = {"matmul",           "gemm",         "conv",
                                          "conv_transpose",   "deform_conv",  "attention",
-                                         "linear_attention", "fused_matmul", "fused_conv"};
+                                         "linear_attention", "fused_matmul", "fused_conv",
+                                         "quant_matmul"};
   for (const OpSchema& s : OpRegistry::Global().schemas()) {
     EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
   }

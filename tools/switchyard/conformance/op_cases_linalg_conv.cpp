@@ -1,5 +1,5 @@
-// Op cases of linear algebra, convolution and pooling: matmul, gemm, conv,
-// conv_transpose, max_pool, avg_pool and global_avg_pool.
+// Op cases of linear algebra, convolution and pooling: matmul, gemm, det, quant_matmul,
+// roi_align, deform_conv, conv, conv_transpose, max_pool, avg_pool and global_avg_pool.
 //
 // Sizes are odd and not multiples of any vector width or tile (7, 13, 17, 33, 65) so that
 // blocked kernels hit their remainders. The 1M cases have about 1M outputs at a modest
@@ -104,6 +104,41 @@ std::vector<OpCase> DetCases() {
                     {"empty matrix [3,0,0]", {{3, 0, 0}}, {}},
                 },
                 {}, {"[65536,4,4]", {{65536, 4, 4}}, {}});
+}
+
+// quant_matmul: 4- and 8-bit codes (any byte: the generator's integers wrap), block sizes
+// 16 and 32, K filling its last block or not, with zero points in [0, 16) and without,
+// a batch dim, no rows.
+std::vector<OpCase> QuantMatmulCases() {
+  auto attrs = [](int64_t bits, int64_t block_size) {
+    Attrs a;
+    a.Set("bits", I(bits));
+    a.Set("block_size", I(block_size));
+    return a;
+  };
+  const DType q = DType::kU8;
+  auto in = [&](DType d, Shape a, int64_t n, int64_t bits, int64_t bs, bool zeros) {
+    const int64_t k = a.back();
+    const int64_t blocks = (k + bs - 1) / bs;
+    std::vector<CaseInput> v = {In(d, std::move(a)), In(q, {n, blocks, bs * bits / 8}),
+                                In(d, {n, blocks}, Domain::kSmall)};
+    if (zeros) v.push_back(In(q, {n, blocks}, Domain::kNonNegativeIndex, 16));
+    return v;
+  };
+  CaseBuilder b("quant_matmul");
+  for (DType d : SchemaDTypes("quant_matmul")) {
+    b.Add(d, "4-bit block 16 [3,20] N=5", in(d, {3, 20}, 5, 4, 16, false), attrs(4, 16));
+    b.Add(d, "4-bit block 16 zero points [3,20] N=5", in(d, {3, 20}, 5, 4, 16, true), attrs(4, 16));
+    b.Add(d, "4-bit block 32 [2,3,64] N=7", in(d, {2, 3, 64}, 7, 4, 32, true), attrs(4, 32));
+    b.Add(d, "4-bit block 16 [17] N=3", in(d, {17}, 3, 4, 16, false), attrs(4, 16));
+    b.Add(d, "8-bit block 16 zero points [1,33] N=3", in(d, {1, 33}, 3, 8, 16, true), attrs(8, 16));
+    b.Add(d, "8-bit block 32 [5,32] N=9", in(d, {5, 32}, 9, 8, 32, false), attrs(8, 32));
+    b.Add(d, "empty rows [0,16] N=4", in(d, {0, 16}, 4, 4, 16, false), attrs(4, 16));
+  }
+  const DType f = DType::kF32;
+  b.Large(f, "1M 4-bit block 32 [1024,64] N=1024", in(f, {1024, 64}, 1024, 4, 32, true),
+          attrs(4, 32));
+  return b.Take();
 }
 
 // deform_conv: offsets in [-2, 2) move samples across the edges; with and without bias and
@@ -333,6 +368,7 @@ std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "matmul") return MatmulCases();
   if (op == "gemm") return GemmCases();
   if (op == "det") return DetCases();
+  if (op == "quant_matmul") return QuantMatmulCases();
   if (op == "roi_align") return RoiAlignCases();
   if (op == "deform_conv") return DeformConvCases();
   if (op == "conv") return ConvCases();

@@ -180,6 +180,7 @@ constexpr OpTier kTiers[] = {
     {"matmul", Tier::kSum},
     {"gemm", Tier::kSum},
     {"det", Tier::kSum},
+    {"quant_matmul", Tier::kSum},
     {"conv", Tier::kSum},
     {"conv_transpose", Tier::kSum},
     {"deform_conv", Tier::kSum},

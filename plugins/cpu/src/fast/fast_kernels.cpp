@@ -22,6 +22,7 @@ const KernelTable& FastKernels() {
     t.AddFamily("sampling", AddSamplingFastKernels);
     AddMatmulBlasKernels(t);
     AddConvBlasKernels(t);
+    AddQuantMatmulFastKernels(t);
     AttachOneDnnKernels(t);
     for (const KernelTable::Entry& e : RefKernels().entries()) {
       if (t.Find(e.op) == nullptr) t.Add(e.op, e.fn, e.prepare);

@@ -19,7 +19,7 @@ void AddUnaryFastKernels(KernelTable& table);          // relu exp tanh gelu ...
 void AddReductionFastKernels(KernelTable& table);      // reduce_sum/mean/max, trailing axes: f32
 void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_norm add_layer_norm
 void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
-void AddSamplingFastKernels(KernelTable& table);  // sample: every method and dtype (bit-exact)
+void AddSamplingFastKernels(KernelTable& table);       // sample: every method and dtype (bit-exact)
 // For tests: whether the fused attention kernel computes `ctx` itself rather than passing
 // it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
 bool AttentionFastTakes(const KernelContext& ctx);
@@ -33,8 +33,9 @@ void SetAttentionProducts(AttentionProducts choice);
 
 // Per family, one file each (fast/<family>_blas.cpp). Each kernel handles the dtypes and
 // cases it is tuned for and calls the reference kernel (RefKernels()) for the rest.
-void AddMatmulBlasKernels(KernelTable& table);  // matmul gemm: f32 f64 via cblas_?gemm
-void AddConvBlasKernels(KernelTable& table);    // conv: f32 2-D via im2col + cblas_sgemm
+void AddMatmulBlasKernels(KernelTable& table);       // matmul gemm: f32 f64 via cblas_?gemm
+void AddConvBlasKernels(KernelTable& table);         // conv: f32 2-D via im2col + cblas_sgemm
+void AddQuantMatmulFastKernels(KernelTable& table);  // quant_matmul: f32, weights kept packed
 
 // oneDNN primitives built at prepare (fast/onednn/), attached to the entries above: f32
 // matmul and gemm (weights prepacked when constant), f32 conv with 1 to 3 spatial dims

@@ -1,5 +1,5 @@
 // Reference kernels of the linalg family: matmul and gemm (spec/ops.md, "Linear algebra";
-// ONNX semantics) and the extension det.
+// ONNX semantics) and the extensions det and quant_matmul.
 //
 // Floats accumulate in double and are rounded once on store; matmul's integer dtypes
 // accumulate in 64-bit two's complement (through uint64_t, so overflow wraps instead of
@@ -154,12 +154,56 @@ Status Det(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---------------------------------------------------------------------------------------
+// quant_matmul: y[r, n] = sum_k a[r, k] * w[n, k], w[n, k] = (code(n, k) - zero_point) *
+// scale of k's block (docs/ops.md). Each row of w is dequantized in double, then every
+// row of a is multiplied with it, accumulating in double.
+
+Status QuantMatmul(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const ConstTensorView& scales = ctx.inputs[2];
+  const uint8_t* zero_points =
+      ctx.inputs.size() > 3 ? reinterpret_cast<const uint8_t*>(ctx.inputs[3].data) : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const int64_t bits = ctx.attrs.GetInt("bits", 4);
+  const int64_t block_size = ctx.attrs.GetInt("block_size", 32);
+  const int64_t k = a.shape().back();
+  const int64_t n = b.shape()[0];
+  const int64_t n_blocks = b.shape()[1];
+  const int64_t block_bytes = b.shape()[2];
+  const int64_t rows = n == 0 ? 0 : y.count() / n;
+  const auto* codes = reinterpret_cast<const uint8_t*>(b.data);
+  const int64_t default_zero = int64_t{1} << (bits - 1);
+  std::vector<double> w(static_cast<size_t>(k));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t l = 0; l < k; ++l) {
+      const int64_t block = l / block_size;
+      const int64_t at = l % block_size;
+      const uint8_t* bytes = codes + (j * n_blocks + block) * block_bytes;
+      const int64_t code = bits == 8 ? bytes[at] : (bytes[at / 2] >> (4 * (at % 2))) & 0xF;
+      const int64_t zero = zero_points ? zero_points[j * n_blocks + block] : default_zero;
+      w[static_cast<size_t>(l)] = static_cast<double>(code - zero) *
+                                  LoadFloat(scales.dtype(), scales.data, j * n_blocks + block);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      double acc = 0.0;
+      for (int64_t l = 0; l < k; ++l) {
+        acc += LoadFloat(a.dtype(), a.data, r * k + l) * w[static_cast<size_t>(l)];
+      }
+      StoreFloat(y.dtype(), y.data, r * n + j, acc);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddLinalgRefKernels(KernelTable& table) {
   table.Add("matmul", MatMul);
   table.Add("gemm", Gemm);
   table.Add("det", Det);
+  table.Add("quant_matmul", QuantMatmul);
 }
 
 }  // namespace sy::cpu

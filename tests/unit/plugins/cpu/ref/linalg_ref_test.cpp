@@ -1,7 +1,6 @@
-// Reference kernels of the linalg family (matmul, gemm): hand-derived cases and NumPy
-// references written by tools/kernel_refs/linalg_conv.py into
-// tests/data/kernels/linalg_conv/ (each case's attributes are repeated here under the
-// script's case name).
+// Reference kernels of the linalg family (matmul, gemm, det, quant_matmul): hand-derived cases and
+// NumPy references written by tools/kernel_refs/linalg_conv.py into tests/data/kernels/linalg_conv/
+// (each case's attributes are repeated here under the script's case name).
 #include "linalg_conv_pool_test_util.h"
 
 namespace sy::cpu::test {
@@ -162,6 +161,54 @@ TEST(LinalgRefDet, HandDerived) {
   ExpectExact(RunRef1("det", {F32({2, 2, 2}, {1, 2, 2, 4, 2, 0, 0, 3})}), {2}, {0, 6});
   ExpectExact(RunRef1("det", {F32({3, 0, 0}, {})}), {3}, {1, 1, 1});
   ExpectExact(RunRef1("det", {F32({1, 1}, {-7})}), {}, {-7});
+}
+
+// quant_matmul: two weight rows of K = 20 in 4-bit blocks of 16 (the second block
+// partial: its last 6 bytes are padding the kernel must not read as codes), derived by
+// hand from docs/ops.md's layout: code 2j in byte j's low nibble, 2j + 1 in its high one.
+//   row 0: block 0 all 0x99 (codes 9); block 1 bytes 0xC3, 0x08 (codes 3, 12, 8, 0).
+//   row 1: block 0 all 0x21 (codes 1, 2, 1, 2, ...); block 1 bytes 0xF0, 0x0F (0, 15, 15, 0).
+// scales [[0.5, 2], [1, -1]]. a's first row is 16 ones then 1, 2, 3, 4; its second is
+// twice the first.
+std::vector<Tensor> QuantMatmulHandInputs() {
+  std::vector<double> a(40, 1.0);
+  for (int i = 0; i < 4; ++i) a[16 + i] = i + 1;
+  for (int i = 0; i < 20; ++i) a[20 + i] = 2 * a[i];
+  std::vector<double> codes;
+  for (int i = 0; i < 8; ++i) codes.push_back(0x99);
+  for (double v : {0xC3, 0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}) codes.push_back(v);
+  for (int i = 0; i < 8; ++i) codes.push_back(0x21);
+  for (double v : {0xF0, 0x0F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}) codes.push_back(v);
+  return {F32({2, 1, 20}, a), Make(DType::kU8, {2, 2, 8}, codes), F32({2, 2}, {0.5, 2, 1, -1})};
+}
+
+TEST(LinalgRefQuantMatmul, FourBitBlocksWithZeroPoints) {
+  // zero points [[8, 8], [0, 15]]:
+  //   row 0: 16 * (9 - 8) * 0.5 + 2 * ((3 - 8) * 1 + (12 - 8) * 2 + 0 * 3 + (0 - 8) * 4) = -50
+  //   row 1: (8 * 1 + 8 * 2) * 1 + -1 * ((0 - 15) * 1 + 0 + 0 + (0 - 15) * 4) = 24 + 75 = 99
+  std::vector<Tensor> inputs = QuantMatmulHandInputs();
+  inputs.push_back(Make(DType::kU8, {2, 2}, {8, 8, 0, 15}));
+  const Tensor y =
+      RunRef1("quant_matmul", inputs, AttrsOf({{"bits", int64_t{4}}, {"block_size", int64_t{16}}}));
+  ExpectExact(y, {2, 1, 2}, {-50, 99, -100, 198});
+}
+
+TEST(LinalgRefQuantMatmul, FourBitBlocksDefaultZeroPointIsEight) {
+  //   row 1: (8 * -7 + 8 * -6) * 1 + -1 * ((0 - 8) * 1 + 7 * 2 + 7 * 3 + (0 - 8) * 4) = -104 + 5
+  const Tensor y = RunRef1("quant_matmul", QuantMatmulHandInputs(),
+                           AttrsOf({{"bits", int64_t{4}}, {"block_size", int64_t{16}}}));
+  ExpectExact(y, {2, 1, 2}, {-50, -99, -100, -198});
+}
+
+TEST(LinalgRefQuantMatmul, EightBitCodesAroundDefaultZeroPoint128) {
+  // codes 0..15 with zero point 128 and scale 0.25, a all ones: (120 - 16 * 128) / 4.
+  std::vector<double> codes(16);
+  for (int i = 0; i < 16; ++i) codes[i] = i;
+  const Tensor y = RunRef1("quant_matmul",
+                           {F32({16}, std::vector<double>(16, 1.0)),
+                            Make(DType::kU8, {1, 1, 16}, codes), F32({1, 1}, {0.25})},
+                           AttrsOf({{"bits", int64_t{8}}, {"block_size", int64_t{16}}}));
+  ExpectExact(y, {1}, {-482});
 }
 
 }  // namespace
