@@ -51,7 +51,8 @@ TEST(QuantMatmulFast, MatchesReferenceOnBothPaths) {
       {1, 64, 7, 4, 32, false},   {1, 70, 5, 4, 32, true},     {3, 256, 33, 4, 128, true},
       {4, 100, 9, 8, 16, false},  {1, 512, 65, 4, 256, false}, {5, 96, 17, 4, 16, true},
       {33, 200, 40, 4, 64, true}, {64, 128, 130, 8, 32, true}, {9, 48, 3, 8, 16, false},
-      {1, 16, 1, 8, 16, true},
+      {1, 16, 1, 8, 16, true},    {2, 96, 17, 4, 16, true},    {1, 128, 9, 8, 16, true},
+      {3, 200, 6, 8, 64, false},  {4, 1000, 5, 4, 32, true},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {
