@@ -4,10 +4,11 @@
 //   DynamicQuantizeLinear: uint8 with scale and zero point from the data's range
 //   MatMulInteger / ConvInteger: products of zero-point-shifted integers, exactly (matmul
 //     in integers; conv in f64, exact for any sum below 2^53)
-//   QLinearMatMul / QLinearConv: the integer product rescaled by a_scale * b_scale /
-//     y_scale and requantized.
+//   QLinearMatMul / QLinearConv: the product of the shifted integers in f32 (exact while
+//     partial sums stay below 2^24) rescaled by a_scale * b_scale / y_scale and
+//     requantized.
 //   com.microsoft QOperator ops (ONNX Runtime's quantize_static with QuantFormat.QOperator):
-//     QGemm exactly as QLinearMatMul (an integer product, C added in int32, rescaled);
+//     QGemm as QLinearMatMul (the shifted integers' product in f32, C added, rescaled);
 //     QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
 //     QLinearAveragePool and QLinearConcat as their float op between a dequantization of
 //     each input and a quantization of the output, which is what ONNX Runtime's own
@@ -220,10 +221,13 @@ Status MapConvInteger(NodeContext& ctx) {
   return Status::Ok();
 }
 
-// The QLinear ops' tail: the integer accumulator `acc` (inputs 1, 4, 6 are a_scale,
-// b_scale, y_scale; 7 is y_zero_point) scaled by a_scale * b_scale / y_scale in f64, with
-// b's scale along `b_axis`, then requantized. Binds output 0.
+// The QLinear ops' tail: the accumulator `acc` (inputs 1, 4, 6 are a_scale, b_scale,
+// y_scale; 7 is y_zero_point) scaled by a_scale * b_scale / y_scale, with b's scale along
+// `b_axis`, then requantized. Binds output 0. An integer accumulator (exact) is scaled in
+// f64; an f32 one (QLinearConv's, already rounded where it exceeds 2^24) in f32, which
+// the vector kernels run.
 Status RescaleAndRequantize(NodeContext& ctx, ValueId acc, int64_t b_axis) {
+  const DType compute = ctx.TypeOf(acc).dtype == DType::kF32 ? DType::kF32 : DType::kF64;
   const DType f = ctx.InputType(1).dtype;
   const int64_t rank = static_cast<int64_t>(ctx.TypeOf(acc).shape.size());
   SY_ASSIGN_OR_RETURN(ValueId as, ctx.Input(1));
@@ -232,8 +236,8 @@ Status RescaleAndRequantize(NodeContext& ctx, ValueId acc, int64_t b_axis) {
   SY_ASSIGN_OR_RETURN(bs, AlongAxis(ctx, bs, b_axis, rank));
   SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
   SY_ASSIGN_OR_RETURN(m, ctx.Emit1("div", {m, ys}));
-  SY_ASSIGN_OR_RETURN(m, CastTo(ctx, m, DType::kF64));
-  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, DType::kF64));
+  SY_ASSIGN_OR_RETURN(m, CastTo(ctx, m, compute));
+  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, compute));
   SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
   SY_ASSIGN_OR_RETURN(real, CastTo(ctx, real, f));
   SY_ASSIGN_OR_RETURN(ValueId out, Requantize(ctx, real, 7, b_axis));
@@ -241,21 +245,30 @@ Status RescaleAndRequantize(NodeContext& ctx, ValueId acc, int64_t b_axis) {
   return Status::Ok();
 }
 
+// QLinearMatMul: the product of the zero-point-shifted integers in f32, as QLinearConv
+// (below) and for the same reasons: oneDNN's matmul over weights prepacked once, exact
+// while partial sums stay below 2^24.
 Status MapQLinearMatMul(NodeContext& ctx) {
   const int64_t a_rank = static_cast<int64_t>(ctx.InputType(0).shape.size());
-  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, a_rank >= 2 ? -2 : 0));
-  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kI32, -1));
+  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kF32, a_rank >= 2 ? -2 : 0));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kF32, -1));
   SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
   return RescaleAndRequantize(ctx, acc, -1);
 }
 
+// QLinearConv: the conv of the zero-point-shifted integers in f32 (oneDNN's conv with its
+// weights prepacked, where ConvInteger's exact int32 result needs f64): exact while every
+// partial sum stays below 2^24 (depthwise and small convs), otherwise rounded like any
+// f32 conv before the requantization rounds it again, which moves a result only where it
+// lies within f32 rounding of a tie (as a QDQ model's float conv does, or ONNX Runtime's
+// own saturating u8s8 kernels by more; docs/onnx-import.md).
 Status MapQLinearConv(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF64, 1));
-  SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 3, 5, DType::kF64, 0));
+  SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF32, 1));
+  SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 3, 5, DType::kF32, 0));
   std::optional<ValueId> bias;
   if (ctx.HasInput(8)) {
     SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(8));
-    SY_ASSIGN_OR_RETURN(b, CastTo(ctx, b, DType::kF64));
+    SY_ASSIGN_OR_RETURN(b, CastTo(ctx, b, DType::kF32));
     bias = b;
   }
   SY_ASSIGN_OR_RETURN(ValueId acc, EmitConv(ctx, x, w, bias));
@@ -338,14 +351,14 @@ Status MapQLinearConcat(NodeContext& ctx) {
 }
 
 // QGemm(A, a_scale, a_zp, B, b_scale, b_zp[, C, y_scale, y_zp]; alpha, transA, transB): the
-// integer product of the zero-point-shifted A and B (exact, as QLinearMatMul), C (int32,
-// scale a_scale * b_scale) added, times alpha * a_scale * b_scale (b's per column); then
+// product of the zero-point-shifted A and B in f32 (as QLinearMatMul), C (int32, scale
+// a_scale * b_scale) added, times alpha * a_scale * b_scale (b's per column); then
 // quantized with y_scale and y_zp, or float output without y_scale.
 Status MapQGemm(NodeContext& ctx) {
   const bool trans_a = ctx.AttrInt("transA", 0) != 0;
   const bool trans_b = ctx.AttrInt("transB", 0) != 0;
-  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, 0));
-  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kI32, trans_b ? 0 : 1));
+  SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kF32, 0));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kF32, trans_b ? 0 : 1));
   Attrs swap;
   swap.Set("perm", std::vector<int64_t>{1, 0});
   if (trans_a) {
@@ -357,7 +370,7 @@ Status MapQGemm(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
   if (ctx.HasInput(6)) {
     SY_ASSIGN_OR_RETURN(ValueId c, ctx.Input(6));
-    SY_ASSIGN_OR_RETURN(c, CastTo(ctx, c, DType::kI32));
+    SY_ASSIGN_OR_RETURN(c, CastTo(ctx, c, DType::kF32));
     SY_ASSIGN_OR_RETURN(acc, ctx.Emit1("add", {acc, c}));
   }
   const DType f = ctx.InputType(1).dtype;
@@ -367,8 +380,6 @@ Status MapQGemm(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {as, bs}));
   SY_ASSIGN_OR_RETURN(ValueId alpha, ctx.Scalar(f, ctx.AttrFloat("alpha", 1.0)));
   SY_ASSIGN_OR_RETURN(m, ctx.Emit1("mul", {m, alpha}));
-  SY_ASSIGN_OR_RETURN(m, CastTo(ctx, m, DType::kF64));
-  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, DType::kF64));
   SY_ASSIGN_OR_RETURN(ValueId real, ctx.Emit1("mul", {acc, m}));
   SY_ASSIGN_OR_RETURN(real, CastTo(ctx, real, f));
   if (!ctx.HasInput(7)) {

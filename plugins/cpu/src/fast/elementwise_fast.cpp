@@ -1,8 +1,8 @@
 // Fast binary elementwise kernels (add sub mul div; add sub mul on i32 too) for the common
 // f32 cases: both
-// inputs of the output's shape, one side a single element, or one side repeating along
-// the leading axes (its shape, leading 1s dropped, is a suffix of the output's: a bias
-// [C] added to [N, C]). Tight loops the compiler vectorises, split over the context's
+// inputs of the output's shape, one side a single element, or one side broadcast as one
+// block of the output's dims (BlockInner: a bias [C] added to [N, C], a per-channel
+// [C, 1, 1] scale of [N, C, H, W]). Tight loops the compiler vectorises, split over the context's
 // threads; everything else (other dtypes, general broadcasting) goes to the reference
 // kernel of the same op. `where` on bool conditions and 4-byte values reads its three
 // inputs the same ways. relu is with the unary kernels (unary_fast.cpp).
@@ -28,18 +28,52 @@ bool IsSuffixOf(const Shape& in, const Shape& out) {
                                        out.end() - static_cast<std::ptrdiff_t>(k));
 }
 
-// z[i] = op(x[i], y[i % m]) (kRepeatB) or op(x[i % m], y[i]) (!kRepeatB) over [begin,
-// end), in runs that stay inside one repetition so that the inner loop vectorises.
+// The `inner` of an input that broadcasts to `out` as one block of out's dims: right-
+// aligned with out, its dims other than 1 are a contiguous run equal to out's there, so
+// that output element i pairs with input element (i / inner) % count(in), inner being
+// the product of out's dims after the run (1 for a suffix: a bias [C] added to [N, C];
+// H * W for a per-channel [C, 1, 1] against [N, C, H, W]). -1 when it does not.
+int64_t BlockInner(const Shape& in, const Shape& out) {
+  if (in.size() > out.size()) return -1;
+  const size_t pad = out.size() - in.size();
+  int64_t first = -1, last = -1;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] == 1) continue;
+    if (in[d] != out[d + pad] || (last >= 0 && last != static_cast<int64_t>(d) - 1)) return -1;
+    if (first < 0) first = static_cast<int64_t>(d);
+    last = static_cast<int64_t>(d);
+  }
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(last + 1) + pad; d < out.size() && last >= 0; ++d) {
+    inner *= out[d];
+  }
+  return inner;
+}
+
+// z[i] = op(x[i], y[(i / inner) % m]) (kRepeatB) or op(x[(i / inner) % m], y[i])
+// (!kRepeatB) over [begin, end), in runs that stay inside one repetition (inner == 1) or
+// one repeated element (inner > 1) so that the inner loop vectorises.
 template <typename Op, bool kRepeatB, typename T>
-SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64_t begin,
-                                  int64_t end) {
+SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64_t inner,
+                                  int64_t begin, int64_t end) {
+  if (inner == 1) {
+    for (int64_t i = begin; i < end;) {
+      const int64_t j = i % m;
+      const int64_t len = std::min(m - j, end - i);
+      const T* xs = kRepeatB ? x + i : x + j;
+      const T* ys = kRepeatB ? y + j : y + i;
+      T* zs = z + i;
+      for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
+      i += len;
+    }
+    return;
+  }
   for (int64_t i = begin; i < end;) {
-    const int64_t j = i % m;
-    const int64_t len = std::min(m - j, end - i);
-    const T* xs = kRepeatB ? x + i : x + j;
-    const T* ys = kRepeatB ? y + j : y + i;
+    const int64_t len = std::min(inner - i % inner, end - i);
+    const T v = kRepeatB ? y[(i / inner) % m] : x[(i / inner) % m];
+    const T* full = (kRepeatB ? x : y) + i;
     T* zs = z + i;
-    for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
+    for (int64_t k = 0; k < len; ++k) zs[k] = kRepeatB ? Op()(full[k], v) : Op()(v, full[k]);
     i += len;
   }
 }
@@ -81,13 +115,14 @@ Status BinaryAs(const KernelContext& ctx) {
     ParallelFor(ctx.pool, n, kGrain, [x, y, z](int64_t begin, int64_t end) {
       BinaryLoop<Op, true, false>(x, y, z, begin, end);
     });
-  } else if (na == n && IsSuffixOf(b.shape(), out.shape())) {
-    ParallelFor(ctx.pool, n, kGrain, [x, y, z, nb](int64_t begin, int64_t end) {
-      RepeatLoop<Op, true>(x, y, z, nb, begin, end);
+  } else if (const int64_t inner = na == n ? BlockInner(b.shape(), out.shape()) : -1; inner > 0) {
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z, nb, inner](int64_t begin, int64_t end) {
+      RepeatLoop<Op, true>(x, y, z, nb, inner, begin, end);
     });
-  } else if (nb == n && IsSuffixOf(a.shape(), out.shape())) {
-    ParallelFor(ctx.pool, n, kGrain, [x, y, z, na](int64_t begin, int64_t end) {
-      RepeatLoop<Op, false>(x, y, z, na, begin, end);
+  } else if (const int64_t inner_a = nb == n ? BlockInner(a.shape(), out.shape()) : -1;
+             inner_a > 0) {
+    ParallelFor(ctx.pool, n, kGrain, [x, y, z, na, inner_a](int64_t begin, int64_t end) {
+      RepeatLoop<Op, false>(x, y, z, na, inner_a, begin, end);
     });
   } else {
     return RefKernels().Find(ctx.op)(ctx);

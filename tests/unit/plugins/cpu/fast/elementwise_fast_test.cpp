@@ -110,7 +110,8 @@ TEST(ElementwiseFast, ReluMatchesReference) {
 
 TEST(ElementwiseFast, ThreadedAndBroadcastMatchReference) {
   // Sizes below and above two chunks (2 x 16384 elements), odd sizes; the repeating side
-  // is a suffix of the output shape ([C] or [1, C] against [N, C]), on either side.
+  // is one block of the output's dims: a suffix ([C] or [1, C] against [N, C]) or a run
+  // with 1s after it ([C, 1, 1] against [N, C, H, W], [N, 1] against [N, C]), either side.
   struct Shapes {
     Shape a, b;
   };
@@ -126,6 +127,10 @@ TEST(ElementwiseFast, ThreadedAndBroadcastMatchReference) {
       {{1, 16}, {5000, 16}},
       {{70000, 1}, {1}},
       {{33, 2048}, {1, 1, 2048}},
+      {{2, 96, 17, 19}, {96, 1, 1}},
+      {{1, 7, 1, 1}, {3, 7, 150, 150}},
+      {{300, 1}, {300, 200}},
+      {{4, 5, 6, 7}, {1, 5, 6, 1}},
   };
   for (const char* op : {"add", "sub", "mul", "div"}) {
     for (const Shapes& c : cases) {
@@ -137,10 +142,15 @@ TEST(ElementwiseFast, ThreadedAndBroadcastMatchReference) {
       test::ExpectMatchesReference(op, {a, b}, {0, 0});
     }
   }
-  // Broadcasting that is not a repetition ([N, 1] against [N, C]) goes to the reference.
+  // Broadcasting of both sides, or of a side in two blocks ([C, 1, W]), goes to the
+  // reference.
   test::ExpectMatchesReference("add",
                                {Make(DType::kF32, {300, 1}, test::Uniform(300, -1, 1, 3)),
-                                Make(DType::kF32, {300, 200}, test::Uniform(60000, -1, 1, 4))},
+                                Make(DType::kF32, {1, 200}, test::Uniform(200, -1, 1, 4))},
+                               {0, 0});
+  test::ExpectMatchesReference("mul",
+                               {Make(DType::kF32, {5, 1, 7}, test::Uniform(35, -1, 1, 5)),
+                                Make(DType::kF32, {2, 5, 3, 7}, test::Uniform(210, -1, 1, 6))},
                                {0, 0});
 }
 
