@@ -10,7 +10,8 @@ decoder (6 layers, width 512), with random weights. For each model:
 
 1. export to WORK/NAME/model.onnx with the inputs and PyTorch's outputs as .npy (cached
    unless --re-export); check ONNX Runtime against PyTorch;
-   With --precision f16, int8-dynamic, int8-qdq or int8-qoperator, the export is converted
+   With --precision f16, int8-dynamic, int8-qdq, int8-qoperator or int4, the export is
+   converted
    (onnxconverter-common; ONNX Runtime's quantize_dynamic / quantize_static) into
    WORK/NAME/model_PRECISION.onnx and both runtimes run that file;
 2. `switchyard import` it, `switchyard run` it on `--device cpu` with the same inputs and
@@ -386,6 +387,17 @@ def quantize(onnx_path, out_path, precision, feeds):
     import numpy as np
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
+    if precision == "int4":
+        # MatMulNBits: every MatMul with a constant weight, 4-bit blocks of 32 along K,
+        # round to nearest with zero points (ONNX Runtime's MatMulNBitsQuantizer, which
+        # needs the onnx_ir package), the format of onnxruntime-genai's int4 models.
+        import onnx
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+        quant = MatMulNBitsQuantizer(onnx.load(onnx_path), bits=4, block_size=32,
+                                     is_symmetric=False)
+        quant.process()
+        quant.model.save_model_to_file(out_path, False)
+        return
     if precision == "int8-dynamic":
         quantize_dynamic(onnx_path, out_path, weight_type=QuantType.QInt8)
         return
@@ -540,11 +552,13 @@ def parse_args():
     add("--extra-args", default="", help="more options for `switchyard run` and `switchyard "
         "bench`, one string: --extra-args='--no-island-pass'")
     add("--opset", type=int, default=17, help="default 17")
-    add("--precision", choices=("f32", "f16", "int8-dynamic", "int8-qdq", "int8-qoperator"),
+    add("--precision",
+        choices=("f32", "f16", "int8-dynamic", "int8-qdq", "int8-qoperator", "int4"),
         default="f32",
         help="f16: each export converted to float16 by onnxconverter-common (inputs and "
         "outputs kept f32); int8-dynamic / int8-qdq / int8-qoperator: quantized by ONNX "
-        "Runtime's quantize_dynamic / quantize_static (QDQ or QOperator, per-channel); both runtimes are timed on "
+        "Runtime's quantize_dynamic / quantize_static (QDQ or QOperator, per-channel); int4: "
+        "MatMulNBitsQuantizer (4-bit blocks of 32, zero points); both runtimes are timed on "
         "that file (default f32)")
     add("--rtol", type=float, default=None,
         help="tolerance relative to the output's max |value| (default 1e-3; 2e-2 for f16, "
@@ -566,7 +580,7 @@ def parse_args():
     if not args.threads or min(args.threads) < 1 or args.rounds < 0 or args.seconds <= 0:
         parser.error("--threads-columns and --seconds must be positive, --rounds >= 0")
     if args.rtol is None:
-        args.rtol = {"f32": 1e-3, "f16": 2e-2}.get(args.precision, 1e-1)
+        args.rtol = {"f32": 1e-3, "f16": 2e-2, "int4": 1e-3}.get(args.precision, 1e-1)
     args.extra = shlex.split(args.extra_args)
     args.work = os.path.abspath(args.work)
     return args

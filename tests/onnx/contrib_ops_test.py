@@ -198,6 +198,11 @@ def matmul_nbits_cases():
                [("a", r((1, 64)).astype(np.float32)), ("b", b), ("scales", scales),
                 ("zp", zeros.reshape(-1))],
                [("y",)], consts=weights, K=64, N=8, bits=8, block_size=32)
+    b, scales, zeros = nbits_weights(16, 96, 4, 32)
+    yield case("matmul_nbits_4bit_f16", "MatMulNBits",
+               [("a", r((2, 96)).astype(np.float16)), ("b", b),
+                ("scales", scales.astype(np.float16)), ("zp", pack_nibbles(zeros))],
+               [("y", TensorProto.FLOAT16)], consts=weights, K=96, N=16, bits=4, block_size=32)
     b, scales, zeros = nbits_weights(6, 128, 4, 64)
     yield case("matmul_nbits_4bit_float_zero_points", "MatMulNBits",
                [("a", r((4, 128)).astype(np.float32)), ("b", b), ("scales", scales),
