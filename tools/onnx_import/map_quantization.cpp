@@ -518,6 +518,10 @@ void AddQuantizationMappings(MappingTable& table) {
   table.At("QLinearMatMul").map = MapQLinearMatMul;
   table.At("QLinearConv").map = MapQLinearConv;
   const auto ms = [](std::string_view op) { return "com.microsoft:" + std::string(op); };
+  // ONNX Runtime's own Q/DQ (what its tools write for 4- and 16-bit types below opset
+  // 21): ONNX's semantics with `axis` (and `block_size` where given).
+  table.At(ms("DequantizeLinear")).map = MapDequantize;
+  table.At(ms("QuantizeLinear")).map = MapQuantize;
   table.At(ms("MatMulNBits")).map = MapMatMulNBits;
   table.At(ms("QGemm")).map = MapQGemm;
   table.At(ms("QLinearAdd")).map = [](NodeContext& ctx) { return MapQLinearBinary(ctx, "add"); };

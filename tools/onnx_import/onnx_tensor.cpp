@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "switchyard/half.h"
 #include "switchyard/shape.h"
@@ -177,9 +178,57 @@ std::string OnnxTypeName(int32_t onnx_type) {
   return "type " + std::to_string(onnx_type);
 }
 
+namespace {
+
+// An INT4 or UINT4 tensor (two values a byte, the first in the low nibble; in raw_data,
+// external data, or int32_data one packed byte an entry) widened to i8 or u8, INT4 sign-
+// extended: rml-graph has no 4-bit dtype, and the weights that carry 4-bit values (a
+// QDQ model's DequantizeLinear inputs) are dequantized at prepare anyway. (quant_matmul
+// keeps MatMulNBits' packed bytes as they are.)
+Expected<Tensor> FourBitFromProto(const TensorProto& proto, const std::filesystem::path& base_dir,
+                                  const Shape& shape, int64_t count) {
+  const bool is_signed = proto.data_type() == TensorProto::INT4;
+  const size_t packed = static_cast<size_t>((count + 1) / 2);
+  std::vector<uint8_t> bytes(packed);
+  if (proto.data_location() == TensorProto::EXTERNAL) {
+    SY_RETURN_IF_ERROR(
+        ReadExternal(proto, base_dir, reinterpret_cast<std::byte*>(bytes.data()), packed));
+  } else if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != packed) {
+      return InvalidModel(Describe(proto) + " of type " + OnnxTypeName(proto.data_type()) +
+                          " and shape " + ShapeToString(shape) + " needs " +
+                          std::to_string(packed) +
+                          " bytes of raw_data (two values a byte) but has " +
+                          std::to_string(proto.raw_data().size()));
+    }
+    if (packed > 0) std::memcpy(bytes.data(), proto.raw_data().data(), packed);
+  } else {
+    if (static_cast<size_t>(proto.int32_data_size()) != packed) {
+      return InvalidModel(Describe(proto) + " of shape " + ShapeToString(shape) + " needs " +
+                          std::to_string(packed) +
+                          " packed bytes (two values each) but its int32_data holds " +
+                          std::to_string(proto.int32_data_size()));
+    }
+    for (size_t i = 0; i < packed; ++i)
+      bytes[i] = static_cast<uint8_t>(proto.int32_data(static_cast<int>(i)));
+  }
+  SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(is_signed ? DType::kI8 : DType::kU8, shape));
+  auto* out = reinterpret_cast<uint8_t*>(tensor.mutable_data());
+  for (int64_t i = 0; i < count; ++i) {
+    int v = (bytes[static_cast<size_t>(i / 2)] >> (4 * (i % 2))) & 0xF;
+    if (is_signed && v >= 8) v -= 16;
+    out[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
+  }
+  return tensor;
+}
+
+}  // namespace
+
 Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem::path& base_dir) {
+  const bool four_bit =
+      proto.data_type() == TensorProto::INT4 || proto.data_type() == TensorProto::UINT4;
   const std::optional<DType> dtype = DTypeFromOnnx(proto.data_type());
-  if (!dtype) {
+  if (!dtype && !four_bit) {
     return Unsupported(Describe(proto) + " has element type " + OnnxTypeName(proto.data_type()) +
                        NoDTypeReason(proto.data_type()));
   }
@@ -197,6 +246,7 @@ Expected<Tensor> TensorFromProto(const TensorProto& proto, const std::filesystem
     return ResourceExhausted(Describe(proto) + " has " + std::to_string(count) +
                              " elements, more than the importer's limit of 2^40");
   }
+  if (four_bit) return FourBitFromProto(proto, base_dir, shape, count);
   SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(*dtype, shape));
   std::byte* out = tensor.mutable_data();
   const size_t bytes = tensor.byte_size();

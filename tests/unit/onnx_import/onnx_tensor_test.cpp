@@ -88,6 +88,47 @@ TEST(OnnxTensorTest, NegativeDimsAndUnsupportedTypesAreRefused) {
   EXPECT_NE(t.status().message().find("STRING"), std::string::npos);
 }
 
+// INT4 and UINT4 (two values a byte, the first in the low nibble) widen to i8 (sign-
+// extended) and u8, from raw_data or from int32_data's packed bytes; an odd count leaves
+// the last high nibble unused. Values derived by hand from the bytes.
+TEST(OnnxTensorTest, FourBitTypesWidenToBytes) {
+  TensorProto s;
+  s.set_data_type(TensorProto::INT4);
+  s.add_dims(5);
+  // bytes 0x8F, 0x71, 0x03: -1 (F), -8 (8), 1, 7, 3 (the fifth, low nibble of 0x03).
+  s.set_raw_data(std::string("\x8F\x71\x03", 3));
+  Expected<Tensor> t = TensorFromProto(s, ".");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->type().ToString(), "i8 [5]");
+  const std::vector<int8_t> want_signed = {-1, -8, 1, 7, 3};
+  for (size_t i = 0; i < want_signed.size(); ++i) EXPECT_EQ(t->values<int8_t>()[i], want_signed[i]);
+
+  TensorProto u;
+  u.set_data_type(TensorProto::UINT4);
+  u.add_dims(2);
+  u.add_dims(2);
+  u.add_int32_data(0xF0);  // 0, 15
+  u.add_int32_data(0x9A);  // 10, 9
+  Expected<Tensor> ut = TensorFromProto(u, ".");
+  ASSERT_TRUE(ut.ok()) << ut.status().message();
+  EXPECT_EQ(ut->type().ToString(), "u8 [2, 2]");
+  const std::vector<uint8_t> want_unsigned = {0, 15, 10, 9};
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(ut->values<uint8_t>()[i], want_unsigned[i]);
+
+  // Three values need two packed bytes, not three.
+  TensorProto bad;
+  bad.set_name("w4");
+  bad.set_data_type(TensorProto::UINT4);
+  bad.add_dims(3);
+  bad.set_raw_data(std::string("\x01\x02\x03", 3));
+  Expected<Tensor> b = TensorFromProto(bad, ".");
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::kInvalidModel);
+  EXPECT_NE(b.status().message().find("needs 2 bytes of raw_data (two values a byte)"),
+            std::string::npos)
+      << b.status().message();
+}
+
 TensorProto External(const std::string& location, int64_t offset, int64_t length) {
   TensorProto p;
   p.set_name("big");
