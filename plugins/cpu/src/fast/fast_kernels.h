@@ -4,6 +4,7 @@
 // tuned kernel is tested against its reference kernel.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "kernel.h"
@@ -33,7 +34,11 @@ void SetAttentionProducts(AttentionProducts choice);
 
 // Per family, one file each (fast/<family>_blas.cpp). Each kernel handles the dtypes and
 // cases it is tuned for and calls the reference kernel (RefKernels()) for the rest.
-void AddMatmulBlasKernels(KernelTable& table);       // matmul gemm: f32 f64 via cblas_?gemm
+void AddMatmulBlasKernels(KernelTable& table);  // matmul gemm: f32 f64 via cblas_?gemm
+// The prepare step of an integer matmul whose b is a constant (b widened to f32 once;
+// fast/matmul_blas.cpp), or nullptr for any other matmul. FastKernels() puts it before
+// oneDNN's prepare of the same entry.
+std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx);
 void AddConvBlasKernels(KernelTable& table);         // conv: f32 2-D via im2col + cblas_sgemm
 void AddQuantMatmulFastKernels(KernelTable& table);  // quant_matmul: f32, weights kept packed
 

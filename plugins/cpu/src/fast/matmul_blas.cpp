@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -169,24 +170,55 @@ std::vector<T> Widened(const ConstTensorView& t) {
   return out;
 }
 
+// y's integers from the exact float products `fy`, wrapping as the reference stores.
 template <typename T>
-Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
+void StoreIntegers(const TensorView& y, const std::vector<T>& fy) {
+  const auto store = [&](auto* out) {
+    using Int = std::remove_pointer_t<decltype(out)>;
+    for (size_t i = 0; i < fy.size(); ++i) {
+      out[i] = static_cast<Int>(static_cast<uint64_t>(static_cast<int64_t>(fy[i])));
+    }
+  };
+  switch (y.dtype()) {
+    case DType::kI32:
+      return store(reinterpret_cast<int32_t*>(y.data));
+    case DType::kI64:
+      return store(reinterpret_cast<int64_t*>(y.data));
+    default:
+      for (size_t i = 0; i < fy.size(); ++i) {
+        StoreInt(y.dtype(), y.data, static_cast<int64_t>(i), static_cast<int64_t>(fy[i]));
+      }
+  }
+}
+
+// The product of a (widened here) and `fb`, b already widened to T, exactly.
+template <typename T>
+Status MatMulWidenedB(const KernelContext& ctx, DType float_type, const T* fb) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
-  const std::vector<T> fa = Widened<T>(a), fb = Widened<T>(b);
+  const std::vector<T> fa = Widened<T>(a);
   std::vector<T> fy(static_cast<size_t>(y.count()));
   const ConstTensorView in[2] = {
       {{float_type, a.shape()}, reinterpret_cast<const std::byte*>(fa.data())},
-      {{float_type, b.shape()}, reinterpret_cast<const std::byte*>(fb.data())}};
+      {{float_type, b.shape()}, reinterpret_cast<const std::byte*>(fb)}};
   const TensorView out[1] = {{{float_type, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
   const KernelContext widened{ctx.op, in, out, ctx.attrs, ctx.pool};
   SY_RETURN_IF_ERROR(MatMulBlas<T>(widened));
-  for (int64_t i = 0; i < y.count(); ++i) {
-    StoreInt(y.dtype(), y.data, i, static_cast<int64_t>(fy[static_cast<size_t>(i)]));
-  }
+  StoreIntegers(y, fy);
   return Status::Ok();
 }
+
+template <typename T>
+Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
+  const std::vector<T> fb = Widened<T>(ctx.inputs[1]);
+  return MatMulWidenedB<T>(ctx, float_type, fb.data());
+}
+
+// K * max|a| * max|b| below 2^24 (f32 exact), with a margin for the double product's
+// rounding.
+bool ExactInF32(double bound) { return bound < 0x1p24 * (1 - 0x1p-20); }
+bool ExactInF64(double bound) { return bound < 0x1p53 * (1 - 0x1p-20); }
 
 Status MatMulIntegerExact(const KernelContext& ctx) {
   const ConstTensorView& a = ctx.inputs[0];
@@ -203,10 +235,69 @@ Status MatMulIntegerExact(const KernelContext& ctx) {
   // than the margin the comparisons below leave.
   const double bound = static_cast<double>(k) * static_cast<double>(LargestMagnitude(a)) *
                        static_cast<double>(LargestMagnitude(b));
-  if (bound < 0x1p24 * (1 - 0x1p-20)) return MatMulIntegerAs<float>(ctx, DType::kF32);
-  if (bound < 0x1p53 * (1 - 0x1p-20)) return MatMulIntegerAs<double>(ctx, DType::kF64);
+  if (ExactInF32(bound)) return MatMulIntegerAs<float>(ctx, DType::kF32);
+  if (ExactInF64(bound)) return MatMulIntegerAs<double>(ctx, DType::kF64);
   return RunReference(ctx);
 }
+
+// An integer matmul whose b is a constant of the model (a dynamically quantized model's
+// weights, zero point already taken off by a folded sub): b widened to f32 once, at
+// prepare, with its largest magnitude, so that a run scans and widens a only. A run whose
+// bound reaches 2^24 takes the unprepared path (f64, or the reference's int64).
+class IntegerMatMulConstantB : public PreparedKernel {
+ public:
+  IntegerMatMulConstantB(std::shared_ptr<const std::vector<float>> b, int64_t largest_b)
+      : b_(std::move(b)), largest_b_(largest_b) {}
+
+  Status Run(const KernelContext& ctx) override {
+    const ConstTensorView& a = ctx.inputs[0];
+    const bool aligned = reinterpret_cast<uintptr_t>(a.data) % DTypeSize(a.dtype()) == 0;
+    if (ctx.outputs[0].count() == 0 || a.dtype() == DType::kBool || !aligned) {
+      return MatMulIntegerExact(ctx);
+    }
+    const double bound = static_cast<double>(a.shape().back()) *
+                         static_cast<double>(LargestMagnitude(a)) * static_cast<double>(largest_b_);
+    if (!ExactInF32(bound)) return MatMulIntegerExact(ctx);
+    return MatMulWidenedB<float>(ctx, DType::kF32, b_->data());
+  }
+
+  std::unique_ptr<PreparedKernel> Resized(const PrepareContext& /*ctx*/) const override {
+    return std::make_unique<IntegerMatMulConstantB>(b_, largest_b_);  // b keeps its shape
+  }
+
+ private:
+  std::shared_ptr<const std::vector<float>> b_;  // shared by the resized copies
+  int64_t largest_b_;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx) {
+  if (ctx.op != "matmul" || ctx.inputs.size() != 2 || ctx.outputs.size() != 1 ||
+      ctx.constant_inputs.size() < 2 || ctx.constant_inputs[1] == nullptr) {
+    return nullptr;
+  }
+  const DType out = ctx.outputs[0].dtype;
+  const TensorType& b_type = ctx.inputs[1];
+  if (IsFloat(out) || out == DType::kBool || b_type.dtype == DType::kBool || b_type.shape.empty() ||
+      reinterpret_cast<uintptr_t>(ctx.constant_inputs[1]) % DTypeSize(b_type.dtype) != 0) {
+    return nullptr;
+  }
+  const ConstTensorView b{b_type, ctx.constant_inputs[1]};
+  const int64_t largest = LargestMagnitude(b);
+  const int64_t k =
+      b_type.shape.size() == 1 ? b_type.shape[0] : b_type.shape[b_type.shape.size() - 2];
+  // Not even a = +-1 would keep the products exact in f32: the unprepared path decides.
+  if (!ExactInF32(static_cast<double>(k) * static_cast<double>(largest))) return nullptr;
+  try {
+    return std::make_unique<IntegerMatMulConstantB>(
+        std::make_shared<const std::vector<float>>(Widened<float>(b)), largest);
+  } catch (const std::bad_alloc&) {
+    return nullptr;  // the plain kernel widens b per run instead
+  }
+}
+
+namespace {
 
 Status MatMul(const KernelContext& ctx) {
   switch (ctx.outputs[0].dtype()) {

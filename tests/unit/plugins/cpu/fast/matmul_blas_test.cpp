@@ -211,6 +211,38 @@ TEST(MatmulBlasTest, IntegersOnBlasEqualTheReference) {
   }
 }
 
+// A constant integer b (a dynamically quantized model's weights) is widened once, at
+// prepare; each run scans a, and one whose bound reaches 2^24 takes the unprepared path.
+// Either way the result equals the reference exactly.
+TEST(MatmulBlasTest, IntegersWithConstantBPreparedEqualTheReference) {
+  std::mt19937 rng(11);
+  for (DType dtype : {DType::kI8, DType::kU8, DType::kI32}) {
+    for (const MatmulCase& c : MatmulCases()) {
+      if (ElementCount(c.a) == 0 || ElementCount(c.b) == 0) continue;
+      SCOPED_TRACE(ShapeToString(c.a) + " x " + ShapeToString(c.b));
+      const std::vector<Tensor> inputs = {RandomInts(dtype, c.a, rng), RandomInts(dtype, c.b, rng)};
+      bool prepared = false;
+      Expected<std::vector<Tensor>> fast =
+          RunPrepared(FastKernels(), "matmul", inputs, {false, true}, {}, 1, nullptr, &prepared);
+      Expected<std::vector<Tensor>> ref = RunRef("matmul", inputs);
+      ASSERT_TRUE(fast.ok() && ref.ok());
+      EXPECT_TRUE(prepared);
+      EXPECT_EQ(Values((*fast)[0]), Values((*ref)[0]));
+    }
+  }
+  // a of 2^22 and 2^22 - 1 against b = [3, 1]: a bound of 2 * 2^22 * 3 is past 2^24, so
+  // the run leaves the prepared f32 path; 3 * 2^22 + 2^22 - 1 = 2^24 - 1 exactly.
+  const double big = std::ldexp(1.0, 22);
+  const std::vector<Tensor> wide = {Make(DType::kI32, {1, 2}, {big, big - 1}),
+                                    Make(DType::kI32, {2, 1}, {3, 1})};
+  bool prepared = false;
+  Expected<std::vector<Tensor>> out =
+      RunPrepared(FastKernels(), "matmul", wide, {false, true}, {}, 1, nullptr, &prepared);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_TRUE(prepared);
+  EXPECT_EQ(Values((*out)[0]), (std::vector<double>{std::ldexp(1.0, 24) - 1}));
+}
+
 TEST(MatmulBlasTest, IntegersBeyondF32AndF64BoundsStayExact) {
   // Hand-derived: 2^30 * 2 + 2^30 * 2 = 2^32 wraps to 0 in i32 (as NumPy's int32 matmul);
   // the bound 2 * 2^30 * 2 takes the f64 path.
