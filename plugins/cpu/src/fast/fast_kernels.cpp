@@ -27,7 +27,7 @@ const KernelTable& FastKernels() {
     // matmul's prepare: the integer one with a constant b first, then oneDNN's (f32).
     static const PrepareFn onednn_matmul = t.FindEntry("matmul")->prepare;
     t.SetPrepare("matmul", [](const PrepareContext& ctx) -> std::unique_ptr<PreparedKernel> {
-      if (auto integer = PrepareIntegerMatMul(ctx)) return integer;
+      if (auto integer = PrepareIntegerMatMul(ctx, onednn_matmul)) return integer;
       return onednn_matmul != nullptr ? onednn_matmul(ctx) : nullptr;
     });
     for (const KernelTable::Entry& e : RefKernels().entries()) {

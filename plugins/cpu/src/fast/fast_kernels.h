@@ -36,9 +36,11 @@ void SetAttentionProducts(AttentionProducts choice);
 // cases it is tuned for and calls the reference kernel (RefKernels()) for the rest.
 void AddMatmulBlasKernels(KernelTable& table);  // matmul gemm: f32 f64 via cblas_?gemm
 // The prepare step of an integer matmul whose b is a constant (b widened to f32 once;
-// fast/matmul_blas.cpp), or nullptr for any other matmul. FastKernels() puts it before
-// oneDNN's prepare of the same entry.
-std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx);
+// fast/matmul_blas.cpp), or nullptr for any other matmul. Its f32 product is prepared with
+// `f32_prepare` (oneDNN's prepare of matmul, b packed once) where given and it accepts,
+// else runs on OpenBLAS. FastKernels() puts it before oneDNN's prepare of the entry.
+std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx,
+                                                     PrepareFn f32_prepare);
 void AddConvBlasKernels(KernelTable& table);         // conv: f32 2-D via im2col + cblas_sgemm
 void AddQuantMatmulFastKernels(KernelTable& table);  // quant_matmul: f32, weights kept packed
 

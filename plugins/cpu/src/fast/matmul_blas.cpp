@@ -242,37 +242,59 @@ Status MatMulIntegerExact(const KernelContext& ctx) {
 
 // An integer matmul whose b is a constant of the model (a dynamically quantized model's
 // weights, zero point already taken off by a folded sub): b widened to f32 once, at
-// prepare, with its largest magnitude, so that a run scans and widens a only. A run whose
-// bound reaches 2^24 takes the unprepared path (f64, or the reference's int64).
+// prepare, with its largest magnitude, so that a run scans and widens a only; the f32
+// product runs on the prepared f32 kernel given (oneDNN's, b packed once) or else on
+// OpenBLAS. Every partial sum of integers below 2^24 is exact in f32 in any order, FMA or
+// not. A run whose bound reaches 2^24 takes the unprepared path (f64, or int64).
 class IntegerMatMulConstantB : public PreparedKernel {
  public:
-  IntegerMatMulConstantB(std::shared_ptr<const std::vector<float>> b, int64_t largest_b)
-      : b_(std::move(b)), largest_b_(largest_b) {}
+  IntegerMatMulConstantB(std::shared_ptr<const std::vector<float>> b, int64_t largest_b,
+                         std::unique_ptr<PreparedKernel> f32_kernel)
+      : b_(std::move(b)), largest_b_(largest_b), f32_kernel_(std::move(f32_kernel)) {}
 
   Status Run(const KernelContext& ctx) override {
     const ConstTensorView& a = ctx.inputs[0];
+    const TensorView& y = ctx.outputs[0];
     const bool aligned = reinterpret_cast<uintptr_t>(a.data) % DTypeSize(a.dtype()) == 0;
-    if (ctx.outputs[0].count() == 0 || a.dtype() == DType::kBool || !aligned) {
-      return MatMulIntegerExact(ctx);
-    }
+    if (y.count() == 0 || a.dtype() == DType::kBool || !aligned) return MatMulIntegerExact(ctx);
     const double bound = static_cast<double>(a.shape().back()) *
                          static_cast<double>(LargestMagnitude(a)) * static_cast<double>(largest_b_);
     if (!ExactInF32(bound)) return MatMulIntegerExact(ctx);
-    return MatMulWidenedB<float>(ctx, DType::kF32, b_->data());
+    if (f32_kernel_ == nullptr) return MatMulWidenedB<float>(ctx, DType::kF32, b_->data());
+    const std::vector<float> fa = Widened<float>(a);
+    std::vector<float> fy(static_cast<size_t>(y.count()));
+    const ConstTensorView in[2] = {
+        {{DType::kF32, a.shape()}, reinterpret_cast<const std::byte*>(fa.data())},
+        {{DType::kF32, ctx.inputs[1].shape()}, reinterpret_cast<const std::byte*>(b_->data())}};
+    const TensorView out[1] = {{{DType::kF32, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
+    SY_RETURN_IF_ERROR(f32_kernel_->Run(KernelContext{ctx.op, in, out, ctx.attrs, ctx.pool}));
+    StoreIntegers(y, fy);
+    return Status::Ok();
   }
 
-  std::unique_ptr<PreparedKernel> Resized(const PrepareContext& /*ctx*/) const override {
-    return std::make_unique<IntegerMatMulConstantB>(b_, largest_b_);  // b keeps its shape
+  std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override {
+    std::unique_ptr<PreparedKernel> f32_kernel;
+    if (f32_kernel_ != nullptr) {
+      const TensorType in[2] = {{DType::kF32, ctx.inputs[0].shape},
+                                {DType::kF32, ctx.inputs[1].shape}};
+      const TensorType out[1] = {{DType::kF32, ctx.outputs[0].shape}};
+      f32_kernel = f32_kernel_->Resized(
+          PrepareContext{ctx.op, in, out, ctx.attrs, ctx.constant_inputs, ctx.num_threads});
+      if (f32_kernel == nullptr) return nullptr;
+    }
+    return std::make_unique<IntegerMatMulConstantB>(b_, largest_b_, std::move(f32_kernel));
   }
 
  private:
   std::shared_ptr<const std::vector<float>> b_;  // shared by the resized copies
   int64_t largest_b_;
+  std::unique_ptr<PreparedKernel> f32_kernel_;  // nullptr: OpenBLAS
 };
 
 }  // namespace
 
-std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx) {
+std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx,
+                                                     PrepareFn f32_prepare) {
   if (ctx.op != "matmul" || ctx.inputs.size() != 2 || ctx.outputs.size() != 1 ||
       ctx.constant_inputs.size() < 2 || ctx.constant_inputs[1] == nullptr) {
     return nullptr;
@@ -290,8 +312,18 @@ std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx) 
   // Not even a = +-1 would keep the products exact in f32: the unprepared path decides.
   if (!ExactInF32(static_cast<double>(k) * static_cast<double>(largest))) return nullptr;
   try {
-    return std::make_unique<IntegerMatMulConstantB>(
-        std::make_shared<const std::vector<float>>(Widened<float>(b)), largest);
+    auto widened = std::make_shared<const std::vector<float>>(Widened<float>(b));
+    std::unique_ptr<PreparedKernel> f32_kernel;
+    if (f32_prepare != nullptr) {
+      const TensorType in[2] = {{DType::kF32, ctx.inputs[0].shape}, {DType::kF32, b_type.shape}};
+      const TensorType outs[1] = {{DType::kF32, ctx.outputs[0].shape}};
+      const std::byte* constants[2] = {nullptr,
+                                       reinterpret_cast<const std::byte*>(widened->data())};
+      f32_kernel =
+          f32_prepare(PrepareContext{ctx.op, in, outs, ctx.attrs, constants, ctx.num_threads});
+    }
+    return std::make_unique<IntegerMatMulConstantB>(std::move(widened), largest,
+                                                    std::move(f32_kernel));
   } catch (const std::bad_alloc&) {
     return nullptr;  // the plain kernel widens b per run instead
   }
