@@ -248,6 +248,13 @@ def qoperator_cases():
                consts=weights, transB=1, alpha=1.0)
     yield case("qgemm_float_output", "QGemm", gemm, [("y",)], consts=weights, transB=1,
                alpha=0.5)
+    # u8 weights: ONNX Runtime's u8u8 kernel is exact (its u8s8 one saturates on AVX2).
+    yield case("dynamic_quantize_matmul_per_column_bias", "DynamicQuantizeMatMul",
+               [("x", RNG.standard_normal((2, 3, 16)).astype(np.float32)), ("w", u8(16, 8)),
+                ("bs", (RNG.random(8) * 0.02 + 0.001).astype(np.float32)),
+                ("bz", RNG.integers(100, 156, 8, dtype=np.uint8)),
+                ("bias", RNG.standard_normal(8).astype(np.float32))],
+               [("y",)], consts=("w", "bs", "bz", "bias"))
 
 
 def refusals():

@@ -159,8 +159,12 @@ Status MapQuantize(NodeContext& ctx) {
   return Status::Ok();
 }
 
-Status MapDynamicQuantize(NodeContext& ctx) {
-  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+// DynamicQuantizeLinear's arithmetic on x: the u8 codes and zero point as floats (whole
+// numbers from 0 to 255), and the scale, from x's range widened to hold 0.
+struct DynamicCodes {
+  ValueId codes, zero_point, scale;
+};
+Expected<DynamicCodes> DynamicQuantizeCodes(NodeContext& ctx, ValueId x) {
   const DType f = ctx.TypeOf(x).dtype;
   Attrs all;
   all.Set("keepdims", int64_t{0});
@@ -183,10 +187,16 @@ Status MapDynamicQuantize(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("round", {y}));
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("add", {y, zp_f}));
   SY_ASSIGN_OR_RETURN(y, ctx.Emit1("clip", {y}, clip));
-  SY_ASSIGN_OR_RETURN(y, CastTo(ctx, y, DType::kU8));
-  SY_ASSIGN_OR_RETURN(ValueId zp, CastTo(ctx, zp_f, DType::kU8));
+  return DynamicCodes{y, zp_f, scale};
+}
+
+Status MapDynamicQuantize(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(const DynamicCodes q, DynamicQuantizeCodes(ctx, x));
+  SY_ASSIGN_OR_RETURN(ValueId y, CastTo(ctx, q.codes, DType::kU8));
+  SY_ASSIGN_OR_RETURN(ValueId zp, CastTo(ctx, q.zero_point, DType::kU8));
   ctx.SetOutput(0, y);
-  ctx.SetOutput(1, scale);
+  ctx.SetOutput(1, q.scale);
   ctx.SetOutput(2, zp);
   return Status::Ok();
 }
@@ -389,6 +399,30 @@ Status MapQGemm(NodeContext& ctx) {
   return BindQuantized(ctx, real, 7, 8);
 }
 
+// DynamicQuantizeMatMul(A, B, b_scale[, b_zero_point, bias]) (com.microsoft, what
+// quantize_dynamic writes for MatMul in ONNX Runtime's older formats): A quantized as
+// DynamicQuantizeLinear does, the exact integer product with B less its zero point (per
+// column along N), scaled by a_scale * b_scale, bias added.
+Status MapDynamicQuantizeMatMul(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(const DynamicCodes q, DynamicQuantizeCodes(ctx, x));
+  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("sub", {q.codes, q.zero_point}));
+  SY_ASSIGN_OR_RETURN(a, CastTo(ctx, a, DType::kI32));
+  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 1, 3, DType::kI32, -1));
+  SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
+  const DType f = ctx.TypeOf(x).dtype;
+  SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, f));
+  SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(2));
+  SY_ASSIGN_OR_RETURN(ValueId m, ctx.Emit1("mul", {q.scale, bs}));
+  SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1("mul", {acc, m}));
+  if (ctx.HasInput(4)) {
+    SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(4));
+    SY_ASSIGN_OR_RETURN(y, ctx.Emit1("add", {y, bias}));
+  }
+  ctx.SetOutput(0, y);
+  return Status::Ok();
+}
+
 // MatMulNBits(A, B, scales[, zero_points, g_idx, bias]; K, N, bits, block_size) with the
 // semantics of ONNX Runtime's ContribOperators documentation: A [..., K] times B^T, B
 // [N, k_blocks, blob] holding `bits`-bit codes low-first; scales [N * k_blocks] or
@@ -523,6 +557,7 @@ void AddQuantizationMappings(MappingTable& table) {
   table.At(ms("DequantizeLinear")).map = MapDequantize;
   table.At(ms("QuantizeLinear")).map = MapQuantize;
   table.At(ms("MatMulNBits")).map = MapMatMulNBits;
+  table.At(ms("DynamicQuantizeMatMul")).map = MapDynamicQuantizeMatMul;
   table.At(ms("QGemm")).map = MapQGemm;
   table.At(ms("QLinearAdd")).map = [](NodeContext& ctx) { return MapQLinearBinary(ctx, "add"); };
   table.At(ms("QLinearMul")).map = [](NodeContext& ctx) { return MapQLinearBinary(ctx, "mul"); };
