@@ -165,9 +165,9 @@ inline void LaneParams(const PackedWeights& w, const LaneLayout& l, const LaneBl
     return;
   }
   // 2 or 4 consecutive blocks, their parameters spread over the lanes.
-  const __m128 scales = lb.blocks == 4
-                            ? _mm_loadu_ps(s)
-                            : _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(s)));
+  const __m128 scales =
+      lb.blocks == 4 ? _mm_loadu_ps(s)
+                     : _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
   *scale = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(scales), lb.lane_block);
   if (z == nullptr) {
     *zero = lb.default_zero;
