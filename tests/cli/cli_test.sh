@@ -496,6 +496,54 @@ expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generat
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 
+# quantize: weights on each block's grid are kept exactly, so the quant_matmul graph gives
+# the f32 graph's outputs bit for bit. w [32, 2] in 4-bit blocks of 16 with zero points:
+# column 0 is 0..15 then 7.5 down to 0 in steps of 0.5 (scales 1 and 0.5, zero point 0),
+# column 1 is -15..0 twice (scale 1, zero point 15). x: a row of ones, a row of l % 3.
+w_data=$(for l in $(seq 0 31); do
+  if [ "$l" -lt 16 ]; then c0=$l; else c0=$(awk "BEGIN{print (31-$l)*0.5}"); fi
+  c1=$(( l < 16 ? l - 15 : l - 31 ))
+  printf '%s, %s, ' "$c0" "$c1"; done | sed 's/, $//')
+x_data=$( (for l in $(seq 0 31); do printf '1, '; done; for l in $(seq 0 31); do printf '%s, ' $(( l % 3 )); done) | sed 's/, $//')
+cat > "$TMP/grid.json" <<JSON
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [2, 32]},
+            {"name": "w", "dtype": "f32", "shape": [32, 2]},
+            {"name": "y", "dtype": "f32", "shape": [2, 2]}],
+ "inputs": [0], "outputs": [2],
+ "constants": [{"value": 1, "data": [$w_data]}],
+ "nodes": [{"op": "matmul", "inputs": [0, 1], "outputs": [2], "name": "fc"}]}
+JSON
+cat > "$TMP/grid_x.json" <<JSON
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "c", "dtype": "f32", "shape": [2, 32]},
+            {"name": "x", "dtype": "f32", "shape": [2, 32]}],
+ "inputs": [], "outputs": [1],
+ "constants": [{"value": 0, "data": [$x_data]}],
+ "nodes": [{"op": "relu", "inputs": [0], "outputs": [1]}]}
+JSON
+expect "quantize test input" 0 "x: f32 \[2, 32\]" \
+  -- "$SY" run "$TMP/grid_x.json" --device cpu-ref --out "$TMP/grid_in"
+expect "quantize test reference" 0 "y: f32 \[2, 2\]" \
+  -- "$SY" run "$TMP/grid.json" --device cpu-ref --input "x=$TMP/grid_in/x.npy" --out "$TMP/grid_f32"
+expect "quantize 4-bit on the grid: no error" 0 'node 0 \(quant_matmul\) "fc": \[32, 2\] relative RMS error 0, max \|error\| 0' \
+  -- "$SY" quantize "$TMP/grid.json" -o "$TMP/grid_q4" --block 16
+expect "quantize: the summary" 0 "1 of 1 matmuls quantized \(4-bit blocks of 16, zero points\)" \
+  -- "$SY" quantize "$TMP/grid.json" -o "$TMP/grid_q4" --block 16
+for dev in cpu cpu-ref opencl; do
+  expect "quantized graph equals the f32 one exactly on $dev" 0 "y: .* matches" \
+    -- "$SY" run "$TMP/grid_q4" --device "$dev" --input "x=$TMP/grid_in/x.npy" \
+       --compare "$TMP/grid_f32" --rtol 0 --atol 0
+done
+expect "quantize int8 symmetric --json" 0 '"bits":8,"block_size":32,"symmetric":true,.*"relative_rms_error":' \
+  -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/mlp_q8" --weights int8 --symmetric --json
+expect "quantized mlp checks" 0 "ok: .* nodes" -- "$SY" check "$TMP/mlp_q8"
+expect "quantize bad --weights" 2 "--weights int3: expected int4 or int8" \
+  -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/x" --weights int3
+expect "quantize bad --block" 2 "block size 24: expected a power of two from 16 to 256" \
+  -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/x" --block 24
+expect "quantize without -o" 2 "expected -o OUT" -- "$SY" quantize "$SRC/examples/mlp"
+expect "quantize a missing model" 1 "nope.json: cannot open" -- "$SY" quantize "$TMP/nope" -o "$TMP/x"
 expect "--help" 0 "commands:" -- "$SY" --help
 expect "--version" 0 "^switchyard [0-9]+\.[0-9]+\.[0-9]+" -- "$SY" --version
 

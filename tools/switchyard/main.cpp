@@ -22,6 +22,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
      sy::cli::RunGenerate},
     {"compare", "find the first node whose result on a device differs from the reference",
      sy::cli::RunCompare},
+    {"quantize", "quantize a model's matmul weights to int4 or int8 blocks (quant_matmul)",
+     sy::cli::RunQuantize},
 };
 
 void PrintUsage(std::ostream& out) {

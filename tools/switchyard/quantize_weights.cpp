@@ -1,0 +1,178 @@
+#include "quantize_weights.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace sy::cli {
+namespace {
+
+// How many times each value is read: by nodes, and as a graph output.
+std::vector<int> ReadCounts(const Graph& graph) {
+  std::vector<int> reads(graph.values.size(), 0);
+  for (const Node& node : graph.nodes) {
+    for (ValueId v : node.inputs) {
+      if (v >= 0) ++reads[static_cast<size_t>(v)];
+    }
+  }
+  for (ValueId v : graph.outputs) ++reads[static_cast<size_t>(v)];
+  return reads;
+}
+
+// Why node `i` cannot be quantized, or "" when it can; `constant` is b's constant index.
+std::string Ineligible(const Graph& graph, const Node& node, const std::vector<int>& reads,
+                       const std::vector<int>& constant_of, int* constant) {
+  if (node.inputs.size() != 2) return "not two inputs";
+  const ValueId b = node.inputs[1];
+  const int c = constant_of[static_cast<size_t>(b)];
+  if (c < 0) return "b is not a constant";
+  const Value& bv = graph.values[static_cast<size_t>(b)];
+  if (bv.type.dtype != DType::kF32)
+    return "b is " + std::string(DTypeName(bv.type.dtype)) + ", not f32";
+  if (bv.type.shape.size() != 2)
+    return "b has shape " + ShapeToString(bv.type.shape) + ", not [K, N]";
+  if (bv.type.shape[0] < 1 || bv.type.shape[1] < 1) return "b is empty";
+  if (reads[static_cast<size_t>(b)] != 1) return "b is read elsewhere too";
+  if (graph.values[static_cast<size_t>(node.inputs[0])].type.dtype != DType::kF32) {
+    return "a is not f32";
+  }
+  *constant = c;
+  return "";
+}
+
+// The value `name`, unused so far in `graph`: `base`, or `base` with a number.
+std::string FreshName(const Graph& graph, const std::string& base) {
+  const auto taken = [&](const std::string& n) {
+    return std::any_of(graph.values.begin(), graph.values.end(),
+                       [&](const Value& v) { return v.name == n; });
+  };
+  std::string name = base;
+  for (int i = 1; taken(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+ValueId AddConstant(Graph& graph, const std::string& name, Tensor data) {
+  const auto id = static_cast<ValueId>(graph.values.size());
+  graph.values.push_back(Value{name, data.type(), {}});
+  graph.constants.push_back(Constant{id, name, std::move(data)});
+  return id;
+}
+
+}  // namespace
+
+Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptions& options) {
+  const int64_t bits = options.bits;
+  const int64_t bs = options.block_size;
+  if (bits != 4 && bits != 8) {
+    return InvalidArgument("weights of " + std::to_string(bits) + " bits: expected 4 or 8");
+  }
+  if (bs < 16 || bs > 256 || (bs & (bs - 1)) != 0) {
+    return InvalidArgument("block size " + std::to_string(bs) +
+                           ": expected a power of two from 16 to 256");
+  }
+  const int64_t levels = (int64_t{1} << bits) - 1;  // largest code
+  const int64_t middle = int64_t{1} << (bits - 1);  // the default zero point
+  QuantizeReport report;
+  const std::vector<int> reads = ReadCounts(graph);
+  std::vector<int> constant_of(graph.values.size(), -1);
+  for (size_t c = 0; c < graph.constants.size(); ++c) {
+    constant_of[static_cast<size_t>(graph.constants[c].value)] = static_cast<int>(c);
+  }
+  const size_t node_count = graph.nodes.size();
+  for (size_t i = 0; i < node_count; ++i) {
+    if (graph.nodes[i].op != "matmul") continue;
+    int c = -1;
+    const std::string why = Ineligible(graph, graph.nodes[i], reads, constant_of, &c);
+    if (!why.empty()) {
+      report.skipped.push_back({i, why});
+      continue;
+    }
+    const ValueId b = graph.nodes[i].inputs[1];
+    const Tensor& w_tensor = graph.constants[static_cast<size_t>(c)].data;
+    const int64_t k = w_tensor.shape()[0];
+    const int64_t n = w_tensor.shape()[1];
+    const int64_t blocks = (k + bs - 1) / bs;
+    const int64_t block_bytes = bs * bits / 8;
+    const float* w = w_tensor.values<float>().data();
+    SY_ASSIGN_OR_RETURN(Tensor codes, Tensor::Allocate(DType::kU8, {n, blocks, block_bytes}));
+    SY_ASSIGN_OR_RETURN(Tensor scales, Tensor::Allocate(DType::kF32, {n, blocks}));
+    SY_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(DType::kU8, {n, blocks}));
+    auto* q = reinterpret_cast<uint8_t*>(codes.mutable_data());
+    auto* s = reinterpret_cast<float*>(scales.mutable_data());
+    auto* z = reinterpret_cast<uint8_t*>(zeros.mutable_data());
+    std::memset(q, 0, codes.byte_size());
+    double err2 = 0, norm2 = 0, max_err = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        const int64_t start = blk * bs, end = std::min(k, start + bs);
+        double lo = 0, hi = 0, amax = 0;
+        for (int64_t l = start; l < end; ++l) {
+          const double v = w[l * n + j];
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          amax = std::max(amax, std::fabs(v));
+        }
+        double scale = options.symmetric ? amax / static_cast<double>(middle - 1)
+                                         : (hi - lo) / static_cast<double>(levels);
+        if (!(scale > 0) || !std::isfinite(scale)) scale = 1;
+        const auto scale_f = static_cast<float>(scale);
+        const int64_t zero =
+            options.symmetric
+                ? middle
+                : std::clamp<int64_t>(std::llround(-lo / static_cast<double>(scale_f)), 0, levels);
+        s[j * blocks + blk] = scale_f;
+        z[j * blocks + blk] = static_cast<uint8_t>(zero);
+        uint8_t* bytes = q + (j * blocks + blk) * block_bytes;
+        for (int64_t l = start; l < end; ++l) {
+          const double v = w[l * n + j];
+          const int64_t code =
+              std::clamp<int64_t>(std::llround(v / static_cast<double>(scale_f)) + zero, 0, levels);
+          const int64_t at = l - start;
+          if (bits == 8) {
+            bytes[at] = static_cast<uint8_t>(code);
+          } else {
+            bytes[at / 2] |= static_cast<uint8_t>(code << (4 * (at % 2)));
+          }
+          const double back = static_cast<double>(code - zero) * static_cast<double>(scale_f);
+          err2 += (v - back) * (v - back);
+          norm2 += v * v;
+          max_err = std::max(max_err, std::fabs(v - back));
+        }
+      }
+    }
+    QuantizedLayer layer;
+    layer.node = i;
+    layer.k = k;
+    layer.n = n;
+    layer.relative_rms = norm2 > 0 ? std::sqrt(err2 / norm2) : 0;
+    layer.max_abs_error = max_err;
+    layer.bytes_before = w_tensor.byte_size();
+    layer.bytes_after =
+        codes.byte_size() + scales.byte_size() + (options.symmetric ? 0 : zeros.byte_size());
+    // b's value now holds the codes (its one reader is this node).
+    Value& bv = graph.values[static_cast<size_t>(b)];
+    bv.type = codes.type();
+    bv.symbolic_shape.clear();
+    Constant& bc = graph.constants[static_cast<size_t>(c)];
+    if (bc.tensor_name.empty()) bc.tensor_name = FreshName(graph, bv.name + ".codes");
+    bc.data = std::move(codes);
+    const std::string base = bv.name;
+    std::vector<ValueId> inputs = {
+        graph.nodes[i].inputs[0], b,
+        AddConstant(graph, FreshName(graph, base + ".scales"), std::move(scales))};
+    if (!options.symmetric) {
+      inputs.push_back(
+          AddConstant(graph, FreshName(graph, base + ".zero_points"), std::move(zeros)));
+    }
+    Node& node = graph.nodes[i];
+    node.op = "quant_matmul";
+    node.inputs = std::move(inputs);
+    node.attrs = Attrs();
+    node.attrs.Set("bits", bits);
+    node.attrs.Set("block_size", bs);
+    report.quantized.push_back(layer);
+  }
+  return report;
+}
+
+}  // namespace sy::cli
