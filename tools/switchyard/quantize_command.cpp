@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli.h"
+#include "host_options.h"
 #include "quantize_weights.h"
 #include "switchyard/model_io.h"
 
@@ -80,11 +81,14 @@ int RunQuantize(const std::vector<std::string>& args) {
     PrintError("quantize", "the quantized graph is not valid: " + valid.message());
     return kExitFailure;
   }
-  const std::string out = vm["output"].as<std::string>();
-  if (Status saved = SaveModel(*graph, out); !saved.ok()) {
-    PrintError("quantize", saved.message());
+  // OUT's folder is made as import and `run --out` make theirs; OUT.json names the stem too.
+  Expected<std::filesystem::path> saved =
+      host_options::SaveModelAt(*graph, vm["output"].as<std::string>());
+  if (!saved.ok()) {
+    PrintError("quantize", saved.status().message());
     return kExitFailure;
   }
+  const std::string out = saved->string();
   uint64_t before = 0, after = 0;
   boost::json::array layers, skipped;
   for (const QuantizedLayer& l : report->quantized) {
