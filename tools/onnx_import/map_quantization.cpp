@@ -369,13 +369,11 @@ Status MapQGemm(NodeContext& ctx) {
   const bool trans_b = ctx.AttrInt("transB", 0) != 0;
   SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kF32, 0));
   SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 3, 5, DType::kF32, trans_b ? 0 : 1));
-  Attrs swap;
-  swap.Set("perm", std::vector<int64_t>{1, 0});
   if (trans_a) {
-    SY_ASSIGN_OR_RETURN(a, ctx.Emit1("transpose", {a}, swap));
+    SY_ASSIGN_OR_RETURN(a, EmitTranspose(ctx, a, {1, 0}));
   }
   if (trans_b) {
-    SY_ASSIGN_OR_RETURN(b, ctx.Emit1("transpose", {b}, swap));
+    SY_ASSIGN_OR_RETURN(b, EmitTranspose(ctx, b, {1, 0}));
   }
   SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
   if (ctx.HasInput(6)) {
@@ -460,15 +458,12 @@ Status MapMatMulNBits(NodeContext& ctx) {
   const auto reshaped = [&](ValueId v, const Shape& shape,
                             std::string_view name) -> Expected<ValueId> {
     const Shape& have = ctx.TypeOf(v).shape;
-    if (have == shape) return v;
     if (ElementCount(have) != ElementCount(shape)) {
       return ctx.Invalid("input " + std::string(name) + " has shape " + ShapeToString(have) +
                          " but must hold " + ShapeToString(shape) + " (" +
                          std::to_string(ElementCount(shape)) + " elements)");
     }
-    Attrs attrs;
-    attrs.Set("shape", std::vector<int64_t>(shape.begin(), shape.end()));
-    return ctx.Emit1("reshape", {v}, std::move(attrs));
+    return EmitReshape(ctx, v, std::vector<int64_t>(shape.begin(), shape.end()));
   };
   SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
   SY_ASSIGN_OR_RETURN(b, reshaped(b, {n, k_blocks, blob}, "B"));

@@ -191,9 +191,11 @@ void StoreIntegers(const TensorView& y, const std::vector<T>& fy) {
   }
 }
 
-// The product of a (widened here) and `fb`, b already widened to T, exactly.
+// The product of a (widened here) and `fb`, b already widened to T, exactly: on
+// `prepared` (an f32 kernel prepared for these operands) where given, else on BLAS.
 template <typename T>
-Status MatMulWidenedB(const KernelContext& ctx, DType float_type, const T* fb) {
+Status MatMulWidenedB(const KernelContext& ctx, DType float_type, const T* fb,
+                      PreparedKernel* prepared = nullptr) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
@@ -204,7 +206,7 @@ Status MatMulWidenedB(const KernelContext& ctx, DType float_type, const T* fb) {
       {{float_type, b.shape()}, reinterpret_cast<const std::byte*>(fb)}};
   const TensorView out[1] = {{{float_type, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
   const KernelContext widened{ctx.op, in, out, ctx.attrs, ctx.pool};
-  SY_RETURN_IF_ERROR(MatMulBlas<T>(widened));
+  SY_RETURN_IF_ERROR(prepared != nullptr ? prepared->Run(widened) : MatMulBlas<T>(widened));
   StoreIntegers(y, fy);
   return Status::Ok();
 }
@@ -260,16 +262,7 @@ class IntegerMatMulConstantB : public PreparedKernel {
     const double bound = static_cast<double>(a.shape().back()) *
                          static_cast<double>(LargestMagnitude(a)) * static_cast<double>(largest_b_);
     if (!ExactInF32(bound)) return MatMulIntegerExact(ctx);
-    if (f32_kernel_ == nullptr) return MatMulWidenedB<float>(ctx, DType::kF32, b_->data());
-    const std::vector<float> fa = Widened<float>(a);
-    std::vector<float> fy(static_cast<size_t>(y.count()));
-    const ConstTensorView in[2] = {
-        {{DType::kF32, a.shape()}, reinterpret_cast<const std::byte*>(fa.data())},
-        {{DType::kF32, ctx.inputs[1].shape()}, reinterpret_cast<const std::byte*>(b_->data())}};
-    const TensorView out[1] = {{{DType::kF32, y.shape()}, reinterpret_cast<std::byte*>(fy.data())}};
-    SY_RETURN_IF_ERROR(f32_kernel_->Run(KernelContext{ctx.op, in, out, ctx.attrs, ctx.pool}));
-    StoreIntegers(y, fy);
-    return Status::Ok();
+    return MatMulWidenedB<float>(ctx, DType::kF32, b_->data(), f32_kernel_.get());
   }
 
   std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override {

@@ -334,14 +334,6 @@ Status QuantMatmulFast(const KernelContext& ctx) {
   const auto* x = reinterpret_cast<const float*>(a.data);
   auto* out = reinterpret_cast<float*>(y.data);
   const int64_t rows = y.count() / n;
-  ThreadPool* pool = ctx.pool;
-  const auto parallel_for = [pool](int64_t count, int64_t grain, auto&& fn) {
-    if (pool != nullptr) {
-      pool->ParallelFor(count, grain, fn);
-    } else {
-      fn(int64_t{0}, count);
-    }
-  };
   if (rows <= kFusedMaxRows) {
     LaneLayout layout;
 #ifdef SY_QUANT_MATMUL_AVX2
@@ -354,8 +346,8 @@ Status QuantMatmulFast(const KernelContext& ctx) {
       }
     }
 #endif
-    parallel_for(n, fast::RowGrain(fast::kCheapGrain, k * rows),
-                 [&](int64_t j0, int64_t j1) { FusedRows(w, layout, x, rows, out, j0, j1); });
+    ParallelFor(ctx.pool, n, fast::RowGrain(fast::kCheapGrain, k * rows),
+                [&](int64_t j0, int64_t j1) { FusedRows(w, layout, x, rows, out, j0, j1); });
     return Status::Ok();
   }
   const int64_t tile_rows = std::clamp<int64_t>(kTileBytes / (k * 4), 16, n);
@@ -373,14 +365,16 @@ Status QuantMatmulFast(const KernelContext& ctx) {
   // With AVX2 both sides are in the lane order of LayOut along K (the product does not
   // depend on the order of K), so that a tile is dequantized without shuffles.
   const float* lhs = layout.vector ? layout.a.data() : x;
+#ifdef SY_QUANT_MATMUL_AVX2
+  const LaneBlocks lb = layout.vector ? LaneBlocksOf(w, layout) : LaneBlocks{};
+#endif
   for (int64_t j0 = 0; j0 < n; j0 += tile_rows) {
     const int64_t count = std::min(tile_rows, n - j0);
-    parallel_for(count, fast::RowGrain(fast::kCheapGrain, k), [&](int64_t t0, int64_t t1) {
+    ParallelFor(ctx.pool, count, fast::RowGrain(fast::kCheapGrain, k), [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         float* row = tile.data() + t * k;
 #ifdef SY_QUANT_MATMUL_AVX2
         if (layout.vector) {
-          const LaneBlocks lb = LaneBlocksOf(w, layout);
           if (w.bits == 4) {
             DequantizeRowLanes<4>(w, layout, lb, j0 + t, row);
           } else {
