@@ -2,7 +2,8 @@
 """ONNX Attention (opset 23) and RotaryEmbedding (opset 23) with run-time sizes, as LLM
 exports write them: 3-D inputs with heads in attributes, grouped-query heads, a KV cache
 with bottom-right causal masking, an additive mask over past + new keys, softcap and the
-qk_matmul_output output (the decomposed form), and rotary position ids. Each model is
+qk_matmul_output output (the decomposed form), and rotary position ids; and FlexAttention
+(ai.onnx.preview) with modifier graphs that read the scores' run-time shape. Each model is
 imported once by `switchyard import` (its sizes left symbolic) and run at two sets of
 sizes on cpu, every output against ONNX's reference evaluator (onnx.reference).
 
@@ -62,6 +63,46 @@ def rotary_feeds(b, s, _):
     return {"x": (b, s, 12), "cos": (16, 2), "sin": (16, 2), "pos": ("ids", b, s)}
 
 
+def flex_model():
+    """FlexAttention (ai.onnx.preview) with grouped-query heads, a causal score_mod built
+    from ranges over the scores' run-time shape, and a prob_mod with a constant of its own."""
+    scores_in = info("scores", ["B", "H", "L", "S"])
+    nodes = [
+        helper.make_node("Shape", ["scores"], ["shape"]),
+        helper.make_node("Gather", ["shape", "two"], ["l"], axis=0),
+        helper.make_node("Gather", ["shape", "three"], ["s"], axis=0),
+        helper.make_node("Range", ["zero", "l", "one"], ["qr"]),
+        helper.make_node("Reshape", ["qr", "col"], ["qi"]),
+        helper.make_node("Range", ["zero", "s", "one"], ["kr"]),
+        helper.make_node("Reshape", ["kr", "row"], ["ki"]),
+        helper.make_node("GreaterOrEqual", ["qi", "ki"], ["keep"]),
+        helper.make_node("Where", ["keep", "scores", "ninf"], ["masked"]),
+    ]
+    consts = [helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+              helper.make_tensor("one", TensorProto.INT64, [], [1]),
+              helper.make_tensor("two", TensorProto.INT64, [], [2]),
+              helper.make_tensor("three", TensorProto.INT64, [], [3]),
+              helper.make_tensor("col", TensorProto.INT64, [2], [-1, 1]),
+              helper.make_tensor("row", TensorProto.INT64, [2], [1, -1]),
+              helper.make_tensor("ninf", F, [], [float("-inf")])]
+    score_mod = helper.make_graph(nodes, "causal", [scores_in], [info("masked", None)], consts)
+    prob_mod = helper.make_graph([helper.make_node("Mul", ["probs", "gain"], ["scaled"])],
+                                 "gain", [info("probs", ["B", "H", "L", "S"])],
+                                 [info("scaled", None)],
+                                 [helper.make_tensor("gain", F, [], [1.5])])
+    node = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], domain="ai.onnx.preview",
+                            scale=0.3, score_mod=score_mod, prob_mod=prob_mod)
+    inputs = [info("q", ["b", 4, "s", 8]), info("k", ["b", 2, "s", 8]),
+              info("v", ["b", 2, "s", 6])]
+    graph = helper.make_graph([node], "flex", inputs, [info("y", None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26),
+                                                   helper.make_opsetid("ai.onnx.preview", 1)])
+
+
+def flex_feeds(b, s, _):
+    return {"q": (b, 4, s, 8), "k": (b, 2, s, 8), "v": (b, 2, s, 6)}
+
+
 def make(shapes):
     feeds = {}
     for name, shape in shapes.items():
@@ -78,6 +119,7 @@ CASES = [
     ("attention_qk_after_softmax", attention_model(qk_output=True, qk_matmul_output_mode=3),
      attention_feeds),
     ("rotary_position_ids", rotary_model(), rotary_feeds),
+    ("flex_attention_causal_gqa", flex_model(), flex_feeds),
 ]
 
 

@@ -30,6 +30,10 @@ Expected<ValueId> EmitRange(NodeContext& ctx, const Dim& start, const Dim& limit
 // [B, S, heads * D] -> [B, heads, S, D], and back.
 Expected<ValueId> SplitHeads(NodeContext& ctx, ValueId x, int64_t heads);
 Expected<ValueId> MergeHeads(NodeContext& ctx, ValueId x);
+// k or v [B, Hkv, T, D] with each head repeated `group` times in place: [B, Hkv * group,
+// T, D], heads h0 h0 h1 h1 ... (ONNX's reference, np.repeat on axis 1).
+Expected<ValueId> RepeatHeads(NodeContext& ctx, ValueId x, int64_t heads, const Dim& head_size,
+                              int64_t group);
 
 // One attention: q [B, Hq, S, D], k [B, Hkv, T, D], v [B, Hkv, T, Dv] (any KV cache
 // already concatenated), Hq a multiple of Hkv.

@@ -72,6 +72,17 @@ Expected<ValueId> MergeHeads(NodeContext& ctx, ValueId x) {
   return EmitReshape(ctx, t, {0, 0, -1});
 }
 
+Expected<ValueId> RepeatHeads(NodeContext& ctx, ValueId x, int64_t heads, const Dim& head_size,
+                              int64_t group) {
+  if (group == 1) return x;
+  SY_ASSIGN_OR_RETURN(const int64_t dim, StaticSize(ctx, head_size, "the head size"));
+  SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, 1, -1, dim}));
+  Attrs expand;
+  expand.Set("shape", std::vector<int64_t>{1, 1, group, 1, 1});
+  SY_ASSIGN_OR_RETURN(ValueId e, ctx.Emit1("expand", {r}, std::move(expand)));
+  return EmitReshape(ctx, e, {0, heads * group, -1, dim});
+}
+
 namespace {
 
 Expected<ValueId> Slice(NodeContext& ctx, ValueId x, int64_t axis, int64_t start, int64_t end,
@@ -92,19 +103,6 @@ Expected<ValueId> Concat(NodeContext& ctx, std::vector<ValueId> parts, int64_t a
 
 Dim Plus(const Dim& a, const Dim& b) { return {a.example + b.example, a.expr + b.expr}; }
 Dim Minus(const Dim& a) { return {-a.example, DimExpr(0) - a.expr}; }
-
-// k or v [B, Hkv, T, D] with each head repeated `group` times in place: [B, Hkv * group,
-// T, D], heads h0 h0 h1 h1 ... (ONNX's reference, np.repeat on axis 1).
-Expected<ValueId> RepeatHeads(NodeContext& ctx, ValueId x, int64_t heads, const Dim& head_size,
-                              int64_t group) {
-  if (group == 1) return x;
-  SY_ASSIGN_OR_RETURN(const int64_t dim, StaticSize(ctx, head_size, "the head size"));
-  SY_ASSIGN_OR_RETURN(ValueId r, EmitReshape(ctx, x, {0, 0, 1, -1, dim}));
-  Attrs expand;
-  expand.Set("shape", std::vector<int64_t>{1, 1, group, 1, 1});
-  SY_ASSIGN_OR_RETURN(ValueId e, ctx.Emit1("expand", {r}, std::move(expand)));
-  return EmitReshape(ctx, e, {0, heads * group, -1, dim});
-}
 
 // The mask after padding to T, the bool conditions of causal masking with an offset,
 // padding (nonpad), the window and the mask's own length, and whether top-left causal is

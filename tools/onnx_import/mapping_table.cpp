@@ -55,6 +55,7 @@ const MappingTable& Mappings() {
     AddReductionMappings(t);
     AddNeuralMappings(t);
     AddAttentionMappings(t);
+    AddFlexAttentionMappings(t);
     AddScatterLikeMappings(t);
     AddGeometryMappings(t);
     AddConvPoolMappings(t);

@@ -68,6 +68,7 @@ void AddMovementMappings(MappingTable& table);
 void AddReductionMappings(MappingTable& table);
 void AddNeuralMappings(MappingTable& table);
 void AddAttentionMappings(MappingTable& table);
+void AddFlexAttentionMappings(MappingTable& table);
 void AddScatterLikeMappings(MappingTable& table);
 void AddGeometryMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
