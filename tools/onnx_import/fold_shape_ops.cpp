@@ -298,9 +298,8 @@ Status FoldRange(NodeContext& ctx) {
 }
 
 Status FoldDropout(NodeContext& ctx) {
-  if (ctx.HasInput(2) && ToInt64s(In(ctx, 2))[0] != 0) {
-    return ctx.Fail(ImportProblem::kTrainingOnly, "runs in training mode (training_mode is true)");
-  }
+  // Training mode draws random drops: mapped onto catalogue ops instead of folded.
+  if (ctx.HasInput(2) && ToInt64s(In(ctx, 2))[0] != 0) return MapAlias(ctx);
   ctx.SetOutputConstant(0, In(ctx, 0));
   if (ctx.OutputWanted(1)) {
     std::vector<int64_t> ones(static_cast<size_t>(In(ctx, 0).element_count()), 1);

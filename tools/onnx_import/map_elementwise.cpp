@@ -179,6 +179,34 @@ Status MapUnaryWithAttrs(NodeContext& ctx) {
   return Status::Ok();
 }
 
+}  // namespace
+
+// Dropout in training mode with a ratio r in (0, 1), as ONNX's reference: mask =
+// uniform >= r (the catalogue's random_uniform, docs/onnx-import.md), y = x / (1 - r)
+// where kept, else 0; r = 1 drops everything.
+namespace {
+Status MapTrainingDropout(NodeContext& ctx, double ratio) {
+  if (!(ratio >= 0 && ratio <= 1)) return ctx.Invalid("ratio must be in [0, 1]");
+  SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
+  const DType dtype = ctx.TypeOf(x).dtype;
+  if (!IsFloat(dtype)) return ctx.Invalid("drops elements of a float input only");
+  SY_ASSIGN_OR_RETURN(ValueId u, EmitRandomUniform(ctx, x, dtype));
+  SY_ASSIGN_OR_RETURN(ValueId r, ctx.Scalar(dtype, ratio));
+  SY_ASSIGN_OR_RETURN(ValueId keep, ctx.Emit1("greater_equal", {u, r}));
+  SY_ASSIGN_OR_RETURN(ValueId zero, ctx.Scalar(dtype, 0.0));
+  ValueId scaled = zero;
+  if (ratio < 1) {
+    SY_ASSIGN_OR_RETURN(ValueId scale, ctx.Scalar(dtype, 1.0 / (1.0 - ratio)));
+    SY_ASSIGN_OR_RETURN(scaled, ctx.Emit1("mul", {x, scale}));
+  }
+  SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1("where", {keep, scaled, zero}));
+  ctx.SetOutput(0, y);
+  if (ctx.OutputWanted(1)) ctx.SetOutput(1, keep);
+  return Status::Ok();
+}
+
+}  // namespace
+
 // Identity and Dropout in inference: the output is the input, no node needed.
 Status MapAlias(NodeContext& ctx) {
   if (ctx.node().op_type() == "Dropout") {
@@ -189,11 +217,7 @@ Status MapAlias(NodeContext& ctx) {
       if (training != 0 && ctx.HasInput(1)) {
         SY_ASSIGN_OR_RETURN(ratio, ctx.StaticScalar(1, "ratio"));
       }
-      if (training != 0 && ratio != 0) {
-        return ctx.Fail(ImportProblem::kTrainingOnly,
-                        "runs in training mode (training_mode is true, ratio is not 0: random "
-                        "drops)");
-      }
+      if (training != 0 && ratio != 0) return MapTrainingDropout(ctx, ratio);
     }
     if (ctx.since_version() < 7 && ctx.AttrInt("is_test", 0) == 0) {
       return ctx.Fail(ImportProblem::kTrainingOnly, "runs in training mode (is_test is 0)");
@@ -207,6 +231,8 @@ Status MapAlias(NodeContext& ctx) {
   }
   return Status::Ok();
 }
+
+namespace {
 
 Status MapClip(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));

@@ -56,6 +56,7 @@ const MappingTable& Mappings() {
     AddNeuralMappings(t);
     AddAttentionMappings(t);
     AddFlexAttentionMappings(t);
+    AddRandomMappings(t);
     AddScatterLikeMappings(t);
     AddGeometryMappings(t);
     AddConvPoolMappings(t);

@@ -69,6 +69,7 @@ void AddReductionMappings(MappingTable& table);
 void AddNeuralMappings(MappingTable& table);
 void AddAttentionMappings(MappingTable& table);
 void AddFlexAttentionMappings(MappingTable& table);
+void AddRandomMappings(MappingTable& table);
 void AddScatterLikeMappings(MappingTable& table);
 void AddGeometryMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
@@ -129,6 +130,11 @@ Expected<ValueId> EmitReshape(NodeContext& ctx, ValueId x, std::vector<int64_t> 
 Expected<ValueId> EmitTranspose(NodeContext& ctx, ValueId x, std::vector<int64_t> perm);
 // x cast to `to` (x itself when it has that dtype already).
 Expected<ValueId> CastTo(NodeContext& ctx, ValueId x, DType to);
+// Identity, and Dropout (in inference its input; in training mode random drops): the
+// mapping, also called by Dropout's fold when training mode is on (map_elementwise.cpp).
+Status MapAlias(NodeContext& ctx);
+// Numbers in [0, 1) of `dtype` (float), like's shape, from the node's seed (map_random.cpp).
+Expected<ValueId> EmitRandomUniform(NodeContext& ctx, ValueId like, DType dtype);
 // The rml-graph dtype for an ONNX `to` attribute / type code, or an unsupported-type error.
 Expected<DType> DTypeParam(NodeContext& ctx, int64_t onnx_type, std::string_view what);
 

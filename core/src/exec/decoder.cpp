@@ -6,18 +6,17 @@
 #include <cstring>
 
 #include "switchyard/model_io.h"
+#include "switchyard/random_stream.h"
 
 namespace sy {
 namespace {
 
-// splitmix64: a small generator whose stream is the same on every platform. Numbers in
-// [0, 1) with 53 random bits; tools/make_toy_decoder.py re-implements it as a reference.
+// splitmix64 (switchyard/random_stream.h, the stream of the catalogue's random ops): a
+// small generator whose stream is the same on every platform. Numbers in [0, 1) with 53
+// random bits; tools/make_toy_decoder.py re-implements it as a reference.
 double NextUniform(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
+  state += kSplitMixGamma;
+  return static_cast<double>(SplitMixOutput(state) >> 11) * 0x1.0p-53;
 }
 
 // The sampler: one `sample` node over logits f32 [1, V] and uniform f64 [1]. The op's

@@ -1,8 +1,12 @@
 // Sampling ops of the catalogue (docs/ops.md, "Sampling"): `sample`, a Switchyard
 // extension with no ONNX counterpart, which picks one token per row of logits for
-// autoregressive decoding. The randomness is an input (`uniform`, one number in [0, 1) per
-// row, drawn by the caller), so the op is deterministic and every backend picks the same
-// token from the same numbers.
+// autoregressive decoding; and `random_uniform` / `random_normal` (ONNX's
+// RandomUniformLike / RandomNormalLike), tensors of counter-based random numbers: element
+// i is a function of `seed` and i alone (the i-th numbers of a splitmix64 stream, the
+// decoder's generator), so the ops are pure, every backend gives the same numbers, and a
+// run repeats the last one's values unless the seed changes. The randomness is an input (`uniform`,
+// one number in [0, 1) per row, drawn by the caller), so the op is deterministic and every backend
+// picks the same token from the same numbers.
 //
 // The shape rule checks every attribute against the method it belongs to: an attribute
 // that only another method reads must keep its default, so that a graph never carries a
@@ -93,9 +97,44 @@ Expected<std::vector<TensorType>> InferSample(const InferContext& ctx) {
   return std::vector<TensorType>{{DType::kI64, {logits.shape[0]}}};
 }
 
+// random_uniform / random_normal: x's shape, the dtype attribute's dtype.
+Expected<std::vector<TensorType>> InferRandom(const InferContext& ctx) {
+  const std::string name = ctx.attrs.GetString("dtype");
+  const std::optional<DType> dtype = ParseDTypeName(name);
+  if (!dtype || !IsFloat(*dtype)) {
+    return AttrError("dtype", "is \"" + name + "\" but must be one of f32, f16, bf16, f64");
+  }
+  for (const char* a : {"low", "high", "mean", "scale"}) {
+    const AttrValue* v = ctx.attrs.Find(a);
+    if (v != nullptr && !std::isfinite(ctx.attrs.GetFloat(a))) {
+      return AttrError(a, "is " + Num(ctx.attrs.GetFloat(a)) + " but must be finite");
+    }
+  }
+  if (ctx.attrs.Find("scale") != nullptr && ctx.attrs.GetFloat("scale") < 0) {
+    return AttrError("scale", "is " + Num(ctx.attrs.GetFloat("scale")) + " but must be >= 0");
+  }
+  if (ctx.attrs.Find("low") != nullptr && ctx.attrs.GetFloat("low") > ctx.attrs.GetFloat("high")) {
+    return AttrError("low", "is " + Num(ctx.attrs.GetFloat("low")) + ", above high (" +
+                                Num(ctx.attrs.GetFloat("high")) + ")");
+  }
+  return std::vector<TensorType>{{*dtype, ctx.input(0).shape}};
+}
+
+OpSchema RandomSchema(std::string_view name, std::string_view onnx, std::vector<AttrSpec> params) {
+  std::vector<AttrSpec> attrs = {
+      {"dtype", AttrKind::kString, std::string("f32"), false, {"f32", "f16", "bf16", "f64"}},
+      {"seed", AttrKind::kInt, int64_t{0}}};
+  for (AttrSpec& a : params) attrs.push_back(std::move(a));
+  return MakeSchema(name, onnx, DTypeSet::All(), {{"x", 0}}, std::move(attrs), InferRandom);
+}
+
 }  // namespace
 
 void AddSamplingSchemas(std::vector<OpSchema>& out) {
+  out.push_back(RandomSchema("random_uniform", "RandomUniformLike",
+                             {{"low", AttrKind::kFloat, 0.0}, {"high", AttrKind::kFloat, 1.0}}));
+  out.push_back(RandomSchema("random_normal", "RandomNormalLike",
+                             {{"mean", AttrKind::kFloat, 0.0}, {"scale", AttrKind::kFloat, 1.0}}));
   OpSchema s = MakeSchema("sample", "", DTypeSet::Float(),
                           {{"logits", 0}, {"uniform", 1, /*optional=*/true}},
                           {{"method",

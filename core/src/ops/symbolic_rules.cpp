@@ -648,6 +648,8 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"pad", Pad},
       {"prelu", SameAsFirst},
       {"quant_matmul", QuantMatmul},
+      {"random_normal", SameAsFirst},
+      {"random_uniform", SameAsFirst},
       {"range", Range},
       {"reduce_max", Reduce},
       {"reduce_mean", Reduce},

@@ -1,4 +1,5 @@
-// The sampling family: `sample` (kernels/sampling.cl sy_sample), one work-group per row of
+// The sampling family: random_uniform and random_normal (kernels/random.cl, at the end),
+// and `sample` (kernels/sampling.cl sy_sample), one work-group per row of
 // logits, every step in double as docs/ops.md ("Sampling") defines it, so the token is the
 // reference's (plugins/cpu/src/ref/sampling_ref.cpp) up to the last bit of the device's
 // exp. Needs cl_khr_fp64.
@@ -14,6 +15,7 @@
 #include "cl_op.h"
 #include "kernel_sources.h"
 #include "sample_status.h"
+#include "switchyard/shape.h"
 
 namespace sy::opencl {
 namespace {
@@ -148,10 +150,58 @@ class SampleOp : public ClOp {
 
 std::unique_ptr<ClOp> CreateSample(const NodeInfo&) { return std::make_unique<SampleOp>(); }
 
+// random_uniform / random_normal: one work-item per element, in double as the reference.
+bool SupportsRandom(const NodeInfo& node, const DeviceCaps& device, std::string& reason) {
+  if (!device.fp64) {
+    reason = node.op + " computes in double (as its reference), which needs cl_khr_fp64";
+    return false;
+  }
+  if (node.outputs.size() != 1) {
+    reason = node.op + " gives one output";
+    return false;
+  }
+  return true;
+}
+
+class RandomOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const bool normal = node.op == "random_normal";
+    n_ = static_cast<uint64_t>(ElementCount(node.outputs[0].shape));
+    seed_ = static_cast<uint64_t>(node.attrs.GetInt("seed", 0));
+    a_ = node.attrs.GetFloat(normal ? "mean" : "low", 0.0);
+    b_ = node.attrs.GetFloat(normal ? "scale" : "high", 1.0);
+    const std::string defines =
+        SlotDefines('Y', node.outputs[0].dtype) + "#define NORMAL " + (normal ? "1" : "0") + "\n";
+    kernel_ = ctx.Kernel("random", defines, true, "sy_random");
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    if (n_ == 0) return;
+    KernelArgs(kernel_.get())
+        .Tensor(ctx.outputs[0])
+        .Add(static_cast<cl_ulong>(n_))
+        .Add(static_cast<cl_ulong>(seed_))
+        .Add(static_cast<cl_double>(a_))
+        .Add(static_cast<cl_double>(b_));
+    Launch1D(ctx.queue, kernel_.get(), n_);
+  }
+
+ private:
+  uint64_t n_ = 0, seed_ = 0;
+  double a_ = 0, b_ = 1;
+  UniqueKernel kernel_;
+};
+
+std::unique_ptr<ClOp> CreateRandom(const NodeInfo&) { return std::make_unique<RandomOp>(); }
+
 }  // namespace
 
 void RegisterSamplingOps(ClOpRegistry& registry) {
   registry.Add("sample", SupportsSample, CreateSample);
+  registry.Add("random_uniform", SupportsRandom, CreateRandom);
+  registry.Add("random_normal", SupportsRandom, CreateRandom);
 }
 
 }  // namespace sy::opencl

@@ -1,4 +1,5 @@
-// Op cases of the sampling op: `sample` (docs/ops.md, "Sampling"), in every logits dtype,
+// Op cases of the sampling ops: random_uniform and random_normal (RandomCases), and
+// `sample` (docs/ops.md, "Sampling"), in every logits dtype,
 // each method, with f32 and f64 uniform numbers. Its i64 tokens are compared exactly: the
 // op fixes the order of every sum, so a plugin that follows docs/ops.md picks the same
 // token from the same numbers (the uniform numbers are random, so none lies within rounding
@@ -91,10 +92,38 @@ std::vector<OpCase> SampleCases() {
   return b.Take();
 }
 
+// random_uniform / random_normal: the numbers are a function of the seed and the element
+// index (switchyard/random_stream.h), so a plugin must give cpu-ref's values up to the
+// rounding of its log, sqrt and cos. The input only gives the shape: its dtype varies.
+std::vector<OpCase> RandomCases(std::string_view op) {
+  const bool normal = op == "random_normal";
+  const auto params = [&](int64_t seed, double a, double b, DType d) {
+    Attrs attrs =
+        A({{"seed", I(seed)}, {normal ? "mean" : "low", F(a)}, {normal ? "scale" : "high", F(b)}});
+    attrs.Set("dtype", Str(std::string(DTypeName(d))));
+    return attrs;
+  };
+  CaseBuilder b(op);
+  // Labelled by the input's dtype (the shape's source, any dtype); the output's follows "->".
+  for (DType d : SchemaDTypes(op)) {
+    b.Add(d, "[7] -> f32 seed=0", {In(d, {7})}, params(0, 0.0, 1.0, DType::kF32));
+    b.Add(d, "[3,4,5] -> f32 seed=42", {In(d, {3, 4, 5})}, params(42, -2.0, 3.0, DType::kF32));
+    b.Add(d, "[] -> f64 seed=7", {In(d, {})}, params(7, 1.0, 2.0, DType::kF64));
+    b.Add(d, "[2,1,3] -> f16 seed=-5", {In(d, {2, 1, 3})}, params(-5, 0.5, 0.5, DType::kF16));
+    b.Add(d, "[33,17] -> bf16 seed=123456789", {In(d, {33, 17})},
+          params(123456789, -10.0, 10.0, DType::kBF16));
+    b.Add(d, "empty [0,3] -> f32", {In(d, {0, 3})}, params(1, 0.0, 1.0, DType::kF32));
+  }
+  b.Large(DType::kU8, "1M [1024,1024] -> f32", {In(DType::kU8, {1024, 1024})},
+          params(99, 0.0, 1.0, DType::kF32));
+  return b.Take();
+}
+
 }  // namespace
 
 std::vector<OpCase> SamplingCases(std::string_view op) {
   if (op == "sample") return SampleCases();
+  if (op == "random_uniform" || op == "random_normal") return RandomCases(op);
   return {};
 }
 

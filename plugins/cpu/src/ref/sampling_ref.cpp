@@ -1,4 +1,5 @@
-// Reference kernel of the sampling family (docs/ops.md, "Sampling"): `sample`, one token
+// Reference kernels of the sampling family (docs/ops.md, "Sampling"): random_uniform and
+// random_normal (at the end), and `sample`, one token
 // per row of logits [N, V], chosen by `method` from the caller's uniform number for that
 // row. Written step for step from docs/ops.md, whose order of operations is part of the
 // op: every sum runs in double, in the order given there, so that a backend that follows
@@ -15,6 +16,7 @@
 
 #include "ref/ref_kernels.h"
 #include "ref/sample_params.h"
+#include "switchyard/random_stream.h"
 #include "switchyard/sample_errors.h"
 
 namespace sy::cpu {
@@ -114,8 +116,29 @@ Status Sample(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// random_uniform / random_normal: element i from the seed's stream
+// (switchyard/random_stream.h), computed in double and rounded once to the dtype.
+template <bool kNormal>
+Status Random(const KernelContext& ctx) {
+  const TensorView& y = ctx.outputs[0];
+  const auto seed = static_cast<uint64_t>(ctx.attrs.GetInt("seed"));
+  const double a = ctx.attrs.GetFloat(kNormal ? "mean" : "low");
+  const double b = ctx.attrs.GetFloat(kNormal ? "scale" : "high");
+  const int64_t n = ElementCount(y.shape());
+  for (int64_t i = 0; i < n; ++i) {
+    const auto at = static_cast<uint64_t>(i);
+    StoreFloat(y.dtype(), y.data, i,
+               kNormal ? RandomNormalAt(seed, at, a, b) : RandomUniformAt(seed, at, a, b));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-void AddSamplingRefKernels(KernelTable& table) { table.Add("sample", Sample); }
+void AddSamplingRefKernels(KernelTable& table) {
+  table.Add("sample", Sample);
+  table.Add("random_uniform", Random<false>);
+  table.Add("random_normal", Random<true>);
+}
 
 }  // namespace sy::cpu

@@ -2,7 +2,9 @@
 // (tools/kernel_refs/sampling.py -> tests/data/kernels/sampling/) and cases derived by hand
 // from docs/ops.md ("Sampling"): each method, ties, k above the vocabulary, a temperature
 // that changes the pick, uniform numbers on and around the boundaries between tokens,
-// several rows, infinite logits, every logits dtype, and the data errors.
+// several rows, infinite logits, every logits dtype, and the data errors. Then
+// random_uniform / random_normal: splitmix64's published outputs, their moments over many
+// draws, determinism, and each element depending on the seed and its index alone.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -282,6 +284,109 @@ TEST(SamplingRef, DataErrorsNameTheRowAndTheValue) {
   EXPECT_NE(s.message().find("is inf, outside [0, 1)"), std::string::npos) << s.message();
   s = error(t, {0, 1, 2, 3}, {0.5, 1.0000000000000002});
   EXPECT_NE(s.message().find("is 1.0000000000000002, outside"), std::string::npos) << s.message();
+}
+
+// ---- random_uniform, random_normal ---------------------------------------------------
+
+Attrs RandomAttrs(const std::string& dtype, int64_t seed,
+                  std::initializer_list<std::pair<std::string, AttrValue>> more = {}) {
+  Attrs a = A(more);
+  a.Set("dtype", dtype);
+  a.Set("seed", seed);
+  return a;
+}
+
+Tensor Like(Shape shape) {
+  return Make(DType::kU8, shape, std::vector<double>(static_cast<size_t>(ElementCount(shape))));
+}
+
+// splitmix64 seeded with 0 starts e220a8397b1dcdaf 6e789e6aa1b965f4 06c45d188009454f
+// (Vigna's reference implementation); random_uniform f64 over [0, 1) is each >> 11 / 2^53.
+TEST(RandomRef, UniformIsSplitmix64sPublishedStream) {
+  const Tensor y = RunRef1("random_uniform", {Like({3})}, RandomAttrs("f64", 0));
+  const std::vector<double> v = Values(y);
+  const uint64_t want[] = {0xe220a8397b1dcdafull, 0x6e789e6aa1b965f4ull, 0x06c45d188009454full};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(v[i], static_cast<double>(want[i] >> 11) * 0x1.0p-53) << i;
+  }
+}
+
+TEST(RandomRef, UniformMomentsAndRange) {
+  constexpr int64_t kN = 200000;
+  const Tensor y = RunRef1("random_uniform", {Like({kN})},
+                           RandomAttrs("f32", 42, {{"low", -2.0}, {"high", 3.0}}));
+  EXPECT_EQ(y.dtype(), DType::kF32);
+  double sum = 0, sq = 0;
+  int below_half = 0;
+  for (double x : Values(y)) {
+    ASSERT_GE(x, -2.0);
+    ASSERT_LE(x, 3.0);
+    sum += x;
+    sq += x * x;
+    below_half += x < 0.5;
+  }
+  const double mean = sum / kN, var = sq / kN - mean * mean;
+  // mean 0.5 and variance 25/12; 5 standard errors of each.
+  EXPECT_NEAR(mean, 0.5, 5 * std::sqrt(25.0 / 12 / kN));
+  EXPECT_NEAR(var, 25.0 / 12, 5 * 25.0 * std::sqrt(1.0 / 180 / kN));
+  EXPECT_NEAR(below_half, kN / 2, 5 * std::sqrt(kN / 4.0));
+}
+
+TEST(RandomRef, NormalMomentsAndTails) {
+  constexpr int64_t kN = 200000;
+  const Tensor y = RunRef1("random_normal", {Like({400, 500})},
+                           RandomAttrs("f64", 7, {{"mean", 1.0}, {"scale", 2.0}}));
+  EXPECT_EQ(y.shape(), (Shape{400, 500}));
+  double sum = 0, sq = 0;
+  int within_one_sigma = 0;
+  for (double x : Values(y)) {
+    ASSERT_TRUE(std::isfinite(x));
+    sum += x;
+    sq += (x - 1.0) * (x - 1.0);
+    within_one_sigma += std::fabs(x - 1.0) < 2.0;
+  }
+  const double mean = sum / kN, var = sq / kN;
+  EXPECT_NEAR(mean, 1.0, 5 * 2.0 / std::sqrt(kN));
+  EXPECT_NEAR(var, 4.0, 5 * 4.0 * std::sqrt(2.0 / kN));  // var of s^2: 2 sigma^4 / n
+  const double p = 0.6826894921370859;                   // P(|z| < 1)
+  EXPECT_NEAR(within_one_sigma, p * kN, 5 * std::sqrt(kN * p * (1 - p)));
+}
+
+TEST(RandomRef, ElementsDependOnSeedAndIndexAlone) {
+  const std::vector<double> small =
+      Values(RunRef1("random_normal", {Like({10})}, RandomAttrs("f32", 5)));
+  const std::vector<double> large =
+      Values(RunRef1("random_normal", {Like({4, 25})}, RandomAttrs("f32", 5)));
+  const std::vector<double> again =
+      Values(RunRef1("random_normal", {Like({10})}, RandomAttrs("f32", 5)));
+  const std::vector<double> other =
+      Values(RunRef1("random_normal", {Like({10})}, RandomAttrs("f32", 6)));
+  EXPECT_EQ(small, again);
+  EXPECT_EQ(small, std::vector<double>(large.begin(), large.begin() + 10));
+  int same = 0;
+  for (size_t i = 0; i < 10; ++i) same += small[i] == other[i];
+  EXPECT_EQ(same, 0);
+}
+
+TEST(RandomRef, NarrowDtypesRoundTheDoubleOnce) {
+  const std::vector<double> wide =
+      Values(RunRef1("random_uniform", {Like({64})}, RandomAttrs("f64", 3, {{"high", 10.0}})));
+  for (const char* dt : {"f16", "bf16", "f32"}) {
+    const Tensor narrow =
+        RunRef1("random_uniform", {Like({64})}, RandomAttrs(dt, 3, {{"high", 10.0}}));
+    const DType d = *ParseDTypeName(dt);
+    EXPECT_EQ(narrow.dtype(), d);
+    EXPECT_EQ(Values(narrow), Values(Make(d, {64}, wide))) << dt;
+  }
+}
+
+TEST(RandomRef, SchemaRefusesBadParameters) {
+  EXPECT_FALSE(RunRef("random_uniform", {Like({2})}, RandomAttrs("i32", 0)).ok());
+  EXPECT_FALSE(RunRef("random_normal", {Like({2})}, RandomAttrs("f32", 0, {{"scale", -1.0}})).ok());
+  const Status s =
+      RunRef("random_uniform", {Like({2})}, RandomAttrs("f32", 0, {{"low", 2.0}, {"high", 1.0}}))
+          .status();
+  EXPECT_NE(s.message().find("above high"), std::string::npos) << s.message();
 }
 
 }  // namespace
