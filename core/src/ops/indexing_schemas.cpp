@@ -2,7 +2,8 @@
 // move data through an index tensor: gather, gather_elements, scatter_elements; and
 // gather_nd, scatter_nd, cache_write (extensions of v1, docs/ops.md). Data takes every dtype,
 // indices i32 or i64; shapes follow the ONNX operators of the same names. And the extension
-// tfidf_vectorizer (ONNX TfIdfVectorizer on integer tokens): n-gram lookups into a pool.
+// tfidf_vectorizer (ONNX TfIdfVectorizer on integer tokens): n-gram lookups into a pool;
+// and tree_ensemble (tree_ensemble_schema.cpp).
 #include <algorithm>
 
 #include "ops/op_families.h"
@@ -265,6 +266,7 @@ void AddIndexingSchemas(std::vector<OpSchema>& out) {
                    InferTfIdf);
     out.push_back(std::move(s));
   }
+  AddTreeEnsembleSchema(out);  // Extension (docs/ops.md): ONNX ai.onnx.ml TreeEnsemble.
   out.push_back(Indexing("cache_write", "", InferCacheWrite,
                          {{"cache", 0}, {"update", 0}, {"offset", 1}},
                          {{"axis", AttrKind::kInt, std::nullopt, true, {}}}));

@@ -21,6 +21,9 @@ void AddFusedSchemas(std::vector<OpSchema>& out);          // fused_schemas.cpp
 void AddSelectionSchemas(std::vector<OpSchema>& out);      // selection_schemas.cpp
 void AddSamplingSchemas(std::vector<OpSchema>& out);       // sampling_schemas.cpp
 
+// tree_ensemble, of the indexing family, in a file of its own (tree_ensemble_schema.cpp).
+void AddTreeEnsembleSchema(std::vector<OpSchema>& out);
+
 // Shape rules the fused ops build on (a fused op produces what its first op would).
 Expected<std::vector<TensorType>> InferMatmul(const InferContext& ctx);  // linalg_schemas.cpp
 Expected<std::vector<TensorType>> InferConv(const InferContext& ctx);    // conv_pool_schemas.cpp

@@ -143,6 +143,13 @@ Result QuantMatmul(SymbolicNode& n) {
   return One(std::move(out));
 }
 
+// tree_ensemble: x [N, F] -> [N, n_targets].
+Result TreeEnsemble(SymbolicNode& n) {
+  const std::optional<int64_t> targets = n.Int("n_targets");
+  if (n.inputs.empty() || n.in(0).size() != 2 || !targets) return Outputs();
+  return One({n.in(0)[0], DimPoly(*targets)});
+}
+
 Result Gemm(SymbolicNode& n) {
   if (n.inputs.size() < 2 || n.in(0).size() != 2 || n.in(1).size() != 2) return Outputs();
   const std::optional<int64_t> trans_a = n.Int("trans_a");
@@ -668,6 +675,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"tile", Tile},
       {"topk", Topk},
       {"transpose", Transpose},
+      {"tree_ensemble", TreeEnsemble},
       {"trilu", SameAsFirst},
       {"where", BroadcastInputs},
   };

@@ -140,7 +140,8 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "quant_matmul",
                                           "roi_align",
                                           "deform_conv",
-                                          "tfidf_vectorizer"};
+                                          "tfidf_vectorizer",
+                                          "tree_ensemble"};
 
 TEST(OpRegistry, HoldsExactlyTheCatalogue) {
   std::set<std::string> registered;

@@ -1,9 +1,9 @@
 // Op cases of the indexing ops: gather, gather_elements, scatter_elements, gather_nd,
-// scatter_nd and cache_write, for every data dtype and both index dtypes. Indices are drawn from
-// kIndex with the indexed axis's size as the limit (gather_nd and scatter_nd: each entry of an
-// index tuple with the size of the dim it indexes), so negative indices, which wrap, are
-// covered and none is out of range: out of range is a run-time error, not a result to
-// compare.
+// scatter_nd and cache_write (and the extensions tfidf_vectorizer and tree_ensemble), for every
+// data dtype and both index dtypes. Indices are drawn from kIndex with the indexed axis's size as
+// the limit (gather_nd and scatter_nd: each entry of an index tuple with the size of the dim it
+// indexes), so negative indices, which wrap, are covered and none is out of range: out of range is
+// a run-time error, not a result to compare.
 #include <algorithm>
 #include <string>
 
@@ -327,6 +327,51 @@ std::vector<OpCase> TfIdfCases() {
   return b.Take();
 }
 
+// tree_ensemble: x in [-2, 2) over 4 features; two trees with splits inside that range,
+// every comparison mode (set membership too, on values x can only hit exactly where the
+// generator's grid does), one leaf with two votes; each aggregate and post transform.
+std::vector<OpCase> TreeEnsembleCases() {
+  auto attrs = [](std::string aggregate, std::string post, bool base) {
+    Attrs a;
+    a.Set("n_targets", I(2));
+    a.Set("aggregate_function", Str(std::move(aggregate)));
+    a.Set("post_transform", Str(std::move(post)));
+    a.Set("tree_roots", Ints({0, 4}));
+    a.Set("nodes_featureids", Ints({0, 1, 2, 3, 3, 2, 1}));
+    a.Set("nodes_modes",
+          AttrValue{std::vector<std::string>{"BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT",
+                                             "BRANCH_EQ", "BRANCH_NEQ", "BRANCH_MEMBER"}});
+    a.Set("nodes_splits", Floats({0.25, -0.5, 1, 0, 0, 0.5, 0}));
+    // tree 0: 0 -> (1, 2); 1 -> (leaf 0, 3); 2 -> (leaf 1, leaf 2); 3 -> (leaf 3, leaf 4)
+    // tree 1: 4 -> (leaf 5, 5); 5 -> (6, leaf 6); 6 -> (leaf 7, leaf 8)
+    a.Set("nodes_truenodeids", Ints({1, 0, 1, 3, 5, 6, 7}));
+    a.Set("nodes_trueleafs", Ints({0, 1, 1, 1, 1, 0, 1}));
+    a.Set("nodes_falsenodeids", Ints({2, 3, 2, 4, 5, 6, 8}));
+    a.Set("nodes_falseleafs", Ints({0, 0, 1, 1, 0, 1, 1}));
+    a.Set("nodes_missing_value_tracks_true", Ints({1, 0, 0, 1, 0, 1, 0}));
+    a.Set("membership_values", Floats({-1, 0, 1.5}));
+    a.Set("membership_counts", Ints({3}));
+    a.Set("leaf_offsets", Ints({0, 1, 2, 4, 5, 6, 7, 8, 9, 10}));
+    a.Set("leaf_targetids", Ints({0, 1, 0, 1, 0, 1, 1, 0, 1, 0}));
+    a.Set("leaf_weights", Floats({0.5, -1, 2, 0.25, -0.75, 1.5, 0.125, -2, 1, 0.375}));
+    if (base) a.Set("base_values", Floats({0.5, -0.25}));
+    return a;
+  };
+  CaseBuilder b("tree_ensemble");
+  for (DType d : SchemaDTypes("tree_ensemble")) {
+    for (const char* aggregate : {"SUM", "AVERAGE", "MIN", "MAX"}) {
+      b.Add(d, std::string("[9,4] ") + aggregate, {In(d, {9, 4})}, attrs(aggregate, "NONE", false));
+    }
+    for (const char* post : {"SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"}) {
+      b.Add(d, std::string("[9,4] SUM base ") + post, {In(d, {9, 4}, Domain::kSmall)},
+            attrs("SUM", post, true));
+    }
+    b.Add(d, "[1,4] AVERAGE base", {In(d, {1, 4})}, attrs("AVERAGE", "NONE", true));
+    b.Add(d, "empty [0,4]", {In(d, {0, 4})}, attrs("SUM", "NONE", false));
+  }
+  return b.Take();
+}
+
 }  // namespace
 
 std::vector<OpCase> IndexingCases(std::string_view op) {
@@ -337,6 +382,7 @@ std::vector<OpCase> IndexingCases(std::string_view op) {
   if (op == "scatter_nd") return ScatterNDCases();
   if (op == "cache_write") return CacheWriteCases();
   if (op == "tfidf_vectorizer") return TfIdfCases();
+  if (op == "tree_ensemble") return TreeEnsembleCases();
   return {};
 }
 

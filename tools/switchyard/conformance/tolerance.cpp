@@ -181,6 +181,7 @@ constexpr OpTier kTiers[] = {
     {"gemm", Tier::kSum},
     {"det", Tier::kSum},
     {"quant_matmul", Tier::kSum},
+    {"tree_ensemble", Tier::kSum},  // leaf weights summed (then transformed) in any order
     {"conv", Tier::kSum},
     {"conv_transpose", Tier::kSum},
     {"deform_conv", Tier::kSum},

@@ -332,6 +332,7 @@ Status TfIdfVectorizer(const KernelContext& ctx) {
 
 void AddIndexingRefKernels(KernelTable& table) {
   table.Add("tfidf_vectorizer", TfIdfVectorizer);
+  AddTreeEnsembleRefKernel(table);
   table.Add("gather", Gather);
   table.Add("gather_elements", GatherElements);
   table.Add("scatter_elements", ScatterElements);

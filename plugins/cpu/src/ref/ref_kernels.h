@@ -23,6 +23,8 @@ void AddNeuralRefKernels(KernelTable& table);
 void AddFusedRefKernels(KernelTable& table);
 void AddSelectionRefKernels(KernelTable& table);
 void AddSamplingRefKernels(KernelTable& table);
+// tree_ensemble, of the indexing family, in a file of its own (tree_ensemble_ref.cpp).
+void AddTreeEnsembleRefKernel(KernelTable& table);
 
 // The fused ops' reference kernels (fused_ref.cpp), for tuned kernels that take some cases
 // of these ops and hand the rest back to the reference.
