@@ -3,7 +3,8 @@
 // - Binarizer: x > threshold as 1 and 0 in x's dtype (`greater`, `cast`).
 // - ArrayFeatureExtractor: the elements of x's last axis at the indices y (flattened), a
 //   `gather` on that axis; a 1-D x gives [1, len(y)].
-// The string, map and tree-ensemble ops of the domain are not mapped (docs/onnx-import.md).
+// The tree ensembles are in map_tree_ensemble.cpp; the string and map ops of the domain are
+// not mapped (docs/onnx-import.md).
 // Also here, the default domain's classical text op TfIdfVectorizer on integer tokens,
 // onto the catalogue's tfidf_vectorizer (a pool of strings is refused: no string dtype).
 #include "host_tensor_ops.h"
@@ -70,6 +71,7 @@ void AddMlMappings(MappingTable& table) {
   const auto ml = [](std::string_view op) { return std::string(kMl) + std::string(op); };
   table.At(ml("Binarizer")).map = MapBinarizer;
   table.At(ml("ArrayFeatureExtractor")).map = MapArrayFeatureExtractor;
+  AddTreeEnsembleMappings(table);
 }
 
 }  // namespace sy::onnx_import

@@ -83,6 +83,7 @@ void AddContribAttentionMappings(MappingTable& table);
 void AddSpectralMappings(MappingTable& table);
 void AddControlFlowMappings(MappingTable& table);
 void AddMlMappings(MappingTable& table);
+void AddTreeEnsembleMappings(MappingTable& table);  // map_tree_ensemble.cpp, from AddMlMappings
 
 // The ONNX ops mapped one to one (map_elementwise.cpp) and their catalogue ops, read from
 // the catalogue's schemas (OpSchema::onnx_name), the one place that pairs the names. An
