@@ -57,6 +57,7 @@ const MappingTable& Mappings() {
     AddAttentionMappings(t);
     AddFlexAttentionMappings(t);
     AddRandomMappings(t);
+    AddTrainingMappings(t);
     AddScatterLikeMappings(t);
     AddGeometryMappings(t);
     AddConvPoolMappings(t);

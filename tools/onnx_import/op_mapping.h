@@ -70,6 +70,7 @@ void AddNeuralMappings(MappingTable& table);
 void AddAttentionMappings(MappingTable& table);
 void AddFlexAttentionMappings(MappingTable& table);
 void AddRandomMappings(MappingTable& table);
+void AddTrainingMappings(MappingTable& table);
 void AddScatterLikeMappings(MappingTable& table);
 void AddGeometryMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
