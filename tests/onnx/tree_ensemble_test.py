@@ -5,7 +5,8 @@ TreeEnsembleClassifier 1 and 3) that the importer maps onto the catalogue's tree
 mode, set membership, NaN inputs, each aggregate and post transform, several targets),
 `switchyard import` and `switchyard run` on cpu and cpu-ref against onnx.reference and,
 where it implements the same semantics, ONNX Runtime; and malformed ensembles that
-import must refuse with a clear message.
+import must refuse with a clear message. Also LabelEncoder with numeric keys and values
+(repeated keys, a NaN key, keys and values as tensors).
 
 Where the two references differ, the case says which it follows: onnx.reference ignores
 TreeEnsemble-5's post_transform (the cases apply onnx.reference's own transforms,
@@ -246,6 +247,36 @@ def cases():
            ["reference", "ort"])
 
 
+def label_encoders():
+    """LabelEncoder (ai.onnx.ml 2 and 4) with numeric keys and values."""
+    x = inputs(30, np.float32)
+    node = helper.make_node("LabelEncoder", ["X"], ["Y"], domain="ai.onnx.ml",
+                            keys_floats=[0.5, 1.0, 2.5, 1.0], values_int64s=[10, 11, 12, 13],
+                            default_int64=-7)
+    # A repeated key: the last wins (the schema, onnx.reference; ONNX Runtime keeps the first).
+    yield ("label_encoder_floats_to_ints", model(node, x, [("Y", TensorProto.INT64)], 2), x,
+           ["reference"])
+    # "Float keys with value 'NaN' match any input 'NaN' value": neither onnx.reference nor
+    # ONNX Runtime does, so the schema's text computed here ("spec").
+    node = helper.make_node("LabelEncoder", ["X"], ["Y"], domain="ai.onnx.ml",
+                            keys_floats=[1.5, float("nan")], values_floats=[3.0, 4.0])
+    yield ("label_encoder_nan_key", model(node, x, [("Y", TensorProto.FLOAT)], 2), x, ["spec"])
+    xi = RNG.integers(0, 6, size=(30, F)).astype(np.int64)
+    node = helper.make_node("LabelEncoder", ["X"], ["Y"], domain="ai.onnx.ml",
+                            keys_int64s=[1, 3, 5], values_floats=[0.25, -1.5, 8.0],
+                            default_float=2.0)
+    yield ("label_encoder_ints_to_floats", model(node, xi, [("Y", TensorProto.FLOAT)], 2), xi,
+           ["reference", "ort"])
+    node = helper.make_node(
+        "LabelEncoder", ["X"], ["Y"], domain="ai.onnx.ml",
+        keys_tensor=helper.make_tensor("k", TensorProto.INT64, [4], [0, 2, 4, 2]),
+        values_tensor=helper.make_tensor("v", TensorProto.INT32, [4], [5, 6, 7, 8]),
+        default_tensor=helper.make_tensor("d", TensorProto.INT32, [1], [-3]))
+    # (ONNX Runtime 1.32 has no LabelEncoder-4 kernel.)
+    yield ("label_encoder_tensors", model(node, xi, [("Y", TensorProto.INT32)], 4), xi,
+           ["reference"])
+
+
 def refusals():
     """(name, model, text the import's error must contain)."""
     x = inputs(2, np.float32)
@@ -281,6 +312,14 @@ def refusals():
 
 
 def expected(engine, m, x):
+    if engine == "spec":  # a LabelEncoder on float keys as its schema says (NaN matches NaN)
+        a = {k.name: helper.get_attribute_value(k) for k in m.graph.node[0].attribute}
+        table = dict(zip(a["keys_floats"], a["values_floats"]))
+        nan_value = next((v for k, v in table.items() if np.isnan(k)), None)
+        default = a.get("default_float", -0.0)
+        y = [nan_value if np.isnan(v) and nan_value is not None else
+             table.get(float(v), default) for v in x.ravel()]
+        return [np.array(y, np.float32).reshape(x.shape)]
     if engine == "reference":
         return ReferenceEvaluator(m).run(None, {"X": x})
     if engine == "reference+post":
@@ -302,7 +341,7 @@ def main() -> int:
     sy = os.path.abspath(sys.argv[1])
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
-        for name, m, x, engines in cases():
+        for name, m, x, engines in list(cases()) + list(label_encoders()):
             folder = os.path.join(work, name)
             os.makedirs(folder)
             path = os.path.join(folder, "model.onnx")
