@@ -13,6 +13,7 @@ apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev libdnnl-dev \
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo libclblast-dev \
   libprotobuf-dev protobuf-compiler libonnx-testdata python3-torch \
-  graphviz python3 ca-certificates \
+  graphviz python3 ca-certificates pkg-config \
+  libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev \
   python3-dev python3-venv python3-numpy ccache >/dev/null
 echo "install-deps: done"

@@ -58,6 +58,7 @@ const MappingTable& Mappings() {
     AddFlexAttentionMappings(t);
     AddRandomMappings(t);
     AddTrainingMappings(t);
+    AddImageMappings(t);
     AddScatterLikeMappings(t);
     AddGeometryMappings(t);
     AddConvPoolMappings(t);

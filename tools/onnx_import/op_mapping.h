@@ -71,6 +71,7 @@ void AddAttentionMappings(MappingTable& table);
 void AddFlexAttentionMappings(MappingTable& table);
 void AddRandomMappings(MappingTable& table);
 void AddTrainingMappings(MappingTable& table);
+void AddImageMappings(MappingTable& table);
 void AddScatterLikeMappings(MappingTable& table);
 void AddGeometryMappings(MappingTable& table);
 void AddConvPoolMappings(MappingTable& table);
