@@ -4,7 +4,8 @@ model imported by `switchyard import` and run on cpu against ONNX's reference ev
 (onnx.reference; NumPy for Scan, which it runs only forwards along axis 0): If with a condition known at import (the branch taken is imported) and
 one known only at run time (both branches, `where`), bodies reading outer-scope values,
 a Loop with loop-carried values and scan outputs, a Loop holding an If, Scan in both
-directions with non-zero axes; and the refusals: a while loop whose condition the data
+directions with non-zero axes, Scan-8 with sequence_lens (NumPy, as ONNX Runtime runs
+it: each row scans its own length, zeros after); and the refusals: a while loop whose condition the data
 decides, an If whose branches differ in shape at run time.
 
 usage: control_flow_test.py SWITCHYARD   (skips, exit 77, without numpy and onnx)
@@ -109,6 +110,35 @@ def scan_model(backwards):
                  [info("acc", F, [2]), info("outs", F, [2, 5])])
 
 
+def scan8_model():
+    """Scan-8 over a batch of 2 with sequence_lens [3, 5] (an initializer), read backwards:
+    each row's running sum over its first len elements, the squares as scan outputs."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "xs"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "acc_out"], ["out"])],
+        "body", [info("acc_in", F, [2]), info("xs", F, [2])],
+        [info("acc_out", F, [2]), info("out", F, [2])])
+    node = helper.make_node("Scan", ["lens", "init", "x"], ["acc", "outs"], body=body,
+                            num_scan_inputs=1, directions=[1])
+    graph = helper.make_graph(
+        [node], "g", [info("init", F, [2, 2]), info("x", F, [2, 5, 2])],
+        [info("acc", F, [2, 2]), info("outs", F, [2, 5, 2])],
+        [numpy_helper.from_array(np.array([3, 5], np.int64), "lens")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+
+
+def scan8_reference(feeds):
+    """Scan-8 as ONNX Runtime runs it: row b scans its first lens[b] elements (backwards
+    here), scan outputs in iteration order, zeros after them."""
+    acc = feeds["init"].astype(np.float64).copy()
+    outs = np.zeros((2, 5, 2))
+    for b, length in enumerate([3, 5]):
+        for k, t in enumerate(reversed(range(length))):
+            acc[b] += feeds["x"][b, t]
+            outs[b, k] = acc[b] ** 2
+    return [acc.astype(np.float32), outs.astype(np.float32)]
+
+
 def while_model():
     body = helper.make_graph(
         [helper.make_node("Add", ["v_in", "one"], ["v_out"]),
@@ -140,6 +170,7 @@ RUNS = [
     ("loop_unrolled_with_scan_and_if", loop_model(), [{"x": (3,), "w": (3,)}]),
     ("scan_axis_1", scan_model(False), [{"init": (2,), "x": (2, 5), "z": (5, 2)}]),
     ("scan_backwards", scan_model(True), [{"init": (2,), "x": (2, 5), "z": (5, 2)}]),
+    ("scan8_sequence_lens", scan8_model(), [{"init": (2, 2), "x": (2, 5, 2)}]),
 ]
 
 
@@ -180,6 +211,7 @@ def main() -> int:
                     np.save(os.path.join(run, k + ".npy"), v)
                     args += ["--input", f"{k}={os.path.join(run, k + '.npy')}"]
                 want = (reference.run(None, feeds) if reference is not None
+                        else scan8_reference(feeds) if name.startswith("scan8")
                         else scan_reference(feeds, name == "scan_backwards"))
                 for out, v in zip([o.name for o in m.graph.output], want):
                     np.save(os.path.join(run, "want", out + ".npy"), v)

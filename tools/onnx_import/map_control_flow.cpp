@@ -12,8 +12,9 @@
 //   stacked along a new axis 0.
 // - Scan: the scan inputs' length must be known at import; the body is imported once per
 //   element, each scan input sliced by a `gather` at that index (in either direction), the
-//   scan outputs stacked along their axes. Scan-8's leading batch axis (without
-//   sequence_lens) is one such scan per batch element, stacked.
+//   scan outputs stacked along their axes. Scan-8's leading batch axis is one such scan
+//   per batch element, stacked; its sequence_lens (known at import) shortens each row's
+//   scan, the row's scan outputs padded with zeros to the longest, as ONNX Runtime does.
 // This is the part of control flow whose shape import can decide. A loop whose
 // iterations the data decides (a while loop), an If whose branches differ in shape, and
 // bodies unrolled beyond kMaxIterations are refused with a reason: they need the
@@ -322,15 +323,18 @@ Expected<ScanResult> UnrollScan(NodeContext& ctx, std::vector<KnownValue> state,
   return result;
 }
 
-// Scan-9+ as one unrolled scan; Scan-8 (a leading batch axis on every input, no
+// Scan-9+ as one unrolled scan; Scan-8 (a leading batch axis on every input, and
 // sequence_lens) as one unrolled scan per batch element, the results stacked on axis 0.
 Status MapScan(NodeContext& ctx) {
   const bool v8 = ctx.since_version() < 9;
   const size_t first = v8 ? 1 : 0;  // Scan-8's input 0 is sequence_lens
+  // Scan-8's sequence_lens, known at import: each batch row scans its first len[b]
+  // elements (directions apply within them) and its scan outputs are padded with zeros to
+  // the longest, as ONNX Runtime's Scan-8 does.
+  std::vector<int64_t> lens;
   if (v8 && ctx.HasInput(0)) {
-    return ctx.UnsupportedOp(
-        "Scan-8 with sequence_lens (sequences of different lengths) is "
-        "not mapped; without it, it is");
+    SY_ASSIGN_OR_RETURN(Tensor t, ctx.StaticInput(0, "sequence_lens"));
+    lens = ToInt64s(t);
   }
   const int64_t num_scan = ctx.AttrInt("num_scan_inputs", -1);
   const auto n_in = static_cast<int64_t>(ctx.num_inputs() - first);
@@ -391,6 +395,23 @@ Status MapScan(NodeContext& ctx) {
   }
   const int64_t batch = ctx.TypeOf(inputs[0]).shape[0];
   if (batch > kMaxIterations) return ctx.UnsupportedOp("Scan-8's batch is too large to unroll");
+  const int64_t max_len =
+      num_scan > 0 && ctx.TypeOf(inputs[static_cast<size_t>(n_state)]).shape.size() > 1
+          ? ctx.TypeOf(inputs[static_cast<size_t>(n_state)]).shape[1]
+          : 0;
+  if (!lens.empty()) {
+    if (static_cast<int64_t>(lens.size()) != batch) {
+      return ctx.Invalid("sequence_lens has " + std::to_string(lens.size()) +
+                         " entries for a batch of " + std::to_string(batch));
+    }
+    for (int64_t len : lens) {
+      if (len < 1 || len > max_len) {
+        return ctx.UnsupportedOp("sequence_lens holds " + std::to_string(len) +
+                                 ": lengths from 1 to the scan inputs' " + std::to_string(max_len) +
+                                 " are unrolled");
+      }
+    }
+  }
   std::vector<std::vector<std::string>> outs(static_cast<size_t>(n_out));
   for (int64_t b = 0; b < batch; ++b) {
     SY_ASSIGN_OR_RETURN(ValueId index, ctx.Scalar(DType::kI64, static_cast<double>(b)));
@@ -408,14 +429,33 @@ Status MapScan(NodeContext& ctx) {
       names.push_back(ctx.state().UniqueName("scan8#" + ctx.node().output(0) + "/state"));
       ctx.state().Bind(names.back(), state.back());
     }
-    const std::vector<ValueId> scan_in(row.begin() + n_state, row.end());
+    std::vector<ValueId> scan_in(row.begin() + n_state, row.end());
+    const int64_t len = lens.empty() ? max_len : lens[static_cast<size_t>(b)];
+    if (len < max_len) {
+      for (ValueId& v : scan_in) {
+        Attrs head;
+        head.Set("starts", std::vector<int64_t>{0});
+        head.Set("ends", std::vector<int64_t>{len});
+        head.Set("axes", std::vector<int64_t>{0});
+        SY_ASSIGN_OR_RETURN(v, ctx.Emit1("slice", {v}, std::move(head)));
+      }
+    }
     SY_ASSIGN_OR_RETURN(ScanResult r, UnrollScan(ctx, state, names, scan_in, spec,
                                                  "batch " + std::to_string(b) + ", "));
     for (int64_t k = 0; k < n_state; ++k)
       outs[static_cast<size_t>(k)].push_back(r.state[static_cast<size_t>(k)]);
     for (int64_t k = 0; k < spec.n_scan_out; ++k) {
+      ValueId scanned = r.outputs[static_cast<size_t>(k)];
+      if (len < max_len) {  // zeros after the row's last element
+        TensorType pad = ctx.TypeOf(scanned);
+        pad.shape[0] = max_len - len;
+        SY_ASSIGN_OR_RETURN(ValueId zeros, ctx.Scalar(pad.dtype, 0.0, pad.shape));
+        Attrs axis0;
+        axis0.Set("axis", int64_t{0});
+        SY_ASSIGN_OR_RETURN(scanned, ctx.Emit1("concat", {scanned, zeros}, std::move(axis0)));
+      }
       const std::string name = ctx.state().UniqueName("scan8#" + ctx.node().output(0) + "/scan");
-      ctx.state().Bind(name, known_of(r.outputs[static_cast<size_t>(k)]));
+      ctx.state().Bind(name, known_of(scanned));
       outs[static_cast<size_t>(n_state + k)].push_back(name);
     }
   }
