@@ -369,6 +369,8 @@ std::vector<OpCase> TreeEnsembleCases() {
     b.Add(d, "[1,4] AVERAGE base", {In(d, {1, 4})}, attrs("AVERAGE", "NONE", true));
     b.Add(d, "empty [0,4]", {In(d, {0, 4})}, attrs("SUM", "NONE", false));
   }
+  b.Large(DType::kF32, "1M [262144,4] SUM", {In(DType::kF32, {262144, 4})},
+          attrs("SUM", "NONE", false));
   return b.Take();
 }
 
