@@ -535,6 +535,31 @@ for dev in cpu cpu-ref opencl; do
     -- "$SY" run "$TMP/grid_q4" --device "$dev" --input "x=$TMP/grid_in/x.npy" \
        --compare "$TMP/grid_f32" --rtol 0 --atol 0
 done
+# The same weights as a gemm's b [2, 32] with trans_b, alpha 2 (folded into the weights),
+# beta 0.5 on a constant c (folded into c, added after): powers of two keep it exact.
+w_t=$(for j in 0 1; do for l in $(seq 0 31); do
+  if [ "$j" = 0 ]; then if [ "$l" -lt 16 ]; then v=$l; else v=$(awk "BEGIN{print (31-$l)*0.5}"); fi
+  else v=$(( l < 16 ? l - 15 : l - 31 )); fi; printf '%s, ' "$v"; done; done | sed 's/, $//')
+cat > "$TMP/grid_gemm.json" <<JSON
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x", "dtype": "f32", "shape": [2, 32]},
+            {"name": "w", "dtype": "f32", "shape": [2, 32]},
+            {"name": "c", "dtype": "f32", "shape": [2]},
+            {"name": "y", "dtype": "f32", "shape": [2, 2]}],
+ "inputs": [0], "outputs": [3],
+ "constants": [{"value": 1, "data": [$w_t]}, {"value": 2, "data": [1, -3]}],
+ "nodes": [{"op": "gemm", "inputs": [0, 1, 2], "outputs": [3], "name": "fc",
+            "attrs": {"trans_b": 1, "alpha": 2.0, "beta": 0.5}}]}
+JSON
+expect "quantize gemm reference" 0 "y: f32 \[2, 2\]" \
+  -- "$SY" run "$TMP/grid_gemm.json" --device cpu-ref --input "x=$TMP/grid_in/x.npy" --out "$TMP/gemm_f32"
+expect "quantize a gemm with trans_b, alpha, beta and c" 0 'node 0 \(quant_matmul\) "fc": \[32, 2\] relative RMS error 0, max \|error\| 0' \
+  -- "$SY" quantize "$TMP/grid_gemm.json" -o "$TMP/gemm_q4" --block 16
+for dev in cpu cpu-ref opencl; do
+  expect "quantized gemm equals the f32 one exactly on $dev" 0 "y: .* matches" \
+    -- "$SY" run "$TMP/gemm_q4" --device "$dev" --input "x=$TMP/grid_in/x.npy" \
+       --compare "$TMP/gemm_f32" --rtol 0 --atol 0
+done
 expect "quantize int8 symmetric --json" 0 '"bits":8,"block_size":32,"symmetric":true,.*"relative_rms_error":' \
   -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/mlp_q8" --weights int8 --symmetric --json
 expect "quantized mlp checks" 0 "ok: .* nodes" -- "$SY" check "$TMP/mlp_q8"

@@ -1,5 +1,5 @@
 // `switchyard quantize MODEL -o OUT [--weights int4|int8] [--block N] [--symmetric]`:
-// weight-only round-to-nearest quantization of a model's matmul weights onto quant_matmul
+// weight-only round-to-nearest quantization of a model's matmul and gemm weights onto quant_matmul
 // (quantize_weights.h), printing each layer's error and what was left as it was.
 #include <iostream>
 
@@ -27,9 +27,10 @@ int RunQuantize(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard quantize MODEL -o OUT [--weights int4|int8] [--block N]\n"
       "                           [--symmetric] [--json]\n\n"
-      "Quantizes MODEL's matmul weights and writes the model to OUT (OUT.json and\n"
-      "OUT.safetensors). Each matmul whose b is an f32 constant [K, N] read by that node\n"
-      "alone becomes a quant_matmul (docs/ops.md) over b in blocks of N along K, rounded\n"
+      "Quantizes MODEL's matmul and gemm weights and writes the model to OUT (OUT.json\n"
+      "and OUT.safetensors). Each matmul or gemm whose b is an f32 constant [K, N] (a\n"
+      "gemm's may be [N, K] with trans_b; its alpha is folded in, its c added after) read\n"
+      "by that node alone becomes a quant_matmul (docs/ops.md) in blocks along K, rounded\n"
       "to nearest: asymmetric by default (the block's range, widened to hold 0, over the\n"
       "codes, with a zero point per block), or --symmetric (max |w| over 2^(bits-1) - 1,\n"
       "no zero points). Activations stay f32. Prints each layer's relative RMS error\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace sy::cli {
 namespace {
@@ -19,10 +20,15 @@ std::vector<int> ReadCounts(const Graph& graph) {
   return reads;
 }
 
-// Why node `i` cannot be quantized, or "" when it can; `constant` is b's constant index.
+// Why `node` (a matmul or a gemm) cannot be quantized, or "" when it can; `constant` is
+// b's constant index.
 std::string Ineligible(const Graph& graph, const Node& node, const std::vector<int>& reads,
                        const std::vector<int>& constant_of, int* constant) {
-  if (node.inputs.size() != 2) return "not two inputs";
+  const bool gemm = node.op == "gemm";
+  if (gemm ? node.inputs.size() < 2 || node.inputs.size() > 3 : node.inputs.size() != 2) {
+    return "an unexpected number of inputs";
+  }
+  if (gemm && node.attrs.GetInt("trans_a", 0) != 0) return "a gemm with trans_a";
   const ValueId b = node.inputs[1];
   const int c = constant_of[static_cast<size_t>(b)];
   if (c < 0) return "b is not a constant";
@@ -35,6 +41,14 @@ std::string Ineligible(const Graph& graph, const Node& node, const std::vector<i
   if (reads[static_cast<size_t>(b)] != 1) return "b is read elsewhere too";
   if (graph.values[static_cast<size_t>(node.inputs[0])].type.dtype != DType::kF32) {
     return "a is not f32";
+  }
+  if (gemm && node.inputs.size() == 3 && node.inputs[2] >= 0 &&
+      node.attrs.GetFloat("beta", 1.0) != 1.0) {
+    const ValueId cv = node.inputs[2];
+    if (constant_of[static_cast<size_t>(cv)] < 0 || reads[static_cast<size_t>(cv)] != 1 ||
+        graph.values[static_cast<size_t>(cv)].type.dtype != DType::kF32) {
+      return "a gemm whose c (times beta, not 1) is not an f32 constant of its own";
+    }
   }
   *constant = c;
   return "";
@@ -78,9 +92,9 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
   for (size_t c = 0; c < graph.constants.size(); ++c) {
     constant_of[static_cast<size_t>(graph.constants[c].value)] = static_cast<int>(c);
   }
-  const size_t node_count = graph.nodes.size();
+  size_t node_count = graph.nodes.size();
   for (size_t i = 0; i < node_count; ++i) {
-    if (graph.nodes[i].op != "matmul") continue;
+    if (graph.nodes[i].op != "matmul" && graph.nodes[i].op != "gemm") continue;
     int c = -1;
     const std::string why = Ineligible(graph, graph.nodes[i], reads, constant_of, &c);
     if (!why.empty()) {
@@ -89,11 +103,18 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
     }
     const ValueId b = graph.nodes[i].inputs[1];
     const Tensor& w_tensor = graph.constants[static_cast<size_t>(c)].data;
-    const int64_t k = w_tensor.shape()[0];
-    const int64_t n = w_tensor.shape()[1];
+    // The weight as [K, N]: a gemm's b may be [N, K] (trans_b), and its alpha scales it.
+    const bool gemm = graph.nodes[i].op == "gemm";
+    const bool trans_b = gemm && graph.nodes[i].attrs.GetInt("trans_b", 0) != 0;
+    const double alpha = gemm ? graph.nodes[i].attrs.GetFloat("alpha", 1.0) : 1.0;
+    const int64_t k = w_tensor.shape()[trans_b ? 1 : 0];
+    const int64_t n = w_tensor.shape()[trans_b ? 0 : 1];
     const int64_t blocks = (k + bs - 1) / bs;
     const int64_t block_bytes = bs * bits / 8;
-    const float* w = w_tensor.values<float>().data();
+    const float* w_data = w_tensor.values<float>().data();
+    const auto weight = [&](int64_t l, int64_t j) {
+      return alpha * static_cast<double>(trans_b ? w_data[j * k + l] : w_data[l * n + j]);
+    };
     SY_ASSIGN_OR_RETURN(Tensor codes, Tensor::Allocate(DType::kU8, {n, blocks, block_bytes}));
     SY_ASSIGN_OR_RETURN(Tensor scales, Tensor::Allocate(DType::kF32, {n, blocks}));
     SY_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(DType::kU8, {n, blocks}));
@@ -107,7 +128,7 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
         const int64_t start = blk * bs, end = std::min(k, start + bs);
         double lo = 0, hi = 0, amax = 0;
         for (int64_t l = start; l < end; ++l) {
-          const double v = w[l * n + j];
+          const double v = weight(l, j);
           lo = std::min(lo, v);
           hi = std::max(hi, v);
           amax = std::max(amax, std::fabs(v));
@@ -124,7 +145,7 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
         z[j * blocks + blk] = static_cast<uint8_t>(zero);
         uint8_t* bytes = q + (j * blocks + blk) * block_bytes;
         for (int64_t l = start; l < end; ++l) {
-          const double v = w[l * n + j];
+          const double v = weight(l, j);
           const int64_t code =
               std::clamp<int64_t>(std::llround(v / static_cast<double>(scale_f)) + zero, 0, levels);
           const int64_t at = l - start;
@@ -164,6 +185,34 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
       inputs.push_back(
           AddConstant(graph, FreshName(graph, base + ".zero_points"), std::move(zeros)));
     }
+    // A gemm's c (times beta) is added after the product: y = quant_matmul(a, w) + beta c,
+    // the quant_matmul writing a new value and the add the gemm's output.
+    std::optional<Node> add;
+    if (gemm && graph.nodes[i].inputs.size() == 3 && graph.nodes[i].inputs[2] >= 0) {
+      const ValueId cv = graph.nodes[i].inputs[2];
+      const double beta = graph.nodes[i].attrs.GetFloat("beta", 1.0);
+      if (beta != 1.0) {
+        Tensor& bias =
+            graph.constants[static_cast<size_t>(constant_of[static_cast<size_t>(cv)])].data;
+        float* values = reinterpret_cast<float*>(bias.mutable_data());
+        if (values == nullptr) {
+          SY_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(DType::kF32, bias.shape()));
+          std::memcpy(copy.mutable_data(), bias.data(), bias.byte_size());
+          bias = std::move(copy);
+          values = reinterpret_cast<float*>(bias.mutable_data());
+        }
+        for (int64_t e = 0; e < bias.element_count(); ++e) {
+          values[e] = static_cast<float>(beta * static_cast<double>(values[e]));
+        }
+      }
+      const ValueId out = graph.nodes[i].outputs[0];
+      const auto product = static_cast<ValueId>(graph.values.size());
+      Value pv = graph.values[static_cast<size_t>(out)];
+      pv.name = FreshName(graph, pv.name + ".product");
+      graph.values.push_back(std::move(pv));
+      add = Node{"add", {product, cv}, {out}, {}, graph.nodes[i].name, graph.nodes[i].backend, {}};
+      graph.nodes[i].outputs[0] = product;
+    }
     Node& node = graph.nodes[i];
     node.op = "quant_matmul";
     node.inputs = std::move(inputs);
@@ -171,6 +220,12 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
     node.attrs.Set("bits", bits);
     node.attrs.Set("block_size", bs);
     report.quantized.push_back(layer);
+    if (add) {
+      if (!add->name.empty()) add->name += ".bias";
+      graph.nodes.insert(graph.nodes.begin() + static_cast<ptrdiff_t>(i) + 1, std::move(*add));
+      ++i;
+      ++node_count;
+    }
   }
   return report;
 }

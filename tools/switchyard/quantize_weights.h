@@ -1,8 +1,10 @@
-// Weight-only quantization of an rml-graph model (`switchyard quantize`): each matmul whose
-// b is an f32 constant [K, N] read by that node alone becomes a quant_matmul over b's
-// transpose in blocks of `block_size` along K, rounded to nearest (docs/ops.md,
-// quant_matmul). The graph is changed in place; what was not quantized is reported with
-// the reason.
+// Weight-only quantization of an rml-graph model (`switchyard quantize`): each matmul (or
+// gemm without trans_a) whose b is an f32 constant [K, N] (a gemm's [N, K] with trans_b)
+// read by that node alone becomes a quant_matmul over b's transpose in blocks of
+// `block_size` along K, rounded to nearest (docs/ops.md, quant_matmul). A gemm's alpha is
+// folded into the weights before quantizing, its c (times beta, folded into c when c is a
+// constant of its own) becomes an `add` after the quant_matmul. The graph is changed in place; what
+// was not quantized is reported with the reason.
 #pragma once
 
 #include <string>
@@ -23,8 +25,8 @@ struct QuantizeOptions {
 };
 
 struct QuantizedLayer {
-  size_t node = 0;                             // index into Graph::nodes
-  int64_t k = 0, n = 0;                        // b's shape [K, N]
+  size_t node = 0;                             // index into Graph::nodes (after the rewrite)
+  int64_t k = 0, n = 0;                        // the weight's shape [K, N]
   double relative_rms = 0;                     // ||w - dequantized w|| / ||w||
   double max_abs_error = 0;                    // max |w - dequantized w|
   uint64_t bytes_before = 0, bytes_after = 0;  // b's bytes, and codes + scales + zero points
