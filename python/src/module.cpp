@@ -10,6 +10,7 @@
 namespace sy::python {
 void BindDecoder(nanobind::module_& m);
 void BindOnnx(nanobind::module_& m);
+void BindQuantize(nanobind::module_& m);
 }  // namespace sy::python
 
 NB_MODULE(_native, m) {
@@ -20,4 +21,5 @@ NB_MODULE(_native, m) {
   sy::python::BindSession(m);
   sy::python::BindDecoder(m);
   sy::python::BindOnnx(m);
+  sy::python::BindQuantize(m);
 }

@@ -43,6 +43,7 @@ __all__ = [
     "generate",
     "import_onnx",
     "plugins",
+    "quantize",
     "search_path",
 ]
 __version__ = "0.1.0"
@@ -205,3 +206,16 @@ def import_onnx(path: PathLike, stem: PathLike, *,
         {k: int(v) for k, v in (dim_examples or {}).items()},
         {k: str(v) for k, v in (dim_exprs or {}).items()},
         dict(input_values or {}), int(decoder_state or 0), str(max_fold_bytes))
+
+
+def quantize(model: PathLike, output: PathLike, *, weights: str = "int4", block: int = 32,
+             symmetric: bool = False) -> dict:
+    """`switchyard quantize MODEL -o OUTPUT`: weight-only round-to-nearest quantization of
+    the model's matmul and gemm weights onto quant_matmul (docs/quantize.md), written to
+    OUTPUT.json (+ .safetensors). Returns what `quantize --json` prints: each quantized
+    layer with its relative RMS and largest error, the layers left and why, the weights'
+    bytes before and after."""
+    if isinstance(block, bool) or not isinstance(block, int):
+        raise InvalidArgumentError(f"block {block!r}: expected an int")
+    return _native.quantize(os.fspath(model), os.fspath(output), str(weights), block,
+                            bool(symmetric))

@@ -1,14 +1,14 @@
 // `switchyard quantize MODEL -o OUT [--weights int4|int8] [--block N] [--symmetric]`:
 // weight-only round-to-nearest quantization of a model's matmul and gemm weights onto quant_matmul
-// (quantize_weights.h), printing each layer's error and what was left as it was.
+// (switchyard/quantize.h), printing each layer's error and what was left as it was.
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "cli.h"
 #include "host_options.h"
-#include "quantize_weights.h"
 #include "switchyard/model_io.h"
+#include "switchyard/quantize.h"
 
 namespace sy::cli {
 namespace {

@@ -1,11 +1,15 @@
-#include "quantize_weights.h"
+// The weight-only quantization of switchyard/quantize.h (`switchyard quantize`, Python
+// switchyard.quantize): a rewrite a user asks for, not one of optimize.h's levels.
+#include "switchyard/quantize.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
 
-namespace sy::cli {
+#include "switchyard/shape.h"
+
+namespace sy {
 namespace {
 
 // How many times each value is read: by nodes, and as a graph output.
@@ -230,4 +234,4 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
   return report;
 }
 
-}  // namespace sy::cli
+}  // namespace sy

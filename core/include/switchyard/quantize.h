@@ -1,4 +1,5 @@
-// Weight-only quantization of an rml-graph model (`switchyard quantize`): each matmul (or
+// Weight-only quantization of an rml-graph model (`switchyard quantize`, Python's
+// switchyard.quantize; docs/quantize.md): each matmul (or
 // gemm without trans_a) whose b is an f32 constant [K, N] (a gemm's [N, K] with trans_b)
 // read by that node alone becomes a quant_matmul over b's transpose in blocks of
 // `block_size` along K, rounded to nearest (docs/ops.md, quant_matmul). A gemm's alpha is
@@ -13,7 +14,7 @@
 #include "switchyard/graph.h"
 #include "switchyard/status.h"
 
-namespace sy::cli {
+namespace sy {
 
 struct QuantizeOptions {
   int64_t bits = 4;         // 4 or 8
@@ -46,4 +47,4 @@ struct QuantizeReport {
 // the result (pass 2) before saving it.
 Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptions& options);
 
-}  // namespace sy::cli
+}  // namespace sy

@@ -1,0 +1,85 @@
+"""switchyard.quantize (docs/quantize.md): the same rewrite and report as
+`switchyard quantize --json`, a model whose weights lie on each block's grid coming back
+exactly (the quantized graph equals the f32 one), a PyTorch nn.Linear (an imported gemm)
+within the 4-bit error it reports, and bad options as InvalidArgumentError."""
+
+import json
+
+import numpy as np
+import pytest
+
+import switchyard
+
+
+def grid_model(folder):
+    """y = x @ w, w [32, 2] on 4-bit blocks of 16: integers and halves (docs/quantize.md)."""
+    w = np.stack([np.r_[np.arange(16), (31 - np.arange(16, 32)) * 0.5],
+                  np.r_[np.arange(16) - 15, np.arange(16, 32) - 31]], axis=1).astype(np.float32)
+    graph = {"format": "rml-graph", "version": 1,
+             "values": [{"name": "x", "dtype": "f32", "shape": [2, 32]},
+                        {"name": "w", "dtype": "f32", "shape": [32, 2]},
+                        {"name": "y", "dtype": "f32", "shape": [2, 2]}],
+             "inputs": [0], "outputs": [2],
+             "constants": [{"value": 1, "data": w.ravel().tolist()}],
+             "nodes": [{"op": "matmul", "inputs": [0, 1], "outputs": [2], "name": "fc"}]}
+    path = folder / "grid.json"
+    path.write_text(json.dumps(graph))
+    return path, w
+
+
+def test_grid_weights_come_back_exactly(tmp_path):
+    path, w = grid_model(tmp_path)
+    report = switchyard.quantize(path, tmp_path / "q" / "grid", block=16)
+    assert report["model"] == str(tmp_path / "q" / "grid.json")
+    assert (report["bits"], report["block_size"], report["symmetric"]) == (4, 16, False)
+    [layer] = report["quantized"]
+    assert layer["node"] == 'node 0 (quant_matmul) "fc"'
+    assert (layer["k"], layer["n"]) == (32, 2)
+    assert layer["relative_rms_error"] == 0 and layer["max_abs_error"] == 0
+    assert report["skipped"] == []
+    x = np.stack([np.ones(32), np.arange(32) % 3]).astype(np.float32)
+    for device in ("cpu", "cpu-ref"):
+        y = switchyard.Session(report["model"], device=device).run({"x": x})["y"]
+        np.testing.assert_array_equal(y, x @ w)
+
+
+def test_report_is_the_clis(tmp_path, root, cli):
+    model = root / "examples" / "mlp"
+    report = switchyard.quantize(model, tmp_path / "py", weights="int8", symmetric=True)
+    code, out, err = cli("quantize", model, "-o", tmp_path / "cli", "--weights", "int8",
+                         "--symmetric", "--json")
+    assert code == 0, err
+    want = json.loads(out)
+    for key in ("bits", "block_size", "symmetric", "quantized", "skipped", "bytes_before",
+                "bytes_after"):
+        assert report[key] == want[key], key
+
+
+def test_an_imported_linear_layer(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(64, 8).eval()
+    path = tmp_path / "linear.onnx"
+    torch.onnx.export(layer, torch.zeros(3, 64), str(path), input_names=["x"],
+                      output_names=["y"], opset_version=13)
+    switchyard.import_onnx(path, tmp_path / "f32")
+    report = switchyard.quantize(tmp_path / "f32.json", tmp_path / "q4")
+    [q] = report["quantized"]
+    assert (q["k"], q["n"]) == (64, 8) and 0 < q["relative_rms_error"] < 0.1
+    x = np.random.default_rng(1).standard_normal((3, 64)).astype(np.float32)
+    with torch.no_grad():
+        want = layer(torch.from_numpy(x)).numpy()
+    got = switchyard.Session(report["model"], device="cpu").run({"x": x})["y"]
+    # The weights' error bounds the output's: |dy| <= sum |x| * max |dw|.
+    bound = np.abs(x).sum(axis=1, keepdims=True) * q["max_abs_error"]
+    assert np.all(np.abs(got - want) <= bound + 1e-5)
+
+
+def test_bad_options(tmp_path, root):
+    model = root / "examples" / "mlp"
+    with pytest.raises(switchyard.InvalidArgumentError, match="expected 'int4' or 'int8'"):
+        switchyard.quantize(model, tmp_path / "x", weights="int3")
+    with pytest.raises(switchyard.InvalidArgumentError, match="power of two from 16 to 256"):
+        switchyard.quantize(model, tmp_path / "x", block=24)
+    with pytest.raises(switchyard.Error, match="nope"):
+        switchyard.quantize(tmp_path / "nope", tmp_path / "x")
