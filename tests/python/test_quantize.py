@@ -11,18 +11,18 @@ import pytest
 import switchyard
 
 
-def grid_model(folder):
+def grid_model(folder, dtype="f32"):
     """y = x @ w, w [32, 2] on 4-bit blocks of 16: integers and halves (docs/quantize.md)."""
     w = np.stack([np.r_[np.arange(16), (31 - np.arange(16, 32)) * 0.5],
                   np.r_[np.arange(16) - 15, np.arange(16, 32) - 31]], axis=1).astype(np.float32)
     graph = {"format": "rml-graph", "version": 1,
-             "values": [{"name": "x", "dtype": "f32", "shape": [2, 32]},
-                        {"name": "w", "dtype": "f32", "shape": [32, 2]},
-                        {"name": "y", "dtype": "f32", "shape": [2, 2]}],
+             "values": [{"name": "x", "dtype": dtype, "shape": [2, 32]},
+                        {"name": "w", "dtype": dtype, "shape": [32, 2]},
+                        {"name": "y", "dtype": dtype, "shape": [2, 2]}],
              "inputs": [0], "outputs": [2],
              "constants": [{"value": 1, "data": w.ravel().tolist()}],
              "nodes": [{"op": "matmul", "inputs": [0, 1], "outputs": [2], "name": "fc"}]}
-    path = folder / "grid.json"
+    path = folder / f"grid_{dtype}.json"
     path.write_text(json.dumps(graph))
     return path, w
 
@@ -41,6 +41,22 @@ def test_grid_weights_come_back_exactly(tmp_path):
     for device in ("cpu", "cpu-ref"):
         y = switchyard.Session(report["model"], device=device).run({"x": x})["y"]
         np.testing.assert_array_equal(y, x @ w)
+
+
+def test_f16_weights_keep_f16_scales_and_come_back_exactly(tmp_path):
+    path, w = grid_model(tmp_path, "f16")
+    report = switchyard.quantize(path, tmp_path / "q16", block=16)
+    [layer] = report["quantized"]
+    assert layer["max_abs_error"] == 0
+    # 4-bit codes (8 bytes a block of 16), f16 scales (2 bytes a block), zero points (1)
+    assert (report["bytes_before"], report["bytes_after"]) == (128, 32 + 8 + 4)
+    x = np.stack([np.ones(32), np.arange(32) % 3]).astype(np.float16)
+    for device in ("cpu", "cpu-ref"):
+        session = switchyard.Session(report["model"], device=device)
+        assert session.input_types["x"][0] == "f16"
+        y = session.run({"x": x})["y"]
+        assert y.dtype == np.float16
+        np.testing.assert_array_equal(y, (x.astype(np.float64) @ w).astype(np.float16))
 
 
 def test_report_is_the_clis(tmp_path, root, cli):

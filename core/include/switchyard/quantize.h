@@ -1,11 +1,11 @@
 // Weight-only quantization of an rml-graph model (`switchyard quantize`, Python's
-// switchyard.quantize; docs/quantize.md): each matmul (or
-// gemm without trans_a) whose b is an f32 constant [K, N] (a gemm's [N, K] with trans_b)
-// read by that node alone becomes a quant_matmul over b's transpose in blocks of
-// `block_size` along K, rounded to nearest (docs/ops.md, quant_matmul). A gemm's alpha is
-// folded into the weights before quantizing, its c (times beta, folded into c when c is a
-// constant of its own) becomes an `add` after the quant_matmul. The graph is changed in place; what
-// was not quantized is reported with the reason.
+// switchyard.quantize; docs/quantize.md): each matmul (or gemm without trans_a) whose b is
+// an f32, f16 or bf16 constant [K, N] (a gemm's [N, K] with trans_b) read by that node
+// alone becomes a quant_matmul over b's transpose in blocks of `block_size` along K,
+// rounded to nearest (docs/ops.md, quant_matmul), its scales in b's dtype. A gemm's alpha
+// is folded into the weights before quantizing, its c (times beta, folded into c when c
+// is a constant of its own) becomes an `add` after the quant_matmul. The graph is changed
+// in place; what was not quantized is reported with the reason.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 
+#include "switchyard/half.h"
 #include "switchyard/shape.h"
 
 namespace sy {
@@ -37,19 +38,21 @@ std::string Ineligible(const Graph& graph, const Node& node, const std::vector<i
   const int c = constant_of[static_cast<size_t>(b)];
   if (c < 0) return "b is not a constant";
   const Value& bv = graph.values[static_cast<size_t>(b)];
-  if (bv.type.dtype != DType::kF32)
-    return "b is " + std::string(DTypeName(bv.type.dtype)) + ", not f32";
+  const DType dtype = bv.type.dtype;
+  if (dtype != DType::kF32 && dtype != DType::kF16 && dtype != DType::kBF16)
+    return "b is " + std::string(DTypeName(dtype)) + ", not f32, f16 or bf16";
   if (bv.type.shape.size() != 2)
     return "b has shape " + ShapeToString(bv.type.shape) + ", not [K, N]";
   if (bv.type.shape[0] < 1 || bv.type.shape[1] < 1) return "b is empty";
   if (reads[static_cast<size_t>(b)] != 1) return "b is read elsewhere too";
-  if (graph.values[static_cast<size_t>(node.inputs[0])].type.dtype != DType::kF32) {
-    return "a is not f32";
+  if (graph.values[static_cast<size_t>(node.inputs[0])].type.dtype != dtype) {
+    return "a's dtype is not b's";
   }
   if (gemm && node.inputs.size() == 3 && node.inputs[2] >= 0 &&
       node.attrs.GetFloat("beta", 1.0) != 1.0) {
     const ValueId cv = node.inputs[2];
-    if (constant_of[static_cast<size_t>(cv)] < 0 || reads[static_cast<size_t>(cv)] != 1 ||
+    if (dtype != DType::kF32 || constant_of[static_cast<size_t>(cv)] < 0 ||
+        reads[static_cast<size_t>(cv)] != 1 ||
         graph.values[static_cast<size_t>(cv)].type.dtype != DType::kF32) {
       return "a gemm whose c (times beta, not 1) is not an f32 constant of its own";
     }
@@ -115,15 +118,43 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
     const int64_t n = w_tensor.shape()[trans_b ? 0 : 1];
     const int64_t blocks = (k + bs - 1) / bs;
     const int64_t block_bytes = bs * bits / 8;
-    const float* w_data = w_tensor.values<float>().data();
+    // f16 and bf16 weights are read exactly as doubles; their scales are stored in the
+    // same dtype (quant_matmul's scales are a's), rounded before the codes are chosen.
+    const DType dtype = w_tensor.dtype();
+    const auto* w_data = reinterpret_cast<const unsigned char*>(w_tensor.data());
+    const auto element = [&](int64_t at) -> double {
+      if (dtype == DType::kF32) {
+        float f;
+        std::memcpy(&f, w_data + at * 4, 4);
+        return f;
+      }
+      uint16_t h;
+      std::memcpy(&h, w_data + at * 2, 2);
+      return dtype == DType::kF16 ? HalfToFloat(h) : BFloat16ToFloat(h);
+    };
     const auto weight = [&](int64_t l, int64_t j) {
-      return alpha * static_cast<double>(trans_b ? w_data[j * k + l] : w_data[l * n + j]);
+      return alpha * element(trans_b ? j * k + l : l * n + j);
+    };
+    const auto round_scale = [&](double v) -> float {
+      const auto f = static_cast<float>(v);
+      if (dtype == DType::kF16) return HalfToFloat(FloatToHalf(f));
+      if (dtype == DType::kBF16) return BFloat16ToFloat(FloatToBFloat16(f));
+      return f;
+    };
+    const auto store_scale = [&](unsigned char* at, float f) {
+      if (dtype == DType::kF32) {
+        std::memcpy(at, &f, 4);
+      } else {
+        const uint16_t h = dtype == DType::kF16 ? FloatToHalf(f) : FloatToBFloat16(f);
+        std::memcpy(at, &h, 2);
+      }
     };
     SY_ASSIGN_OR_RETURN(Tensor codes, Tensor::Allocate(DType::kU8, {n, blocks, block_bytes}));
-    SY_ASSIGN_OR_RETURN(Tensor scales, Tensor::Allocate(DType::kF32, {n, blocks}));
+    SY_ASSIGN_OR_RETURN(Tensor scales, Tensor::Allocate(dtype, {n, blocks}));
     SY_ASSIGN_OR_RETURN(Tensor zeros, Tensor::Allocate(DType::kU8, {n, blocks}));
     auto* q = reinterpret_cast<uint8_t*>(codes.mutable_data());
-    auto* s = reinterpret_cast<float*>(scales.mutable_data());
+    auto* s = reinterpret_cast<unsigned char*>(scales.mutable_data());
+    const size_t scale_size = DTypeSize(dtype);
     auto* z = reinterpret_cast<uint8_t*>(zeros.mutable_data());
     std::memset(q, 0, codes.byte_size());
     double err2 = 0, norm2 = 0, max_err = 0;
@@ -137,15 +168,15 @@ Expected<QuantizeReport> QuantizeMatmulWeights(Graph& graph, const QuantizeOptio
           hi = std::max(hi, v);
           amax = std::max(amax, std::fabs(v));
         }
-        double scale = options.symmetric ? amax / static_cast<double>(middle - 1)
-                                         : (hi - lo) / static_cast<double>(levels);
-        if (!(scale > 0) || !std::isfinite(scale)) scale = 1;
-        const auto scale_f = static_cast<float>(scale);
+        const double scale = options.symmetric ? amax / static_cast<double>(middle - 1)
+                                               : (hi - lo) / static_cast<double>(levels);
+        float scale_f = round_scale(scale);
+        if (!(scale_f > 0) || !std::isfinite(scale_f)) scale_f = 1;  // an all-zero block
         const int64_t zero =
             options.symmetric
                 ? middle
                 : std::clamp<int64_t>(std::llround(-lo / static_cast<double>(scale_f)), 0, levels);
-        s[j * blocks + blk] = scale_f;
+        store_scale(s + static_cast<size_t>(j * blocks + blk) * scale_size, scale_f);
         z[j * blocks + blk] = static_cast<uint8_t>(zero);
         uint8_t* bytes = q + (j * blocks + blk) * block_bytes;
         for (int64_t l = start; l < end; ++l) {
