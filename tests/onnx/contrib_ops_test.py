@@ -229,6 +229,24 @@ def qoperator_cases():
                consts=params)
     yield case("qlinear_leaky_relu", "QLinearLeakyRelu", unary[:3] + [("ys", sc(0.03)),
                ("yz", zp(100))], [("y", TensorProto.UINT8)], consts=params, alpha=0.2)
+    soft = [("x", u8(2, 3, 10)), ("as", sc(0.05)), ("az", zp(128)), ("ys", sc(1 / 256)),
+            ("yz", zp(0))]
+    yield case("qlinear_softmax_13", "QLinearSoftmax", soft, [("y", TensorProto.UINT8)],
+               consts=params, axis=-1, opset=13)
+    yield case("qlinear_softmax_11_flattened", "QLinearSoftmax", soft, [("y", TensorProto.UINT8)],
+               consts=params, axis=1, opset=11)
+    # ONNX Runtime has no CPU kernel of QLinearReduceMean: its definition in NumPy.
+    reduce_mean = lambda f: [np.clip(np.round(
+        ((f["x"].astype(np.float64) - 128) * np.float32(0.05)).mean(axis=(2, 3), keepdims=True)
+        / np.float32(0.02)) + 120, 0, 255).astype(np.uint8)]
+    yield case("qlinear_reduce_mean", "QLinearReduceMean",
+               [("x", x), ("as", sc(0.05)), ("az", zp(128)), ("ys", sc(0.02)), ("yz", zp(120))],
+               [("y", TensorProto.UINT8)], reference=reduce_mean, consts=params, axes=[2, 3],
+               keepdims=1)
+    yield case("qlinear_where", "QLinearWhere",
+               [("c", RNG.random((2, 3, 4)) < 0.5), ("a", a), ("as", sc(0.02)), ("az", zp(128)),
+                ("b", b), ("bs", sc(0.03)), ("bz", zp(100)), ("cs", sc(0.04)), ("cz", zp(110))],
+               [("y", TensorProto.UINT8)], consts=params)
     pool = [("x", x), ("as", sc(0.05)), ("az", zp(128)), ("ys", sc(0.01)), ("yz", zp(128))]
     yield case("qlinear_global_average_pool", "QLinearGlobalAveragePool", pool,
                [("y", TensorProto.UINT8)], consts=params)

@@ -9,7 +9,8 @@
 //     requantized.
 //   com.microsoft QOperator ops (ONNX Runtime's quantize_static with QuantFormat.QOperator):
 //     QGemm as QLinearMatMul (the shifted integers' product in f32, C added, rescaled);
-//     QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
+//     QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
+//     QLinearReduceMean, QLinearWhere, QLinearGlobalAveragePool,
 //     QLinearAveragePool and QLinearConcat as their float op between a dequantization of
 //     each input and a quantization of the output, which is what ONNX Runtime's own
 //     kernels compute (in float, rounded once);
@@ -342,6 +343,53 @@ Status MapQLinearAveragePool(NodeContext& ctx) {
   return BindQuantized(ctx, EmitAveragePool(ctx, x), 3, 4);
 }
 
+// QLinearSoftmax(X, X_scale, x_zp, y_scale, y_zp; axis, opset): Softmax of the given
+// opset's semantics: from 13 along `axis`, before it over x flattened to 2-D at `axis`.
+Status MapQLinearSoftmax(NodeContext& ctx) {
+  if (ctx.Attr("opset") == nullptr) return ctx.Invalid("needs the opset attribute");
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 0, 1, 2));
+  const Shape shape = ctx.TypeOf(x).shape;
+  const auto rank = static_cast<int64_t>(shape.size());
+  Expected<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), rank);
+  if (!axis.ok()) return ctx.Invalid(axis.status().message());
+  Attrs last;
+  if (ctx.AttrInt("opset", 13) >= 13) {
+    last.Set("axis", *axis);
+    return BindQuantized(ctx, ctx.Emit1("softmax", {x}, std::move(last)), 3, 4);
+  }
+  int64_t outer = 1;
+  for (int64_t d = 0; d < *axis; ++d) outer *= shape[static_cast<size_t>(d)];
+  SY_ASSIGN_OR_RETURN(ValueId flat, EmitReshape(ctx, x, {outer, -1}));
+  last.Set("axis", int64_t{1});
+  SY_ASSIGN_OR_RETURN(ValueId p, ctx.Emit1("softmax", {flat}, std::move(last)));
+  return BindQuantized(ctx, EmitReshape(ctx, p, std::vector<int64_t>(shape.begin(), shape.end())),
+                       3, 4);
+}
+
+// QLinearReduceMean(data, data_scale, data_zp, reduced_scale, reduced_zp; axes, keepdims).
+Status MapQLinearReduceMean(NodeContext& ctx) {
+  if (!ctx.HasInput(4) && ctx.InputType(0).dtype != DType::kU8) {
+    return ctx.UnsupportedOp(
+        "QLinearReduceMean of i8 data without reduced_zero_point is not mapped (its output "
+        "type would be the data's)");
+  }
+  const std::optional<std::vector<int64_t>> axes = ctx.AttrInts("axes");
+  if (!axes || ctx.Attr("keepdims") == nullptr) return ctx.Invalid("needs axes and keepdims");
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 0, 1, 2));
+  Attrs attrs;
+  attrs.Set("axes", *axes);
+  attrs.Set("keepdims", ctx.AttrInt("keepdims", 1));
+  return BindQuantized(ctx, ctx.Emit1("reduce_mean", {x}, std::move(attrs)), 3, 4);
+}
+
+// QLinearWhere(condition, X, x_scale, x_zp, Y, y_scale, y_zp, z_scale, z_zp).
+Status MapQLinearWhere(NodeContext& ctx) {
+  SY_ASSIGN_OR_RETURN(ValueId cond, ctx.Input(0));
+  SY_ASSIGN_OR_RETURN(ValueId x, DequantizedInput(ctx, 1, 2, 3));
+  SY_ASSIGN_OR_RETURN(ValueId y, DequantizedInput(ctx, 4, 5, 6));
+  return BindQuantized(ctx, ctx.Emit1("where", {cond, x, y}), 7, 8);
+}
+
 // QLinearConcat(Y_scale, Y_zp, (X, X_scale, X_zp)...; axis).
 Status MapQLinearConcat(NodeContext& ctx) {
   if (ctx.num_inputs() < 5 || (ctx.num_inputs() - 2) % 3 != 0) {
@@ -563,6 +611,9 @@ void AddQuantizationMappings(MappingTable& table) {
   table.At(ms("QLinearGlobalAveragePool")).map = MapQLinearGlobalAveragePool;
   table.At(ms("QLinearAveragePool")).map = MapQLinearAveragePool;
   table.At(ms("QLinearConcat")).map = MapQLinearConcat;
+  table.At(ms("QLinearSoftmax")).map = MapQLinearSoftmax;
+  table.At(ms("QLinearReduceMean")).map = MapQLinearReduceMean;
+  table.At(ms("QLinearWhere")).map = MapQLinearWhere;
 }
 
 }  // namespace sy::onnx_import
