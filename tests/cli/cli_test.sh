@@ -496,6 +496,12 @@ expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generat
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 
+# Random data that cannot be allocated is an error, not an abort (issue: bad_variant_access).
+expect "random input beyond memory: run" 1 "random data for f32 \[600000000\]: cannot allocate" \
+  -- bash -c "ulimit -v 2000000; '$SY' run '$SRC/examples/mlp' --input x=random --input-shape x=600000000"
+expect "random input beyond memory: bench" 1 "random data for f32 \[600000000\]: cannot allocate" \
+  -- bash -c "ulimit -v 2000000; '$SY' bench '$SRC/examples/mlp' --input x=random --input-shape x=600000000"
+
 # quantize: weights on each block's grid are kept exactly, so the quant_matmul graph gives
 # the f32 graph's outputs bit for bit. w [32, 2] in 4-bit blocks of 16 with zero points:
 # column 0 is 0..15 then 7.5 down to 0 in steps of 0.5 (scales 1 and 0.5, zero point 0),

@@ -81,7 +81,11 @@ int RunBench(const std::vector<std::string>& args) {
   }
   Session& session = *prepared->session;
   // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data.
-  FillMissingInputs(*prepared, vm["seed"].as<uint32_t>(), "bench");
+  if (Status filled = FillMissingInputs(*prepared, vm["seed"].as<uint32_t>(), "bench");
+      !filled.ok()) {
+    PrintError("bench", filled.message());
+    return kExitFailure;
+  }
   // A model with decoding state (docs/decoding.md) fills it run by run: it starts a new
   // sequence (Reset, outside the timed part) whenever the next run would not fit.
   const int64_t positions = session.StatePositions(prepared->inputs);

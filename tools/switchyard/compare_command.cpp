@@ -183,7 +183,10 @@ int RunCompare(const std::vector<std::string>& args) {
   if (!session.ok()) return fail(session.status());
   prepared.session = std::move(*session);
   if (Status gathered = GatherInputs(model, vm, prepared); !gathered.ok()) return fail(gathered);
-  FillMissingInputs(prepared, vm["seed"].as<uint32_t>(), "compare");
+  if (Status filled = FillMissingInputs(prepared, vm["seed"].as<uint32_t>(), "compare");
+      !filled.ok()) {
+    return fail(filled);
+  }
   Expected<std::map<std::string, Tensor>> ran = prepared.session->Run(prepared.inputs);
   if (!ran.ok()) return fail(ran.status());
   // Every value by id: graph inputs, constants, and what the device computed.

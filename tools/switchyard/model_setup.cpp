@@ -19,8 +19,12 @@
 
 namespace sy::cli {
 
-Tensor RandomTensor(const TensorType& type, uint32_t seed) {
-  Tensor t = *Tensor::Allocate(type.dtype, type.shape);
+Expected<Tensor> RandomTensor(const TensorType& type, uint32_t seed) {
+  Expected<Tensor> allocated = Tensor::Allocate(type.dtype, type.shape);
+  if (!allocated.ok()) {
+    return allocated.status().WithContext("random data for " + type.ToString());
+  }
+  Tensor t = std::move(*allocated);
   std::mt19937_64 rng(seed);
   for (int64_t i = 0; i < t.element_count(); ++i) {
     const uint64_t r = rng();
@@ -192,7 +196,9 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
       if (source == "random") {
         SY_ASSIGN_OR_RETURN(TensorType type,
                             ConcreteInputType(*out.session, it - names.begin(), out.random_shapes));
-        out.inputs[name] = RandomTensor(type, vm["seed"].as<uint32_t>());
+        Expected<Tensor> data = RandomTensor(type, vm["seed"].as<uint32_t>());
+        if (!data.ok()) return data.status().WithContext("--input " + name);
+        out.inputs[name] = std::move(*data);
         continue;
       }
       Expected<Tensor> t = ReadNpy(source);
@@ -303,7 +309,7 @@ Expected<PreparedModel> PrepareModel(const std::string& model, const po::variabl
   return out;
 }
 
-void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command) {
+Status FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command) {
   std::string randomised;
   const Session& session = *prepared.session;
   for (size_t k = 0; k < session.input_names().size(); ++k) {
@@ -311,7 +317,9 @@ void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view 
     if (prepared.inputs.count(name)) continue;
     Expected<TensorType> type = ConcreteInputType(session, k, prepared.random_shapes);
     if (!type.ok()) continue;  // Session::Run reports it missing, with its symbolic shape
-    prepared.inputs[name] = RandomTensor(*type, seed);
+    Expected<Tensor> data = RandomTensor(*type, seed);
+    if (!data.ok()) return data.status().WithContext("input " + PrintableName(name));
+    prepared.inputs[name] = std::move(*data);
     randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
   }
   if (!randomised.empty()) {
@@ -319,6 +327,7 @@ void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view 
               << " (no --input, no <model>/inputs file): using seeded random data (--seed " << seed
               << ")\n";
   }
+  return Status::Ok();
 }
 
 std::string DevicesUsed(const Plan& plan) {

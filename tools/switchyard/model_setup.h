@@ -68,7 +68,8 @@ struct PreparedModel {
 // say (switchyard/plan.h), and reads inputs: --input NAME=FILE.npy or NAME=random, then
 // <model folder>/inputs/<name>.npy. kInvalidArgument errors are command-line mistakes.
 // Deterministic random data: floats uniform in [-1, 1), integers in [0, 8), bools 0/1.
-Tensor RandomTensor(const TensorType& type, uint32_t seed);
+// Fails (never aborts) when the tensor cannot be allocated.
+Expected<Tensor> RandomTensor(const TensorType& type, uint32_t seed);
 
 Expected<PreparedModel> PrepareModel(const std::string& model,
                                      const boost::program_options::variables_map& vm);
@@ -80,6 +81,7 @@ Status GatherInputs(const std::string& model, const boost::program_options::vari
 
 // Seeded random data (RandomTensor) for every input of the session that has no value
 // yet, as ONNX Runtime's perf_test does; says so on stderr, as "switchyard COMMAND: note".
-void FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command);
+// Fails when such an input cannot be allocated.
+Status FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command);
 
 }  // namespace sy::cli

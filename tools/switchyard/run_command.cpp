@@ -23,9 +23,9 @@ namespace {
 namespace po = boost::program_options;
 
 // bf16 has no .npy dtype: outputs of that type are written widened to f32.
-Tensor ForNpy(const Tensor& t) {
+Expected<Tensor> ForNpy(const Tensor& t) {
   if (t.dtype() != DType::kBF16) return t;
-  Tensor wide = *Tensor::Allocate(DType::kF32, t.shape());
+  SY_ASSIGN_OR_RETURN(Tensor wide, Tensor::Allocate(DType::kF32, t.shape()));
   for (int64_t i = 0; i < t.element_count(); ++i) {
     wide.mutable_values<float>()[i] = static_cast<float>(ElementAsDouble(t, i));
   }
@@ -135,7 +135,8 @@ int RunRun(const std::vector<std::string>& args) {
       std::error_code ec;
       std::filesystem::create_directories(vm["out"].as<std::string>(), ec);
       const auto path = std::filesystem::path(vm["out"].as<std::string>()) / ValueFileName(name);
-      Status written = WriteNpy(path, ForNpy(tensor));
+      Expected<Tensor> npy = ForNpy(tensor);
+      Status written = npy.ok() ? WriteNpy(path, *npy) : npy.status();
       if (!written.ok()) {
         PrintError("run", written.message());
         return kExitFailure;
