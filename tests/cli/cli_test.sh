@@ -496,6 +496,14 @@ expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generat
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 
+# A graph with no nodes (its output is its input) says so instead of "ran on  in".
+cat > "$TMP/no_nodes.json" <<'JSON'
+{"format": "rml-graph", "version": 1, "values": [{"name": "x", "dtype": "f32", "shape": [2]}],
+ "inputs": [0], "outputs": [0], "constants": [], "nodes": []}
+JSON
+expect "run a graph without nodes" 0 "ran on no device \(the graph has no nodes to run\)" \
+  -- "$SY" run "$TMP/no_nodes.json" --input x=random
+
 # Random data that cannot be allocated is an error, not an abort (issue: bad_variant_access).
 expect "random input beyond memory: run" 1 "random data for f32 \[600000000\]: cannot allocate" \
   -- bash -c "ulimit -v 2000000; '$SY' run '$SRC/examples/mlp' --input x=random --input-shape x=600000000"

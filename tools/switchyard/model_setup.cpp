@@ -349,7 +349,7 @@ std::string PlacementSummary(const Plan& plan) {
     ++on[n.device];
     if (n.reason == PlacementReason::kFallback) ++fallback[n.device];
   }
-  std::string text = std::to_string(plan.nodes.size()) + " nodes:";
+  std::string text = std::to_string(plan.nodes.size()) + " nodes" + (plan.nodes.empty() ? "" : ":");
   bool first = true;
   for (size_t d = 0; d < plan.devices.size(); ++d) {
     if (on[d] == 0) continue;

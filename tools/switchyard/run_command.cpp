@@ -121,6 +121,8 @@ int RunRun(const std::vector<std::string>& args) {
   bool mismatch = false;
   const Plan& plan = session->plan();
   std::string device_text = DevicesUsed(plan);
+  // A graph with no nodes (its outputs are inputs or constants) runs on no device.
+  if (device_text.empty()) device_text = "no device (the graph has no nodes to run)";
   if (plan.partitions.size() > 1) {
     device_text += " (" + std::to_string(plan.partitions.size()) + " partitions, " +
                    std::to_string(plan.copies.size()) + " copies; see 'switchyard plan')";
