@@ -32,18 +32,25 @@ Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
+  // offset and length: decimal digits only, the whole string (std::stoll read "0abc" as 0
+  // and "1e3" as 1).
+  const auto whole_number = [](const std::string& text, int64_t& out) {
+    if (text.empty() || text.size() > 18) return false;
+    int64_t v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+  };
   for (const auto& entry : proto.external_data()) {
-    try {
-      if (entry.key() == "location") {
-        location = entry.value();
-      } else if (entry.key() == "offset") {
-        offset = std::stoll(entry.value());
-      } else if (entry.key() == "length") {
-        length = std::stoll(entry.value());
-      }
-    } catch (const std::exception&) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if ((entry.key() == "offset" && !whole_number(entry.value(), offset)) ||
+               (entry.key() == "length" && !whole_number(entry.value(), length))) {
       return InvalidModel(Describe(proto) + ": external data " + entry.key() + " '" +
-                          entry.value() + "' is not an integer");
+                          entry.value() + "' is not a non-negative decimal integer");
     }
   }
   if (location.empty()) {

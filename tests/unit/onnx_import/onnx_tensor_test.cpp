@@ -207,5 +207,26 @@ TEST(OnnxTensorTest, MissingOrShortExternalDataIsAnError) {
   EXPECT_FALSE(wrong_length.ok());
 }
 
+// offset and length are whole decimal numbers: "0abc" and "1e3" were read as 0 and 1.
+TEST(OnnxTensorTest, ExternalOffsetsAndLengthsMustBeWholeDecimalNumbers) {
+  const fs::path dir = TempDir();
+  std::ofstream(dir / "w.bin", std::ios::binary) << std::string(64, '\0');
+  for (const std::string bad : {"0abc", "1e3", "-4", "", " 8", "0x10", "99999999999999999999"}) {
+    for (const char* key : {"offset", "length"}) {
+      TensorProto p = External("w.bin", -1, -1);
+      auto* e = p.add_external_data();
+      e->set_key(key);
+      e->set_value(bad);
+      Expected<Tensor> t = TensorFromProto(p, dir);
+      ASSERT_FALSE(t.ok()) << key << " '" << bad << "'";
+      EXPECT_NE(t.status().message().find("is not a non-negative decimal integer"),
+                std::string::npos)
+          << t.status().message();
+    }
+  }
+  TensorProto good = External("w.bin", 8, 8);
+  EXPECT_TRUE(TensorFromProto(good, dir).ok());
+}
+
 }  // namespace
 }  // namespace sy::onnx_import
