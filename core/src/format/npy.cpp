@@ -78,7 +78,12 @@ Expected<Shape> ParseShape(std::string_view header) {
       dim = dim * 10 + (body[digits] - '0');
       ++digits;
     }
-    if (digits == 0) return InvalidArgument("shape has a non-integer dimension");
+    if (digits == 0) {
+      if (!body.empty() && body.front() == '-') {
+        return InvalidArgument("shape has a negative dimension");
+      }
+      return InvalidArgument("shape has a non-integer dimension");
+    }
     shape.push_back(dim);
     body.remove_prefix(digits);
     skip_spaces();

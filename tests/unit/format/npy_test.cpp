@@ -101,6 +101,7 @@ TEST(Npy, ShapeIsATupleOfCommaSeparatedInts) {
   // huge ones passed the element count check.
   SY_EXPECT_ERROR(parse("(40737015916 550 0 551615)", 0), "shape dims are not separated by commas");
   SY_EXPECT_ERROR(parse("(2,, 3)", 6), "non-integer dimension");
+  SY_EXPECT_ERROR(parse("(2, -3)", 6), "shape has a negative dimension");
   Expected<Tensor> zero = parse("(40737015916, 550, 0, 551615)", 0);
   SY_ASSERT_OK(zero);
   EXPECT_EQ(zero->element_count(), 0);
