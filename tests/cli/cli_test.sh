@@ -481,6 +481,13 @@ if [ -f "$OPENCL" ] && "$SY" devices | grep -q "^opencl:0"; then
 fi
 expect "generate top-k sampling matches NumPy" 0 "^$(cat "$SRC/tests/data/decoder/top_k4_t0.8_seed7_1_2_3.txt")\$" \
   -- "$SY" generate "$DEC" --prompt 1,2,3 --max-new-tokens 12 --sample top-k --top-k 4 --temperature 0.8 --seed 7
+# --seed is 0 to 2^64 - 1 as Python's seed is: -1 was wrapped to 4294967295.
+expect "generate --seed -1 is refused" 2 "--seed -1: expected a whole number from 0 to 2\^64 - 1" \
+  -- "$SY" generate "$DEC" --prompt 1,2,3 --sample top-k --top-k 4 --seed -1
+expect "generate --seed 2^64 - 1" 0 "" \
+  -- "$SY" generate "$DEC" --prompt 1,2,3 --sample top-k --top-k 4 --seed 18446744073709551615
+expect "run --seed 1e3 is refused" 2 "--seed 1e3: expected a whole number" \
+  -- "$SY" run "$SRC/examples/mlp" --input x=random --seed 1e3
 expect "compare a stateful model with run-time sizes (state as ordinary inputs)" 0 \
   "all 17 nodes within their ops' conformance tolerances" \
   -- "$SY" compare "$DEC" --device cpu --input-shape input_ids=1,3

@@ -81,8 +81,7 @@ int RunBench(const std::vector<std::string>& args) {
   }
   Session& session = *prepared->session;
   // Inputs with no value (no --input, no <model>/inputs/<name>.npy): seeded random data.
-  if (Status filled = FillMissingInputs(*prepared, vm["seed"].as<uint32_t>(), "bench");
-      !filled.ok()) {
+  if (Status filled = FillMissingInputs(*prepared, SeedOption(vm), "bench"); !filled.ok()) {
     PrintError("bench", filled.message());
     return kExitFailure;
   }

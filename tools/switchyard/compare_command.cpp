@@ -183,8 +183,7 @@ int RunCompare(const std::vector<std::string>& args) {
   if (!session.ok()) return fail(session.status());
   prepared.session = std::move(*session);
   if (Status gathered = GatherInputs(model, vm, prepared); !gathered.ok()) return fail(gathered);
-  if (Status filled = FillMissingInputs(prepared, vm["seed"].as<uint32_t>(), "compare");
-      !filled.ok()) {
+  if (Status filled = FillMissingInputs(prepared, SeedOption(vm), "compare"); !filled.ok()) {
     return fail(filled);
   }
   Expected<std::map<std::string, Tensor>> ran = prepared.session->Run(prepared.inputs);

@@ -109,7 +109,7 @@ int RunGenerate(const std::vector<std::string>& args) {
   options.top_k = vm["top-k"].as<int>();
   options.top_p = vm["top-p"].as<double>();
   options.min_p = vm["min-p"].as<double>();
-  options.seed = vm["seed"].as<uint32_t>();
+  options.seed = SeedOption(vm);
   if (Status valid = CheckSamplerOptions(options); !valid.ok()) {
     PrintError("generate", valid.message());
     return kExitUsage;

@@ -1,9 +1,11 @@
 #include "model_setup.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -18,8 +20,21 @@
 #include "switchyard/value_names.h"
 
 namespace sy::cli {
+namespace {
 
-Expected<Tensor> RandomTensor(const TensorType& type, uint32_t seed) {
+// A seed: decimal digits only (boost's lexical_cast would wrap "-1" to 2^64 - 1).
+std::optional<uint64_t> ParseSeed(const std::string& text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Expected<Tensor> RandomTensor(const TensorType& type, uint64_t seed) {
   Expected<Tensor> allocated = Tensor::Allocate(type.dtype, type.shape);
   if (!allocated.ok()) {
     return allocated.status().WithContext("random data for " + type.ToString());
@@ -196,7 +211,7 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
       if (source == "random") {
         SY_ASSIGN_OR_RETURN(TensorType type,
                             ConcreteInputType(*out.session, it - names.begin(), out.random_shapes));
-        Expected<Tensor> data = RandomTensor(type, vm["seed"].as<uint32_t>());
+        Expected<Tensor> data = RandomTensor(type, SeedOption(vm));
         if (!data.ok()) return data.status().WithContext("--input " + name);
         out.inputs[name] = std::move(*data);
         continue;
@@ -249,7 +264,16 @@ void AddModelOptions(po::options_description& options) {
       "input-shape", po::value<std::vector<std::string>>()->composing(),
       "NAME=D0,D1,...: the shape of NAME's random data, for models with run-time sizes "
       "(default: the symbols' example sizes) (repeatable)")(
-      "seed", po::value<uint32_t>()->default_value(1), "seed for NAME=random");
+      "seed", po::value<std::string>()->default_value("1")->notifier([](const std::string& s) {
+        if (!ParseSeed(s)) {
+          throw po::error("--seed " + s + ": expected a whole number from 0 to 2^64 - 1");
+        }
+      }),
+      "seed for NAME=random (and generate's sampler): 0 to 2^64 - 1");
+}
+
+uint64_t SeedOption(const po::variables_map& vm) {
+  return ParseSeed(vm["seed"].as<std::string>()).value_or(1);
 }
 
 Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::variables_map& vm) {
@@ -309,7 +333,7 @@ Expected<PreparedModel> PrepareModel(const std::string& model, const po::variabl
   return out;
 }
 
-Status FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command) {
+Status FillMissingInputs(PreparedModel& prepared, uint64_t seed, std::string_view command) {
   std::string randomised;
   const Session& session = *prepared.session;
   for (size_t k = 0; k < session.input_names().size(); ++k) {

@@ -69,7 +69,7 @@ struct PreparedModel {
 // <model folder>/inputs/<name>.npy. kInvalidArgument errors are command-line mistakes.
 // Deterministic random data: floats uniform in [-1, 1), integers in [0, 8), bools 0/1.
 // Fails (never aborts) when the tensor cannot be allocated.
-Expected<Tensor> RandomTensor(const TensorType& type, uint32_t seed);
+Expected<Tensor> RandomTensor(const TensorType& type, uint64_t seed);
 
 Expected<PreparedModel> PrepareModel(const std::string& model,
                                      const boost::program_options::variables_map& vm);
@@ -82,6 +82,9 @@ Status GatherInputs(const std::string& model, const boost::program_options::vari
 // Seeded random data (RandomTensor) for every input of the session that has no value
 // yet, as ONNX Runtime's perf_test does; says so on stderr, as "switchyard COMMAND: note".
 // Fails when such an input cannot be allocated.
-Status FillMissingInputs(PreparedModel& prepared, uint32_t seed, std::string_view command);
+Status FillMissingInputs(PreparedModel& prepared, uint64_t seed, std::string_view command);
+
+// --seed: 0 to 2^64 - 1, checked when parsed ("-1" is refused, not wrapped).
+uint64_t SeedOption(const boost::program_options::variables_map& vm);
 
 }  // namespace sy::cli
