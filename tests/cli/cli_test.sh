@@ -190,6 +190,8 @@ expect "plan says why a device keeps the plain nodes" 0 \
 expect "plan --memory-limit" 1 \
   'cpu:0 \(cpu\) cannot hold the plan: it needs .* but the memory limit set for it is 1.0 KiB' \
   -- "$SY" plan "$SRC/examples/cnn" --memory-limit cpu=1KiB
+expect "--memory-limit cpu=0 is refused (it meant no limit)" 2 "a limit of 0 bytes would hold nothing" \
+  -- "$SY" plan "$SRC/examples/cnn" --memory-limit cpu=0
 expect "plan bad --memory-limit" 2 '"lots" is not a byte size' \
   -- "$SY" plan "$SRC/examples/mlp" --memory-limit cpu=lots
 expect "plan --memory-limit unknown device" 2 'no device "tpu"' \

@@ -48,6 +48,10 @@ Expected<std::pair<const Device*, uint64_t>> MemoryLimit(const PluginHost& host,
   if (!d.ok()) return InvalidArgument(d.status().message());
   Expected<uint64_t> parsed = ParseByteSize(bytes);
   if (!parsed.ok()) return InvalidArgument(parsed.status().message());
+  if (*parsed == 0) {
+    return InvalidArgument("a limit of 0 bytes would hold nothing (it used to mean no limit); "
+                           "give a positive size, or leave the option out");
+  }
   return std::pair{*d, *parsed};
 }
 

@@ -189,7 +189,9 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     const bool host = plan.devices[d]->host_memory();
     const uint64_t outputs = host ? m.output_bytes : 0;
     m.peak_bytes = m.arena_bytes + m.weight_bytes + m.state_bytes + outputs;
-    if (m.limit_bytes != 0 && m.peak_bytes > m.limit_bytes) {
+    // A limit the user set is enforced whatever its value (0 too); a device that declares
+    // 0 bytes declares no size.
+    if ((m.user_limit || m.limit_bytes != 0) && m.peak_bytes > m.limit_bytes) {
       return ResourceExhausted(
           "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
           ") cannot hold the plan: it needs " + FormatBytes(m.peak_bytes) + " (arena peak " +

@@ -96,6 +96,12 @@ TEST(MemoryPlannerTest, WeightsCountAgainstTheLimit) {
   EXPECT_NE(status.message().find("needs 3.0 KiB (arena peak 2.0 KiB + weights 1.0 KiB)"),
             std::string::npos)
       << status.message();
+  // A user's limit of 0 is a limit (it used to mean none); a device declaring 0 bytes
+  // declares no size.
+  options.memory_limits[&device] = 0;
+  EXPECT_EQ(PlanMemory(graph, options, plan).code(), StatusCode::kResourceExhausted);
+  device.memory_bytes = 0;
+  SY_EXPECT_OK(PlanMemory(graph, {}, plan));
 }
 
 TEST(MemoryPlannerTest, OutputsCopiedToTheCallerCountOnAHostMemoryDevice) {
