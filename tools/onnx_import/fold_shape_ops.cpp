@@ -28,6 +28,8 @@ Status Bind(NodeContext& ctx, Expected<Tensor> result, size_t output = 0) {
 }
 
 // Refuses a fold whose result, `dtype` over `shape`, is larger than the import's bound.
+// Every fold whose result can outgrow its inputs checks it before computing anything
+// (broadcasting ops, Concat, Gather, Cast, Expand, ConstantOfShape, Range, EyeLike).
 Status CheckFoldSize(NodeContext& ctx, DType dtype, const std::vector<int64_t>& shape) {
   const uint64_t limit = ctx.state().options().max_fold_bytes;
   for (int64_t d : shape) {
@@ -41,6 +43,18 @@ Status CheckFoldSize(NodeContext& ctx, DType dtype, const std::vector<int64_t>& 
                        std::to_string(limit) + " bytes (switchyard import --max-fold-bytes)");
   }
   return Status::Ok();
+}
+
+// The same for a result whose shape is the broadcast of `shapes` (shapes that do not
+// broadcast are left to the op's own message).
+Status CheckBroadcastFoldSize(NodeContext& ctx, DType dtype, const std::vector<Shape>& shapes) {
+  Shape out;
+  for (const Shape& s : shapes) {
+    Expected<Shape> b = BroadcastShapes(out, s);
+    if (!b.ok()) return Status::Ok();
+    out = std::move(*b);
+  }
+  return CheckFoldSize(ctx, dtype, out);
 }
 
 Status FoldConstant(NodeContext& ctx) {
@@ -107,6 +121,7 @@ Status FoldSize(NodeContext& ctx) {
 
 Status FoldCast(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(DType to, DTypeParam(ctx, ctx.AttrInt("to", 0), "Cast's target type"));
+  SY_RETURN_IF_ERROR(CheckFoldSize(ctx, to, In(ctx, 0).shape()));
   return Bind(ctx, CastHost(In(ctx, 0), to));
 }
 
@@ -143,6 +158,7 @@ Status FoldEyeLike(NodeContext& ctx) {
     SY_ASSIGN_OR_RETURN(dtype, DTypeParam(ctx, attr->i(), "dtype"));
   }
   const int64_t k = ctx.AttrInt("k", 0);
+  SY_RETURN_IF_ERROR(CheckFoldSize(ctx, dtype, type.shape));
   const int64_t rows = type.shape[0], cols = type.shape[1];
   std::vector<int64_t> v(static_cast<size_t>(rows * cols), 0);
   for (int64_t r = 0; r < rows; ++r) {
@@ -152,6 +168,18 @@ Status FoldEyeLike(NodeContext& ctx) {
 }
 
 Status FoldGather(NodeContext& ctx) {
+  // Indices may repeat: the result [data before axis, indices, data after axis] can be far
+  // larger than the data.
+  const Shape& data = In(ctx, 0).shape();
+  const int64_t rank = static_cast<int64_t>(data.size());
+  int64_t axis = ctx.AttrInt("axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis >= 0 && axis < rank) {
+    Shape out(data.begin(), data.begin() + axis);
+    for (int64_t d : In(ctx, 1).shape()) out.push_back(d);
+    out.insert(out.end(), data.begin() + axis + 1, data.end());
+    SY_RETURN_IF_ERROR(CheckFoldSize(ctx, In(ctx, 0).dtype(), out));
+  }
   return Bind(ctx, GatherHost(In(ctx, 0), In(ctx, 1), ctx.AttrInt("axis", 0)));
 }
 
@@ -164,6 +192,21 @@ Status FoldConcat(NodeContext& ctx) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (ctx.HasInput(i)) inputs.push_back(In(ctx, i));
+  }
+  // A chain of concats doubles at each step: the sum along the axis is checked first.
+  if (!inputs.empty()) {
+    const int64_t rank = static_cast<int64_t>(inputs[0].shape().size());
+    int64_t axis = ctx.AttrInt("axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis >= 0 && axis < rank) {
+      Shape out = inputs[0].shape();
+      int64_t along = 0;
+      for (const Tensor& t : inputs) {
+        if (static_cast<int64_t>(t.shape().size()) == rank) along += t.shape()[axis];
+      }
+      out[axis] = along;
+      SY_RETURN_IF_ERROR(CheckFoldSize(ctx, inputs[0].dtype(), out));
+    }
   }
   return Bind(ctx, ConcatHost(inputs, ctx.AttrInt("axis", 0)));
 }
@@ -204,6 +247,8 @@ Status FoldBinary(NodeContext& ctx) {
   if (op == "Mod" && ctx.AttrInt("fmod", 0) == 0 && IsFloat(ctx.InputType(0).dtype)) {
     return ctx.UnsupportedOp("float Mod needs fmod=1");
   }
+  SY_RETURN_IF_ERROR(
+      CheckBroadcastFoldSize(ctx, In(ctx, 0).dtype(), {In(ctx, 0).shape(), In(ctx, 1).shape()}));
   return Bind(ctx, BinaryHost(op, In(ctx, 0), In(ctx, 1)));
 }
 
@@ -211,6 +256,9 @@ Status FoldBinary(NodeContext& ctx) {
 Status FoldVariadic(NodeContext& ctx) {
   const std::string& op = ctx.node().op_type();
   const std::string binary = op == "Sum" ? "Add" : op;
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) shapes.push_back(In(ctx, i).shape());
+  SY_RETURN_IF_ERROR(CheckBroadcastFoldSize(ctx, In(ctx, 0).dtype(), shapes));
   Tensor acc = In(ctx, 0);
   for (size_t i = 1; i < ctx.num_inputs(); ++i) {
     Expected<Tensor> next = BinaryHost(binary, acc, In(ctx, i));
@@ -265,6 +313,8 @@ Status FoldSplit(NodeContext& ctx) {
 }
 
 Status FoldWhere(NodeContext& ctx) {
+  SY_RETURN_IF_ERROR(CheckBroadcastFoldSize(
+      ctx, In(ctx, 1).dtype(), {In(ctx, 0).shape(), In(ctx, 1).shape(), In(ctx, 2).shape()}));
   return Bind(ctx, WhereHost(In(ctx, 0), In(ctx, 1), In(ctx, 2)));
 }
 
@@ -286,6 +336,7 @@ Status FoldRange(NodeContext& ctx) {
   const double n = std::ceil((l - s) / d);
   if (!(n < 1e8)) return ctx.Invalid("the range is too long to fold");
   const int64_t count = n > 0 ? static_cast<int64_t>(n) : 0;
+  SY_RETURN_IF_ERROR(CheckFoldSize(ctx, dtype, {count}));
   if (IsInteger(dtype)) {
     const int64_t is = ToInt64s(start)[0], id = ToInt64s(In(ctx, 2))[0];
     std::vector<int64_t> v(static_cast<size_t>(count));

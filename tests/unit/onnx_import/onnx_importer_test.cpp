@@ -462,6 +462,51 @@ TEST(OnnxImporterTest, FoldingStopsAtTheMemoryBound) {
       << r.status().message();
 }
 
+// Every fold that can grow checks its result against --max-fold-bytes before computing:
+// a broadcasting Add of [2^15, 1] and [1, 2^15] (4 GiB of f32) from 256 KiB of inputs,
+// Where and Concat (a chain doubles), Gather with repeated indices, Cast to a wider type.
+TEST(OnnxImporterTest, EveryGrowingFoldIsCheckedBeforeItComputes) {
+  ImportOptions options;
+  options.max_fold_bytes = 1 << 20;
+  const auto refused = [&](ModelBuilder& b, const std::string& what) {
+    Expected<ImportResult> r = ImportBuilt(b, nullptr, options);
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_NE(r.status().message().find("larger than the import's limit of 1048576 bytes"),
+              std::string::npos)
+        << what << ": " << r.status().message();
+  };
+  const std::vector<float> column(1 << 15, 1.0f);
+  {
+    ModelBuilder b;
+    b.FloatInitializer("a", {1 << 15, 1}, column).FloatInitializer("b", {1, 1 << 15}, column);
+    b.Output("y").Node("Add", {"a", "b"}, {"y"});
+    refused(b, "Add");
+  }
+  {
+    ModelBuilder b;
+    b.FloatInitializer("a", {1 << 15, 1}, column).FloatInitializer("b", {1, 1 << 15}, column);
+    b.Int64Initializer("c", {1}, {1});
+    b.Output("y").Node("Where", {"c", "a", "b"}, {"y"});
+    refused(b, "Where");
+  }
+  {
+    ModelBuilder b;  // 128 KiB, doubled five times
+    b.FloatInitializer("x0", {1 << 15}, column).Output("x5");
+    for (int i = 0; i < 5; ++i) {
+      const std::string in = "x" + std::to_string(i), out = "x" + std::to_string(i + 1);
+      ModelBuilder::IntAttr(b.Node("Concat", {in, in}, {out}), "axis", 0);
+    }
+    refused(b, "Concat chain");
+  }
+  {
+    ModelBuilder b;  // rows of 256 bytes gathered 2^13 times: 2 MiB from 80 KiB
+    b.FloatInitializer("data", {16, 64}, std::vector<float>(16 * 64, 1.0f));
+    b.Int64Initializer("idx", {1 << 13}, std::vector<int64_t>(1 << 13, 3));
+    b.Output("y").Node("Gather", {"data", "idx"}, {"y"});
+    refused(b, "Gather");
+  }
+}
+
 TEST(OnnxImporterTest, NodesMustMatchTheirOpsSchema) {
   // Found by fuzz_onnx_import: folds read inputs the op requires without checking again.
   auto import = [](ModelBuilder& b) {
