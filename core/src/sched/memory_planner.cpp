@@ -1,6 +1,7 @@
 #include "sched/memory_planner.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <unordered_map>
@@ -10,9 +11,15 @@
 namespace sy::sched {
 namespace {
 
+// Byte counts saturate at 2^64 - 1 rather than wrap (a graph of huge values would
+// otherwise "need 4.0 EiB", or fit): every sum and alignment here goes through these.
+constexpr uint64_t kSaturated = std::numeric_limits<uint64_t>::max();
+uint64_t SatAdd(uint64_t a, uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
 uint64_t AlignUp(uint64_t bytes) {
+  if (bytes > kSaturated - (kArenaAlignment - 1)) return kSaturated;
   return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
+std::string Bytes(uint64_t v) { return v == kSaturated ? "more than 16 EiB" : FormatBytes(v); }
 
 // Greedy by size (as TensorFlow Lite's arena planner): the largest slots are placed
 // first, each at the lowest offset where it overlaps no placed slot that is alive at the
@@ -41,11 +48,11 @@ uint64_t AssignOffsets(std::vector<ArenaSlot*>& slots) {
     uint64_t offset = 0;
     const uint64_t need = AlignUp(slot->bytes);
     for (const ArenaSlot* other : live) {
-      if (offset + need <= other->offset) break;  // fits in the gap before `other`
-      offset = std::max(offset, other->offset + AlignUp(other->bytes));
+      if (SatAdd(offset, need) <= other->offset) break;  // fits in the gap before `other`
+      offset = std::max(offset, SatAdd(other->offset, AlignUp(other->bytes)));
     }
     slot->offset = offset;
-    arena = std::max(arena, offset + need);
+    arena = std::max(arena, SatAdd(offset, need));
     placed.insert(std::upper_bound(placed.begin(), placed.end(), slot->first,
                                    [](int64_t t, const ArenaSlot* s) { return t < s->first; }),
                   slot);
@@ -163,24 +170,31 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
   std::vector<std::vector<ArenaSlot*>> per_device(num_devices);
   for (ArenaSlot& s : plan.slots) {
     per_device[s.device].push_back(&s);
-    plan.memory[s.device].unshared_bytes += AlignUp(s.bytes);
+    uint64_t& unshared = plan.memory[s.device].unshared_bytes;
+    unshared = SatAdd(unshared, AlignUp(s.bytes));
   }
   for (const PlanAlias& a : plan.aliases) {
-    plan.memory[a.device].reshape_in_place_bytes += AlignUp(bytes_of(a.value));
+    uint64_t& in_place = plan.memory[a.device].reshape_in_place_bytes;
+    in_place = SatAdd(in_place, AlignUp(bytes_of(a.value)));
   }
   std::vector<bool> counted(graph.values.size(), false);  // an output listed twice is one copy
   for (const StateValue& v : graph.state.values) counted[v.output] = true;  // never copied out
   for (ValueId id : graph.outputs) {
-    if (producer[id] >= 0 && !counted[id]) plan.memory[producer[id]].output_bytes += bytes_of(id);
+    if (producer[id] >= 0 && !counted[id]) {
+      uint64_t& out = plan.memory[producer[id]].output_bytes;
+      out = SatAdd(out, bytes_of(id));
+    }
     counted[id] = true;
   }
   for (const PlanState& st : plan.states) {
-    plan.memory[st.device].state_bytes += AlignUp(bytes_of(graph.state.values[st.index].input));
+    uint64_t& state = plan.memory[st.device].state_bytes;
+    state = SatAdd(state, AlignUp(bytes_of(graph.state.values[st.index].input)));
   }
   for (size_t d = 0; d < num_devices; ++d) {
     DeviceMemory& m = plan.memory[d];
     m.arena_bytes = AssignOffsets(per_device[d]);
-    for (ValueId id : plan.weights[d]) m.weight_bytes += AlignUp(bytes_of(id));
+    for (ValueId id : plan.weights[d])
+      m.weight_bytes = SatAdd(m.weight_bytes, AlignUp(bytes_of(id)));
     const auto limit = options.memory_limits.find(plan.devices[d]);
     m.user_limit = limit != options.memory_limits.end();
     m.limit_bytes = m.user_limit ? limit->second : plan.devices[d]->memory_bytes;
@@ -188,18 +202,18 @@ Status PlanMemory(const Graph& graph, const PlanOptions& options, Plan& plan) {
     // with the arena at the end of a run.
     const bool host = plan.devices[d]->host_memory();
     const uint64_t outputs = host ? m.output_bytes : 0;
-    m.peak_bytes = m.arena_bytes + m.weight_bytes + m.state_bytes + outputs;
+    m.peak_bytes = SatAdd(SatAdd(m.arena_bytes, m.weight_bytes), SatAdd(m.state_bytes, outputs));
     // A limit the user set is enforced whatever its value (0 too); a device that declares
     // 0 bytes declares no size.
     if ((m.user_limit || m.limit_bytes != 0) && m.peak_bytes > m.limit_bytes) {
       return ResourceExhausted(
           "device " + plan.devices[d]->Spec() + " (" + plan.devices[d]->name +
-          ") cannot hold the plan: it needs " + FormatBytes(m.peak_bytes) + " (arena peak " +
-          FormatBytes(m.arena_bytes) + " + weights " + FormatBytes(m.weight_bytes) +
-          (m.state_bytes != 0 ? " + decoding state " + FormatBytes(m.state_bytes) : "") +
-          (outputs != 0 ? " + outputs " + FormatBytes(outputs) + " copied to the caller" : "") +
+          ") cannot hold the plan: it needs " + Bytes(m.peak_bytes) + " (arena peak " +
+          Bytes(m.arena_bytes) + " + weights " + Bytes(m.weight_bytes) +
+          (m.state_bytes != 0 ? " + decoding state " + Bytes(m.state_bytes) : "") +
+          (outputs != 0 ? " + outputs " + Bytes(outputs) + " copied to the caller" : "") +
           ") but " + (m.user_limit ? "the memory limit set for it is " : "it declares only ") +
-          FormatBytes(m.limit_bytes));
+          Bytes(m.limit_bytes));
     }
   }
   return Status::Ok();

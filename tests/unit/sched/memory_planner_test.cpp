@@ -104,6 +104,23 @@ TEST(MemoryPlannerTest, WeightsCountAgainstTheLimit) {
   SY_EXPECT_OK(PlanMemory(graph, {}, plan));
 }
 
+// Byte counts saturate instead of wrapping: nine outputs of 2^61 bytes each (f64 [2^58])
+// summed to 2^61 in uint64 ("fits"); now the plan needs "more than 16 EiB".
+TEST(MemoryPlannerTest, HugeSumsSaturateRatherThanWrap) {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kF64, {int64_t{1} << 58});
+  for (int i = 0; i < 9; ++i) g.Output(g.Unary("relu", x, "y" + std::to_string(i)));
+  const Graph graph = g.Build();
+  Device host;
+  host.flags = 0x1u;  // SY_DEVICE_FLAG_HOST_MEMORY
+  host.memory_bytes = uint64_t{1} << 40;
+  Plan plan = OnOneDevice(graph, host);
+  const Status status = PlanMemory(graph, {}, plan);
+  EXPECT_EQ(status.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(status.message().find("it needs more than 16 EiB"), std::string::npos)
+      << status.message();
+}
+
 TEST(MemoryPlannerTest, OutputsCopiedToTheCallerCountOnAHostMemoryDevice) {
   // x [1024] f32 -> relu -> y: arena 8 KiB (x and y), and y's 4 KiB copied to the caller
   // at the end of a run, in host memory.
