@@ -505,6 +505,24 @@ expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generat
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 
+# Names with control characters are printed escaped: none can forge a line of output.
+cat > "$TMP/ctrl.json" <<'JSON'
+{"format": "rml-graph", "version": 1,
+ "values": [{"name": "x\nfake: ok", "dtype": "f32", "shape": [2]},
+            {"name": "y\u001b[2K", "dtype": "f32", "shape": [2]}],
+ "inputs": [0], "outputs": [1], "constants": [],
+ "nodes": [{"op": "relu", "inputs": [0], "outputs": [1], "name": "n\nok: forged"}]}
+JSON
+expect "check escapes value names" 0 'inputs: x\\nfake: ok f32 \[2\]; outputs: y\\x1B\[2K' \
+  -- "$SY" check "$TMP/ctrl.json"
+expect "plan escapes node names" 0 'node 0 \(relu\) "n\\nok: forged" -> cpu:0' \
+  -- "$SY" plan "$TMP/ctrl.json"
+for cmd in check plan; do
+  if "$SY" $cmd "$TMP/ctrl.json" 2>&1 | grep -Eq '^(fake: ok|ok: forged)'; then
+    echo "FAIL $cmd prints a forged line"; failures=$((failures + 1))
+  else passes=$((passes + 1)); fi
+done
+
 # A graph with no nodes (its output is its input) says so instead of "ran on  in".
 cat > "$TMP/no_nodes.json" <<'JSON'
 {"format": "rml-graph", "version": 1, "values": [{"name": "x", "dtype": "f32", "shape": [2]}],

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "switchyard/model_io.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 namespace {
@@ -16,7 +17,7 @@ std::string DescribeValues(const Graph& graph, const std::vector<ValueId>& ids) 
   std::string text;
   for (ValueId id : ids) {
     if (!text.empty()) text += ", ";
-    text += graph.values[id].name + " " + ValueTypeString(graph.values[id]);
+    text += PrintableName(graph.values[id].name) + " " + ValueTypeString(graph.values[id]);
   }
   return text.empty() ? "(none)" : text;
 }
@@ -117,7 +118,7 @@ int RunCheck(const std::vector<std::string>& args) {
       if (!graph->symbols.empty()) {
         std::string symbols;
         for (const DimSymbol& symbol : graph->symbols) {
-          symbols += (symbols.empty() ? "" : ", ") + symbol.name;
+          symbols += (symbols.empty() ? "" : ", ") + PrintableName(symbol.name);
           if (symbol.example >= 0) symbols += " (e.g. " + std::to_string(symbol.example) + ")";
         }
         std::cout << "; run-time sizes: " << symbols;
@@ -125,8 +126,8 @@ int RunCheck(const std::vector<std::string>& args) {
       if (!graph->state.empty()) {
         std::string state;
         for (const StateValue& v : graph->state.values) {
-          state += (state.empty() ? "" : ", ") + graph->values[v.input].name + " (capacity " +
-                   std::to_string(graph->values[v.input].type.shape[v.axis]) + ")";
+          state += (state.empty() ? "" : ", ") + PrintableName(graph->values[v.input].name) +
+                   " (capacity " + std::to_string(graph->values[v.input].type.shape[v.axis]) + ")";
         }
         std::cout << "; decoding state: " << state;
       }

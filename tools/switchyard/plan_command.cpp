@@ -8,6 +8,7 @@
 #include "switchyard/model_io.h"
 #include "switchyard/optimize.h"
 #include "switchyard/plan.h"
+#include "switchyard/value_names.h"
 
 namespace sy::cli {
 namespace {
@@ -186,7 +187,7 @@ int RunPlan(const std::vector<std::string>& args) {
       // Which specialisation this is (docs/dynamic-shapes.md).
       std::string inputs;
       for (ValueId id : specialised->inputs) {
-        inputs += (inputs.empty() ? "" : ", ") + specialised->values[id].name + " " +
+        inputs += (inputs.empty() ? "" : ", ") + PrintableName(specialised->values[id].name) + " " +
                   specialised->values[id].type.ToString();
       }
       std::cout << "run-time sizes: planned for inputs " << inputs << "\n";

@@ -13,8 +13,10 @@ uint64_t Graph::ConstantBytes() const {
 std::string Graph::DescribeNode(size_t index) const {
   std::string text = "node " + std::to_string(index);
   if (index < nodes.size()) {
-    text += " (" + nodes[index].op + ")";
-    if (!nodes[index].name.empty()) text += " \"" + nodes[index].name + "\"";
+    // Names and op names come from the model: printed escaped, so that a control
+    // character in one cannot forge a line of output.
+    text += " (" + PrintableName(nodes[index].op) + ")";
+    if (!nodes[index].name.empty()) text += " \"" + PrintableName(nodes[index].name) + "\"";
   }
   return text;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "switchyard/plan.h"
+#include "switchyard/value_names.h"
 
 namespace sy {
 
@@ -79,7 +80,8 @@ std::string Plan::Explain(const Graph& graph) const {
   out += "nodes:\n";
   for (size_t n = 0; n < nodes.size(); ++n) {
     out += "  " + graph.DescribeNode(n) + " -> " + devices[nodes[n].device]->Spec() + "  [" +
-           std::string(PlacementReasonName(nodes[n].reason)) + "] " + nodes[n].detail + "\n";
+           std::string(PlacementReasonName(nodes[n].reason)) + "] " +
+           PrintableName(nodes[n].detail) + "\n";
   }
   out += "partitions: " + std::to_string(partitions.size()) + "\n";
   for (size_t k = 0; k < partitions.size(); ++k) {
