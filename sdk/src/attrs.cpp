@@ -30,14 +30,32 @@ std::string FloatToString(double v) {
   return buf;
 }
 
+// Lists longer than kShownItems show their first and last entries and their length, and
+// strings longer than kShownChars their start: a model's 3-million-entry attribute made a
+// 9 MB error message.
+constexpr size_t kShownItems = 16;
+constexpr size_t kShownChars = 200;
+
+std::string Quoted(const std::string& s) {
+  if (s.size() <= kShownChars) return "\"" + s + "\"";
+  return "\"" + s.substr(0, kShownChars) + "...\" (" + std::to_string(s.size()) + " bytes)";
+}
+
 template <typename T, typename F>
 std::string JoinList(const std::vector<T>& items, F render) {
   std::string text = "[";
+  const bool cut = items.size() > kShownItems;
   for (size_t i = 0; i < items.size(); ++i) {
+    if (cut && i == kShownItems - 2) {
+      text += ", ...";
+      i = items.size() - 2;
+    }
     if (i) text += ", ";
     text += render(items[i]);
   }
-  return text + "]";
+  text += "]";
+  if (cut) text += " (" + std::to_string(items.size()) + " entries)";
+  return text;
 }
 
 }  // namespace
@@ -49,15 +67,14 @@ std::string AttrValueToString(const AttrValue& value) {
     case AttrKind::kFloat:
       return FloatToString(std::get<double>(value));
     case AttrKind::kString:
-      return "\"" + std::get<std::string>(value) + "\"";
+      return Quoted(std::get<std::string>(value));
     case AttrKind::kInts:
       return JoinList(std::get<std::vector<int64_t>>(value),
                       [](int64_t v) { return std::to_string(v); });
     case AttrKind::kFloats:
       return JoinList(std::get<std::vector<double>>(value), FloatToString);
     case AttrKind::kStrings:
-      return JoinList(std::get<std::vector<std::string>>(value),
-                      [](const std::string& s) { return "\"" + s + "\""; });
+      return JoinList(std::get<std::vector<std::string>>(value), Quoted);
   }
   return "?";
 }

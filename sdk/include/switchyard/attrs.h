@@ -26,7 +26,9 @@ using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t
 
 inline AttrKind KindOf(const AttrValue& v) { return static_cast<AttrKind>(v.index()); }
 
-// Short rendering for plans and error messages: 3, 0.5, "tanh", [1, 2].
+// Short rendering for plans and error messages: 3, 0.5, "tanh", [1, 2]; a list of more than
+// 16 entries as its first 14, "..." and its last 2 with its length, a string of more than
+// 200 bytes as its start and its length.
 std::string AttrValueToString(const AttrValue& value);
 
 // Ordered by name, so that iteration and serialisation are deterministic.

@@ -44,6 +44,16 @@ TEST(Attrs, ToString) {
   EXPECT_EQ(AttrValueToString(std::vector<int64_t>{1, 2}), "[1, 2]");
   EXPECT_EQ(AttrValueToString(std::vector<double>{}), "[]");
   EXPECT_EQ(AttrValueToString(std::vector<std::string>{"x"}), "[\"x\"]");
+  // Long values are cut: a model's 3-million-entry attribute made a 9 MB message.
+  std::vector<int64_t> many(3000000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int64_t>(i);
+  EXPECT_EQ(AttrValueToString(many),
+            "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, ..., 2999998, 2999999] "
+            "(3000000 entries)");
+  EXPECT_EQ(AttrValueToString(std::vector<int64_t>(16, 7)),
+            "[7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]");
+  const std::string text = AttrValueToString(std::string(5000, 'a'));
+  EXPECT_EQ(text, "\"" + std::string(200, 'a') + "...\" (5000 bytes)");
   EXPECT_EQ(AttrKindName(AttrKind::kFloats), "floats");
 }
 
