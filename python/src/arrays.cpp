@@ -185,8 +185,32 @@ InputTensor TensorFromPython(nb::handle value, const std::string& name,
     const std::optional<std::string> dtype = expected ? NumpyDTypeName(*expected) : std::nullopt;
     nb::object converted;
     try {
-      converted = dtype ? numpy.attr("ascontiguousarray")(value, *dtype)
-                        : numpy.attr("ascontiguousarray")(value);
+      // As NumPy reads it first: objects and strings are refused, not converted into
+      // garbage ([None, 1.0, "2"] ran as [nan, -1, -2]); a scalar stays 0-d
+      // (ascontiguousarray made it [1]).
+      converted = numpy.attr("asarray")(value);
+      const std::string kind = nb::cast<std::string>(converted.attr("dtype").attr("kind"));
+      if (kind == "O" || kind == "U" || kind == "S" || kind == "V" || kind == "M" || kind == "m") {
+        Throw(InvalidArgument("input \"" + name + "\" is not an array of numbers: NumPy reads " +
+                              "it as " +
+                              nb::cast<std::string>(converted.attr("dtype").attr("name")) +
+                              " (objects, strings, dates), which is not converted to " +
+                              (dtype ? *dtype : std::string("a number")) + "; pass numbers"));
+      }
+      if (dtype) {
+        nb::object cast = converted.attr("astype")(*dtype);
+        // Floats into an integer or bool input only when each is whole (no silent truncation).
+        const std::string to_kind = nb::cast<std::string>(cast.attr("dtype").attr("kind"));
+        if (kind == "f" && to_kind != "f" &&
+            !nb::cast<bool>(numpy.attr("array_equal")(cast, converted))) {
+          Throw(InvalidArgument("input \"" + name + "\" holds fractional numbers, which a " +
+                                *dtype + " input would truncate; pass whole numbers"));
+        }
+        converted = cast;
+      }
+      nb::list requirements;
+      requirements.append("C");
+      converted = numpy.attr("require")(converted, nb::none(), requirements);
     } catch (const nb::python_error& e) {
       Throw(InvalidArgument("input \"" + name + "\" is not an array: " + e.what()));
     }

@@ -1,5 +1,7 @@
 """Bad input raises a Python exception with the message the CLI prints, never a crash."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -64,6 +66,30 @@ def test_unsupported_dtypes_and_non_arrays(root):
         session.run({"x": object()})
     with pytest.raises(switchyard.InvalidArgumentError, match=r'input "x" is f32 \[2\]'):
         session.run({"x": [1.0, 2.0]})  # a list becomes an f32 array, of the wrong shape
+    # Objects and strings are refused, not converted into garbage ([None, 1.0, "2"] ran as
+    # [nan, -1, -2]).
+    for bad in ([[None, 1.0, "2"] * 4] * 2, [["a"] * 12] * 2):
+        with pytest.raises(switchyard.InvalidArgumentError,
+                           match='input "x" is not an array of numbers: NumPy reads it as'):
+            session.run({"x": bad})
+
+
+def test_python_numbers_keep_their_shape_and_are_not_truncated(tmp_path):
+    def model(dtype, shape, op):
+        path = tmp_path / f"{op}_{dtype}.json"
+        path.write_text(json.dumps({
+            "format": "rml-graph", "version": 1,
+            "values": [{"name": "x", "dtype": dtype, "shape": shape},
+                       {"name": "y", "dtype": dtype, "shape": shape}],
+            "inputs": [0], "outputs": [1], "constants": [],
+            "nodes": [{"op": op, "inputs": [0], "outputs": [1]}]}))
+        return switchyard.Session(path, device="cpu")
+    # A Python float for a 0-d input is a 0-d array (it was made [1]).
+    assert model("f32", [], "neg").run({"x": 2.5})["y"] == np.float32(-2.5)
+    ints = model("i64", [2], "neg")
+    np.testing.assert_array_equal(ints.run({"x": [1.0, -2.0]})["y"], [-1, 2])
+    with pytest.raises(switchyard.InvalidArgumentError, match="holds fractional numbers"):
+        ints.run({"x": [1.5, 2.0]})
 
 
 def test_bad_paths(root, cli, tmp_path):
