@@ -71,6 +71,10 @@ Status MapSymbolicReshape(NodeContext& ctx, Expected<Shape> (*shape_fn)(NodeCont
   SY_ASSIGN_OR_RETURN(Shape example, shape_fn(ctx));
   Attrs attrs;
   attrs.Set("shape", std::vector<int64_t>(example.begin(), example.end()));
+  // The dynamo exporter writes allowzero = 1: a size that is 0 at run time stays 0.
+  if (type == "Reshape" && ctx.since_version() >= 14 && ctx.AttrInt("allowzero", 0) == 1) {
+    attrs.Set("allowzero", int64_t{1});
+  }
   SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("reshape", {x}, std::move(attrs)));
   ctx.AttachAttrExpr("shape", std::move(target));
   ctx.SetOutput(0, out);
@@ -81,8 +85,7 @@ template <Expected<Shape> (*ShapeFn)(NodeContext&)>
 Status MapReshapeLike(NodeContext& ctx) {
   const std::string& type = ctx.node().op_type();
   const bool is_reshape = type == "Reshape" && ctx.since_version() >= 5;
-  if (ctx.state().symbolic() &&
-      (type != "Reshape" || (is_reshape && ctx.AttrInt("allowzero", 0) == 0))) {
+  if (ctx.state().symbolic() && (type != "Reshape" || is_reshape)) {
     return MapSymbolicReshape(ctx, ShapeFn);
   }
   SY_ASSIGN_OR_RETURN(Shape shape, ShapeFn(ctx));
@@ -137,6 +140,19 @@ Status MapConcat(NodeContext& ctx) {
     if (!ctx.HasInput(i)) continue;
     SY_ASSIGN_OR_RETURN(ValueId id, ctx.Input(i));
     inputs.push_back(id);
+  }
+  // One input is the identity (DynamicCache's first update exports as one): no node, so
+  // that what reads the input sees it directly (a decoder's past, docs/decoding.md).
+  if (inputs.size() == 1) {
+    const int64_t rank = ctx.TypeOf(inputs[0]).rank();
+    const int64_t axis = ctx.AttrInt("axis", 0);
+    if (axis < -rank || axis >= rank) {
+      return ctx.Fail(
+          ImportProblem::kInvalidModel,
+          "axis " + std::to_string(axis) + " is outside a rank-" + std::to_string(rank) + " input");
+    }
+    ctx.SetOutput(0, inputs[0]);
+    return Status::Ok();
   }
   Attrs attrs;
   attrs.Set("axis", ctx.AttrInt("axis", 0));

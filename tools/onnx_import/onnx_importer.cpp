@@ -197,8 +197,9 @@ std::string InputDimSymbol(const onnx::ValueInfoProto& info, int d) {
 }
 
 // ImportOptions::dim_exprs parsed, plus, for a decoder with past, its attention mask's
-// length: an `attention_mask` [batch, L] whose L names no other input's dim spans the past
-// and the new tokens, L = past + seq (the past inputs' length and input_ids' dim 1).
+// sizes: an `attention_mask` [B, L] whose L names no other input's dim spans the past
+// and the new tokens, L = past + seq (the past inputs' length and input_ids' dim 1), and
+// a B of its own is input_ids' batch.
 Expected<std::map<std::string, DimExpr>> InputDimExprs(
     const onnx::GraphProto& graph, const std::set<std::string>& initializer_names,
     const ImportOptions& options) {
@@ -251,6 +252,13 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
   }
   if (!options.decoder_with_past) return exprs;
   if (mask == nullptr || seq.empty() || past.empty() || seq == past) return exprs;
+  // The mask's batch is input_ids' batch, when the exporter named it apart (the dynamo
+  // exporter names every input dim on its own).
+  const std::string mask_batch = InputDimSymbol(*mask, 0);
+  if (!batch.empty() && !mask_batch.empty() && mask_batch != batch && mask_batch != seq &&
+      mask_batch != past && uses[mask_batch] == 1 && exprs.count(mask_batch) == 0) {
+    exprs.emplace(mask_batch, DimExpr::Symbol(batch));
+  }
   const std::string length = InputDimSymbol(*mask, 1);
   if (length.empty() || length == seq || length == past || uses[length] != 1 ||
       exprs.count(length) != 0) {

@@ -53,11 +53,15 @@ Status CheckedMul(int64_t a, int64_t b, int64_t& out) {
 
 // ---- reshape, transpose, expand ----
 
-// ONNX Reshape with allowzero = 0: 0 copies the input dim at the same index, one -1 is
-// inferred from the element count.
+// ONNX Reshape: with allowzero = 0 (the default) a 0 copies the input dim at the same
+// index, with allowzero = 1 it is a dim of 0; one -1 is inferred from the element count.
 Expected<std::vector<TensorType>> InferReshape(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const std::vector<int64_t> spec = ctx.attrs.GetInts("shape");
+  const int64_t allow_zero = ctx.attrs.GetInt("allowzero", 0);
+  if (allow_zero != 0 && allow_zero != 1) {
+    return AttrError("allowzero", "is " + Str(allow_zero) + " (expected 0 or 1)");
+  }
   Shape shape(spec.size());
   std::optional<size_t> inferred;
   for (size_t i = 0; i < spec.size(); ++i) {
@@ -68,6 +72,8 @@ Expected<std::vector<TensorType>> InferReshape(const InferContext& ctx) {
       }
       inferred = i;
       shape[i] = 1;
+    } else if (d == 0 && allow_zero == 1) {
+      shape[i] = 0;
     } else if (d == 0) {
       if (static_cast<int64_t>(i) >= x.rank()) {
         return AttrError("shape", ShapeToString(spec) + " has 0 at index " + Str(i) +
@@ -418,7 +424,8 @@ Expected<std::vector<TensorType>> InferSpaceToDepth(const InferContext& ctx) {
 }  // namespace
 
 void AddMovementSchemas(std::vector<OpSchema>& out) {
-  out.push_back(Movement("reshape", "Reshape", InferReshape, {RequiredInts("shape")}));
+  out.push_back(
+      Movement("reshape", "Reshape", InferReshape, {RequiredInts("shape"), Int("allowzero", 0)}));
   out.push_back(Movement("transpose", "Transpose", InferTranspose, {OptionalInts("perm")}));
   out.push_back(Movement("expand", "Expand", InferExpand, {RequiredInts("shape")}));
   {

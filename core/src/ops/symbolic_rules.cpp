@@ -192,12 +192,16 @@ Result Concat(SymbolicNode& n) {
   return One(std::move(out));
 }
 
-// ONNX Reshape (allowzero = 0): 0 copies the input's dim, one -1 takes what is left.
+// ONNX Reshape: 0 copies the input's dim (allowzero = 0) or is 0 (allowzero = 1), one -1
+// takes what is left.
 Result Reshape(SymbolicNode& n) {
   if (n.inputs.empty()) return Outputs();
   const SymShape& x = n.in(0);
   std::optional<std::vector<DimPoly>> spec = n.Ints("shape");
   if (!spec) return Outputs();
+  const std::optional<int64_t> allow_zero = n.Int("allowzero");
+  if (allow_zero && *allow_zero != 0 && *allow_zero != 1) return Outputs();
+  const bool zero_is_zero = allow_zero == std::optional<int64_t>(1);
   SymShape out;
   std::optional<size_t> minus_one;
   for (size_t i = 0; i < spec->size(); ++i) {
@@ -207,6 +211,8 @@ Result Reshape(SymbolicNode& n) {
       if (minus_one) return Outputs();
       minus_one = i;
       out.push_back(1);
+    } else if (c && *c == 0 && zero_is_zero) {
+      out.push_back(0);
     } else if (c && *c == 0) {
       if (i >= x.size()) return Outputs();
       out.push_back(x[i]);

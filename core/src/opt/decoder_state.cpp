@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -71,6 +72,13 @@ class Converter {
                                key_length_.ToString());
       }
     }
+    // seq, the length each run adds, as a symbol of its own: what tells a position (past)
+    // from a key extent (past + seq) in KeyExtent.
+    const DimPoly seq = algebra_.Minus(key_length_, past_);
+    if (seq.terms().size() == 1 && seq.terms().begin()->second == 1 &&
+        seq.terms().begin()->first.size() == 1 && !IsOpaqueAtom(seq.terms().begin()->first[0])) {
+      seq_atom_ = seq.terms().begin()->first[0];
+    }
     // The position input.
     for (const Value& v : g_.values) {
       if (v.name == "cache_position") {
@@ -113,6 +121,12 @@ class Converter {
   }
 
   Status FindPairs() {
+    for (const DimSymbol& symbol : g_.symbols) {
+      if (symbol.name == kKeyAtom) {
+        return InvalidArgument(std::string("--decoder-state: the graph has a symbol named ") +
+                               kKeyAtom + ", the name the conversion gives the key length");
+      }
+    }
     for (ValueId id : g_.inputs) {
       if (g_.values[id].name == "input_ids") advance_ = id;
     }
@@ -163,13 +177,68 @@ class Converter {
     return Status::Ok();
   }
 
-  // `e` with the key length as the capacity, the batch as 1; what else reads the past
-  // length is left as it is (and refused unless its node is rewritten): past + seq - 1 is
-  // not capacity - 1.
+  // `poly` with each atom of `with` replaced by its polynomial; nullopt when an opaque
+  // atom (a quotient, a min) reads one of them, which a substitution cannot reach.
+  std::optional<DimPoly> Rewrite(const DimPoly& poly, const std::map<std::string, DimPoly>& with) {
+    DimPoly out;
+    for (const auto& [atoms, coefficient] : poly.terms()) {
+      DimPoly term(coefficient);
+      for (const std::string& atom : atoms) {
+        auto it = with.find(atom);
+        if (it != with.end()) {
+          term = algebra_.Times(term, it->second);
+          continue;
+        }
+        if (IsOpaqueAtom(atom)) {
+          for (const auto& [symbol, unused] : with) {
+            if (Names(atom, symbol)) return std::nullopt;
+          }
+        }
+        term = algebra_.Times(term, DimPoly::Atom(atom));
+      }
+      out = algebra_.Plus(out, term);
+    }
+    return out;
+  }
+
+  // A size that reads the past length only through the key length K = past + seq (the
+  // length of every present): written as a polynomial in K (past = K - seq), each term
+  // that reads seq reads K too. Such a size measures the key axis or a multiple of it (a
+  // mask over batch x K flattened, K - 1, K * seq), which the converted graph pads to the
+  // capacity, so it becomes the same polynomial at K = capacity (and the batch as 1).
+  // What reads past otherwise (past itself, past + 1: where this run's positions start)
+  // is a position, which only a node rewrite can compute (from cache_position): nullopt.
+  std::optional<DimPoly> KeyExtent(const DimPoly& poly) {
+    if (seq_atom_.empty()) {  // seq has no symbol of its own: only K itself is known
+      if (Compare(poly, key_length_) != DimOrder::kEqual) return std::nullopt;
+      return DimPoly(capacity_);
+    }
+    const DimPoly key = DimPoly::Atom(kKeyAtom);
+    std::optional<DimPoly> in_key =
+        Rewrite(poly, {{past_symbol_, algebra_.Minus(key, DimPoly::Atom(seq_atom_))}});
+    if (!in_key || in_key->HasOpaque()) return std::nullopt;
+    for (const auto& [atoms, coefficient] : in_key->terms()) {
+      const bool seq = std::count(atoms.begin(), atoms.end(), seq_atom_) != 0;
+      const bool k = std::count(atoms.begin(), atoms.end(), kKeyAtom) != 0;
+      if (seq && !k) return std::nullopt;
+    }
+    std::map<std::string, DimPoly> bound = {{kKeyAtom, DimPoly(capacity_)}};
+    if (!batch_symbol_.empty()) bound[batch_symbol_] = DimPoly(1);
+    return Rewrite(*in_key, bound);
+  }
+
+  // `e` with the key length as the capacity (KeyExtent), the batch as 1; what else reads
+  // the past length is left as it is (and refused unless its node is rewritten).
   DimExpr Substitute(const DimExpr& e) {
     const DimPoly poly = PolyOf(e);  // once: it resolves every dim() the expression reads
     if (Names(poly.ToString(), past_symbol_)) {
-      return Compare(poly, key_length_) == DimOrder::kEqual ? DimExpr(capacity_) : e;
+      if (std::optional<DimPoly> extent = KeyExtent(poly)) {
+        if (std::optional<int64_t> c = extent->AsConst()) return DimExpr(*c);
+        if (Expected<DimExpr> parsed = DimExpr::Parse(extent->ToString()); parsed.ok()) {
+          return *parsed;
+        }
+      }
+      return e;
     }
     if (e.kind() == DimExpr::Kind::kSymbol) {
       if (!batch_symbol_.empty() && e.symbol() == batch_symbol_) return DimExpr(1);
@@ -242,10 +311,7 @@ class Converter {
         for (const auto& [name, e] : node.attr_exprs) {
           for (const DimExpr& d : e.items) {
             const DimPoly poly = PolyOf(d);
-            if (Names(poly.ToString(), past_symbol_) &&
-                Compare(poly, key_length_) != DimOrder::kEqual) {
-              return true;
-            }
+            if (Names(poly.ToString(), past_symbol_) && !KeyExtent(poly)) return true;
           }
         }
         return false;
@@ -294,7 +360,8 @@ class Converter {
       }
       return InvalidArgument("--decoder-state: " + described + " reads " + past_symbol_ +
                              " in a way that is not converted (converted: a range from it, a "
-                             "slice of rows from it, and past + seq as the key length)");
+                             "slice of rows from it, and sizes that read it only through the "
+                             "key length past + seq)");
     }
     g_.nodes = std::move(nodes);
     return Status::Ok();
@@ -321,7 +388,7 @@ class Converter {
       for (size_t d = 0; d < v.symbolic_shape.size(); ++d) {
         const bool reads = ReadsPast(v.symbolic_shape[d]);
         v.symbolic_shape[d] = Substitute(v.symbolic_shape[d]);
-        if (reads && !v.symbolic_shape[d].is_const()) {
+        if (reads && ReadsPast(v.symbolic_shape[d])) {
           return InvalidArgument("--decoder-state: " + v.name + " has the dim " +
                                  v.symbolic_shape[d].ToString() + ", which is not converted");
         }
@@ -336,7 +403,7 @@ class Converter {
         for (DimExpr& d : e.items) {
           const bool reads = ReadsPast(d);
           d = Substitute(d);
-          if (reads && !d.is_const()) {
+          if (reads && ReadsPast(d)) {
             return InvalidArgument("--decoder-state: an attribute " + name + " = " + d.ToString() +
                                    " still reads " + past_symbol_);
           }
@@ -357,7 +424,10 @@ class Converter {
   DimAlgebra::DimOfResolver resolve_;
   DimPoly past_;
   std::vector<Pair> pairs_;
-  std::string past_symbol_, batch_symbol_;
+  // The key length's stand-in while KeyExtent rewrites a size (a graph symbol of this
+  // name is refused in FindPairs).
+  static constexpr const char* kKeyAtom = "sy_key_length";
+  std::string past_symbol_, batch_symbol_, seq_atom_;
   DimPoly key_length_;
   ValueId position_ = -1, advance_ = -1;
 };

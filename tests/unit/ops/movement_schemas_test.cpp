@@ -155,6 +155,22 @@ TEST(MovementReshape, EmptyTensors) {
   EXPECT_TRUE(F32Out("reshape", {0, 3}, MakeAttrs({{"shape", Ints({3, 0, -1})}}), {3, 3, 0}));
 }
 
+// allowzero = 1 (ONNX's, as the dynamo exporter writes it): a 0 is a dim of 0.
+TEST(MovementReshape, AllowZeroKeepsZeros) {
+  EXPECT_TRUE(
+      F32Out("reshape", {0, 3}, MakeAttrs({{"shape", Ints({3, 0})}, {"allowzero", I(1)}}), {3, 0}));
+  EXPECT_TRUE(F32Out("reshape", {2, 0, 4},
+                     MakeAttrs({{"shape", Ints({0, 2, 4})}, {"allowzero", I(1)}}), {0, 2, 4}));
+  EXPECT_TRUE(
+      F32Out("reshape", {2, 3}, MakeAttrs({{"shape", Ints({3, 2})}, {"allowzero", I(0)}}), {3, 2}));
+  SY_EXPECT_ERROR(
+      Infer("reshape", {F32({2, 3})}, MakeAttrs({{"shape", Ints({0, 6})}, {"allowzero", I(1)}})),
+      "gives 0 elements");
+  SY_EXPECT_ERROR(
+      Infer("reshape", {F32({2, 3})}, MakeAttrs({{"shape", Ints({6})}, {"allowzero", I(2)}})),
+      "allowzero");
+}
+
 TEST(MovementReshape, Errors) {
   SY_EXPECT_ERROR(Infer("reshape", {F32({2, 3})}, MakeAttrs({{"shape", Ints({5})}})),
                   "gives 5 elements but input x of shape [2, 3] has 6");

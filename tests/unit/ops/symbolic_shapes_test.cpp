@@ -172,6 +172,14 @@ TEST(SymbolicShapes, ReshapeWithExpressionsZerosAndMinusOne) {
   EXPECT_EQ(Inferred(g, 4), "[batch, 768*seq]");
 }
 
+TEST(SymbolicShapes, ReshapeWithAllowZeroKeepsAZero) {
+  Graph g =
+      Make(kBatchSeq, V("x", R"(["batch", 0, "seq"])") + "," + V("y", R"(["?", "?", "?"])"), "0",
+           R"j({"op": "reshape", "inputs": [0], "outputs": [1], "attrs": {"allowzero": 1},
+                     "attr_exprs": {"shape": [0, "seq", "batch"]}})j");
+  EXPECT_EQ(Inferred(g, 1), "[0, seq, batch]");
+}
+
 TEST(SymbolicShapes, ReshapeToAnotherElementCountIsAnError) {
   Graph g =
       Make(kBatchSeq,

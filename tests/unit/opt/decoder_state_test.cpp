@@ -106,6 +106,49 @@ TEST(DecoderState, ConvertsAndRunsAtEveryPosition) {
   EXPECT_EQ((*session)->state_length(), 4);
 }
 
+// transformers 5 builds its padding mask by flattening attention_mask [batch, past + seq]
+// to batch x (past + seq) entries and gathering at batch_index * (past + seq) + key_index,
+// with past + seq read as a value. Sizes and values that read past only through the key
+// length become the same polynomial at the capacity (KeyExtent); past itself stays a
+// position.
+TEST(DecoderState, SizesOfTheKeyLengthBecomeTheCapacity) {
+  Expected<Graph> graph = ParseGraphJson(R"j({"format": "rml-graph", "version": 1,
+    "symbols": [{"name": "batch", "example": 2}, {"name": "seq", "example": 3},
+                {"name": "past", "example": 5}],
+    "values": [
+      {"name": "input_ids", "dtype": "i64", "shape": ["batch", "seq"]},
+      {"name": "attention_mask", "dtype": "f32", "shape": ["batch", "past+seq"]},
+      {"name": "past_k", "dtype": "f32", "shape": ["batch", 2, "past", 4]},
+      {"name": "new_k", "dtype": "f32", "shape": ["batch", 2, "seq", 4]},
+      {"name": "present_k", "dtype": "f32", "shape": ["batch", 2, "seq+past", 4]},
+      {"name": "flat", "dtype": "f32", "shape": ["batch*past+batch*seq", 1]},
+      {"name": "stride", "dtype": "i64", "shape": [1]},
+      {"name": "last", "dtype": "f32", "shape": ["batch", "past+seq-1"]}
+    ],
+    "inputs": [0, 1, 2, 3], "outputs": [4, 5, 6, 7],
+    "nodes": [
+      {"op": "concat", "inputs": [2, 3], "outputs": [4], "attrs": {"axis": 2}},
+      {"op": "reshape", "inputs": [1], "outputs": [5],
+       "attr_exprs": {"shape": ["dim(1,0)*dim(1,1)", 1]}},
+      {"op": "range", "inputs": [], "outputs": [6], "attrs": {"delta": 1.0, "dtype": "i64"},
+       "attr_exprs": {"start": "dim(1,1)", "limit": "dim(1,1)+1"}},
+      {"op": "slice", "inputs": [1], "outputs": [7], "attrs": {"axes": [1], "starts": [0], "steps": [1]},
+       "attr_exprs": {"ends": ["past+seq-1"]}}
+    ]})j",
+                                         nullptr);
+  SY_ASSERT_OK(graph);
+  SY_ASSERT_OK(ValidateGraphTypes(*graph));
+  SY_ASSERT_OK(AddDecoderState(*graph, 8));
+  EXPECT_EQ(ValueTypeString(graph->values[1]), "f32 [1, 8]");  // the mask over the capacity
+  EXPECT_EQ(ValueTypeString(graph->values[5]), "f32 [8, 1]");  // batch x capacity
+  EXPECT_EQ(ValueTypeString(graph->values[7]), "f32 [1, 7]");  // capacity - 1
+  // The stride is the capacity as a value: range(8, 9).
+  const Node& stride = graph->nodes[2];
+  ASSERT_EQ(stride.op, "range");
+  EXPECT_EQ(stride.attr_exprs.at("start").items[0].ToString(), "8");
+  EXPECT_EQ(stride.attr_exprs.at("limit").items[0].ToString(), "9");
+}
+
 TEST(DecoderState, RefusesWhatItCannotConvert) {
   Expected<Graph> graph = ParseGraphJson(DecoderWithPast(), nullptr);
   SY_ASSERT_OK(graph);
