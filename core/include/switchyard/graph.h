@@ -3,6 +3,7 @@
 // (through Tensor handles, possibly views onto a mapped safetensors file).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,8 +27,15 @@ struct Value {
   // when every dim is the constant in type.shape. type.shape holds -1 for the dims that
   // are not constants: such a value has no size until the graph is specialised.
   std::vector<DimExpr> symbolic_shape;
+  // Set by Specialize (not saved): bit d for each axis d that was not a constant before
+  // (bit 63 stands for every axis from 63 on). A specialisation's sizes there are one
+  // run's, so a rewrite that depends on such a size (a transpose of a dim that is 1 now)
+  // would give each set of sizes its own graph structure and defeat executables shared
+  // across sizes (docs/dynamic-shapes.md); rules ask RunTimeDim before they do.
+  uint64_t run_time_dims = 0;
 
   bool is_symbolic() const { return !symbolic_shape.empty(); }
+  bool RunTimeDim(size_t axis) const { return (run_time_dims >> std::min<size_t>(axis, 63)) & 1; }
 };
 
 // An integer (or float) attribute, or an integer list, whose value is computed from the

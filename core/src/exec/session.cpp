@@ -176,6 +176,7 @@ Expected<std::unique_ptr<Session>> Session::Build(const Graph& input_graph, cons
                       OptimizeGraph(input_graph, host, options, options.optimize_level));
   s.graph_ = std::move(optimized.graph);
   s.optimize_report_ = std::move(optimized.report);
+  if (shelf != nullptr) shelf->InternConstants(s.graph_);
   // One description of the nodes serves the plan's support queries and the prepares (and
   // the runs of executables prepared for other sizes, which keep it).
   s.descriptors_ = std::make_unique<NodeDescriptors>(s.graph_);

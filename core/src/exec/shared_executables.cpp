@@ -84,4 +84,22 @@ void ExecutableShelf::Decline(const std::string& key) {
   std::erase_if(entries_, [&](const auto& entry) { return entry.first == key; });
 }
 
+void ExecutableShelf::InternConstants(Graph& graph) {
+  for (Constant& constant : graph.constants) {
+    Tensor& data = constant.data;
+    if (!data.valid() || data.byte_size() > kInternBytes) continue;
+    std::string_view bytes(reinterpret_cast<const char*>(data.data()), data.byte_size());
+    size_t hash = std::hash<std::string_view>{}(bytes) ^ (static_cast<size_t>(data.dtype()) << 1);
+    for (int64_t d : data.shape()) hash = hash * 1000003u ^ static_cast<size_t>(d);
+    auto [first, last] = interned_.equal_range(hash);
+    auto same = std::find_if(first, last,
+                             [&](const auto& entry) { return entry.second.BitwiseEquals(data); });
+    if (same != last) {
+      data = same->second;
+    } else {
+      interned_.emplace(hash, data);
+    }
+  }
+}
+
 }  // namespace sy

@@ -10,9 +10,11 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "switchyard/graph.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin_host.h"
 
@@ -53,9 +55,21 @@ class ExecutableShelf {
   // plugin prepares for fixed sizes there, so none is offered for this structure again.
   void Decline(const std::string& key);
 
+  // Gives each constant of `graph` (a specialisation's, optimized) of at most
+  // kInternBytes that equals, byte for byte, one an earlier specialisation had the
+  // storage of that one. Constants are part of the structure key by address, and a
+  // specialisation folds some at its own sizes (a range over a decoder's capacity, a mask
+  // built from it) into new storage with the same bytes each time: without this, every
+  // set of sizes would prepare its partition again. Larger constants keep their own
+  // storage (the graph's weights are shared by every specialisation already).
+  void InternConstants(Graph& graph);
+  static constexpr size_t kInternBytes = size_t{1} << 20;
+
  private:
   std::vector<std::pair<std::string, std::weak_ptr<SharedExecutable>>> entries_;
   std::vector<std::string> declined_;
+  // By a hash of dtype, shape and bytes; held for the shelf's life (the dynamic session's).
+  std::unordered_multimap<size_t, Tensor> interned_;
 };
 
 }  // namespace sy

@@ -48,6 +48,14 @@ Expected<bool> MatchesRecorded(const Value& value, const TensorType& inferred,
   return true;
 }
 
+// Value::run_time_dims from the recorded dims, before Specialize clears them.
+void MarkRunTimeDims(Value& value) {
+  for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
+    if (!value.symbolic_shape[d].is_const())
+      value.run_time_dims |= uint64_t{1} << std::min<size_t>(d, 63);
+  }
+}
+
 }  // namespace
 
 std::string BindingToString(const SymbolBinding& binding) {
@@ -183,6 +191,7 @@ Expected<Graph> Specialize(const Graph& graph, const SymbolBinding& binding) {
       if (!size.ok()) return size.status().WithContext(with + out.DescribeValue(id));
       value.type.shape[d] = *size;
     }
+    MarkRunTimeDims(value);
     value.symbolic_shape.clear();
     Status count = CheckedElementCount(value.type.shape).status();
     if (!count.ok()) return count.WithContext(with + "graph input " + out.DescribeValue(id));
@@ -225,6 +234,7 @@ Expected<Graph> Specialize(const Graph& graph, const SymbolBinding& binding) {
             out.DescribeValue(id) + " is recorded as " + ValueTypeString(value));
       }
       value.type = std::move((*inferred)[k]);
+      MarkRunTimeDims(value);
       value.symbolic_shape.clear();
     }
   }

@@ -32,6 +32,7 @@ class GraphEditor {
   const Node& node(size_t n) const { return graph_.nodes[n]; }
   const Device* device(size_t n) const { return devices_[n]; }
   const TensorType& type(ValueId v) const { return graph_.values[v].type; }
+  const Value& value(ValueId v) const { return graph_.values[v]; }
 
   // The node producing `v`, or nullopt for graph inputs and constants.
   std::optional<size_t> Producer(ValueId v) const;

@@ -7,13 +7,16 @@
 namespace sy::opt {
 namespace {
 
-// Whether permuting `shape` by `perm` keeps the axes of size other than 1 in order: then
-// the row-major bytes of input and output are the same.
-bool MovesOnlyUnitAxes(const Shape& shape, const std::vector<int64_t>& perm) {
+// Whether permuting `value` by `perm` keeps the axes of size other than 1 in order: then
+// the row-major bytes of input and output are the same. An axis whose size is 1 only in
+// this specialisation (a decoder's seq at one token) counts as any other: the rewrite
+// must give every set of sizes the same graph (Value::run_time_dims).
+bool MovesOnlyUnitAxes(const Value& value, const std::vector<int64_t>& perm) {
+  const Shape& shape = value.type.shape;
   int64_t last = -1;
   for (int64_t axis : perm) {
     if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) return false;
-    if (shape[axis] == 1) continue;
+    if (shape[axis] == 1 && !value.RunTimeDim(static_cast<size_t>(axis))) continue;
     if (axis < last) return false;
     last = axis;
   }
@@ -29,7 +32,8 @@ Status TransposeAsReshape(RuleContext& ctx) {
     if (t.op != "transpose" || e.Taken(n) || t.inputs.size() != 1 || t.outputs.size() != 1) {
       continue;
     }
-    const Shape& shape = e.type(t.inputs[0]).shape;
+    const Value& input = e.value(t.inputs[0]);
+    const Shape& shape = input.type.shape;
     // Without perm, a transpose reverses the axes.
     std::vector<int64_t> perm;
     if (t.attrs.Has("perm")) {
@@ -37,7 +41,7 @@ Status TransposeAsReshape(RuleContext& ctx) {
     } else {
       for (int64_t a = static_cast<int64_t>(shape.size()) - 1; a >= 0; --a) perm.push_back(a);
     }
-    if (perm.size() != shape.size() || !MovesOnlyUnitAxes(shape, perm)) continue;
+    if (perm.size() != shape.size() || !MovesOnlyUnitAxes(input, perm)) continue;
     Node reshape;
     reshape.op = "reshape";
     reshape.name = t.name;

@@ -122,6 +122,59 @@ TEST_F(SpecializingSessionTest, ResizableDevicesRunOneExecutableAtEverySize) {
   EXPECT_EQ(session->stats().executables_resized, 3u);
 }
 
+// What the optimizer does at one specialisation's sizes must give the graph every other
+// specialisation gets, or each set of sizes prepares anew: a transpose of axes that are 1
+// at these sizes only stays a transpose (Value::run_time_dims), and a constant folded
+// from sizes that do not change (a range of dim(x, 2)) takes the storage an earlier
+// specialisation's equal constant had (ExecutableShelf::InternConstants). Expected:
+// y[s, b, k] = x[b, s, k] + k.
+TEST_F(SpecializingSessionTest, SizeIndependentRewritesKeepOneExecutable) {
+  for (const char* device : {"cpu-ref", "cpu"}) {
+    SCOPED_TRACE(device);
+    Expected<Graph> graph = ParseGraphJson(R"json({
+      "format": "rml-graph", "version": 1,
+      "symbols": [{"name": "batch", "example": 2}, {"name": "seq", "example": 3}],
+      "values": [
+        {"name": "x", "dtype": "f32", "shape": ["batch", "seq", 4]},
+        {"name": "t", "dtype": "f32", "shape": ["seq", "batch", 4]},
+        {"name": "k", "dtype": "f32", "shape": [4]},
+        {"name": "y", "dtype": "f32", "shape": ["seq", "batch", 4]}
+      ],
+      "inputs": [0], "outputs": [3],
+      "nodes": [
+        {"op": "transpose", "inputs": [0], "outputs": [1], "attrs": {"perm": [1, 0, 2]}},
+        {"op": "range", "inputs": [], "outputs": [2],
+         "attrs": {"start": 0.0, "delta": 1.0, "dtype": "f32"}, "attr_exprs": {"limit": "dim(0,2)"}},
+        {"op": "add", "inputs": [1, 2], "outputs": [3]}
+      ]})json",
+                                           nullptr);
+    SY_ASSERT_OK(graph);
+    PlanOptions options;
+    options.devices = {*host_->FindDevice(device)};
+    Expected<std::unique_ptr<Session>> session = Session::Create(*graph, *host_, options);
+    SY_ASSERT_OK(session);
+    for (const auto& [batch, seq] : {std::pair<int64_t, int64_t>{1, 1}, {2, 3}, {1, 1}, {3, 1}}) {
+      Tensor x = *Tensor::Allocate(DType::kF32, {batch, seq, 4});
+      std::span<float> xs = x.mutable_values<float>();
+      for (int64_t i = 0; i < x.element_count(); ++i) xs[i] = static_cast<float>(i);
+      Expected<std::map<std::string, Tensor>> out = (*session)->Run({{"x", x}});
+      SY_ASSERT_OK(out);
+      std::span<const float> y = out->at("y").values<float>();
+      ASSERT_EQ(y.size(), static_cast<size_t>(batch * seq * 4));
+      for (int64_t s = 0; s < seq; ++s) {
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(y[(s * batch + b) * 4 + k], xs[(b * seq + s) * 4 + k] + k);
+          }
+        }
+      }
+    }
+    // The examples' specialisation prepared; [1, 1] and [3, 1] ran its executable.
+    EXPECT_EQ((*session)->stats().prepares, 1u);
+    EXPECT_EQ((*session)->stats().executables_resized, 2u);
+  }
+}
+
 // The executable outlives the specialisation that prepared it while others run it.
 TEST_F(SpecializingSessionTest, ASharedExecutableOutlivesItsFirstSpecialization) {
   std::unique_ptr<Session> session = Create(1, "cpu-ref");
