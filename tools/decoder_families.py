@@ -23,8 +23,12 @@ Setup (PyPI; the torch wheel pulls the CUDA libraries, a few GB) and a run:
     /work/venv-llm/bin/pip install torch transformers onnx onnxscript onnxruntime numpy
     /work/venv-llm/bin/python tools/decoder_families.py --switchyard build/release/bin/switchyard
 
+With --size 125m the families take a real model's sizes (width 768, 12 layers, 12 heads,
+4 key/value heads where the family has them, FFN 2048, vocabulary 32000: a Llama of
+about 125M parameters), for tools/decode_bench.py.
+
 usage: decoder_families.py --switchyard PATH [--work DIR] [--only REGEX] [--exporter E]
-                           [--device D[,D...]] [--list]
+                           [--device D[,D...]] [--size small|125m] [--list]
 Exit 0 when every family decodes PyTorch's tokens on every device; 1 otherwise; 77 when
 torch or transformers is missing.
 """
@@ -60,10 +64,17 @@ CAPACITY = 48
 SCALE = {"gemma": 16.0, "opt": 16.0, "gpt2": 16.0}
 
 
+def use_size(size):
+    """Sets the families' sizes: `small` (the tests') or `125m`."""
+    global VOCAB, WIDTH, FFN, LAYERS, HEADS, KV_HEADS, CAPACITY
+    if size == "125m":
+        VOCAB, WIDTH, FFN, LAYERS, HEADS, KV_HEADS, CAPACITY = 32000, 768, 2048, 12, 12, 4, 256
+
+
 def _common(**extra):
     base = dict(vocab_size=VOCAB, hidden_size=WIDTH, intermediate_size=FFN,
                 num_hidden_layers=LAYERS, num_attention_heads=HEADS,
-                max_position_embeddings=128, attn_implementation="eager")
+                max_position_embeddings=512, attn_implementation="eager")
     base.update(extra)
     return base
 
@@ -101,13 +112,13 @@ def gpt_neox():
 def opt():
     return transformers.OPTForCausalLM(transformers.OPTConfig(
         vocab_size=VOCAB, hidden_size=WIDTH, ffn_dim=FFN, num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS, max_position_embeddings=128, word_embed_proj_dim=WIDTH,
+        num_attention_heads=HEADS, max_position_embeddings=512, word_embed_proj_dim=WIDTH,
         attn_implementation="eager"))
 
 
 def gpt2():
     return transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        vocab_size=VOCAB, n_embd=WIDTH, n_layer=LAYERS, n_head=HEADS, n_positions=128,
+        vocab_size=VOCAB, n_embd=WIDTH, n_layer=LAYERS, n_head=HEADS, n_positions=512,
         attn_implementation="eager"))
 
 
@@ -229,8 +240,10 @@ def main():
     parser.add_argument("--only", default=".", help="families whose name matches this regex")
     parser.add_argument("--exporter", default="torchscript,dynamo")
     parser.add_argument("--device", default="cpu,cpu-ref")
+    parser.add_argument("--size", choices=["small", "125m"], default="small")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
+    use_size(args.size)
     if args.list:
         print("\n".join(FAMILIES))
         return 0
