@@ -75,7 +75,9 @@ Status ReadExternal(const TensorProto& proto, const std::filesystem::path& base_
     return IoError(Describe(proto) + ": cannot open external data file " + path.string() + ": " +
                    ec.message());
   }
-  const std::filesystem::path root = std::filesystem::canonical(base_dir, ec);
+  // A model named without a folder ("model.onnx") has its data in the working folder.
+  const std::filesystem::path root =
+      std::filesystem::canonical(base_dir.empty() ? std::filesystem::path(".") : base_dir, ec);
   const std::filesystem::path inside =
       ec ? std::filesystem::path("..") : resolved.lexically_relative(root);
   if (inside.empty() || inside.begin()->string() == "..") {

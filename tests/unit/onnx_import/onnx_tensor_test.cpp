@@ -157,6 +157,20 @@ TEST(OnnxTensorTest, ExternalDataIsReadFromTheModelFolder) {
   EXPECT_EQ(t->values<float>()[1], -2.0f);
 }
 
+// `switchyard import model.onnx` in the model's folder: the folder is "" (the working one).
+TEST(OnnxTensorTest, ExternalDataOfAModelNamedWithoutAFolder) {
+  const fs::path dir = TempDir();
+  const float values[2] = {4.0f, -1.0f};
+  std::ofstream(dir / "weights.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(values), sizeof(values));
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  Expected<Tensor> t = TensorFromProto(External("weights.bin", 0, 8), fs::path());
+  fs::current_path(before);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->values<float>()[1], -1.0f);
+}
+
 TEST(OnnxTensorTest, ExternalDataThroughASymbolicLinkMustStayInTheModelFolder) {
   const fs::path base = TempDir();
   fs::remove_all(base);  // links left by an earlier run
