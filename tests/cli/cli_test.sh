@@ -502,6 +502,18 @@ expect "generate: a model without state" 1 "keeps no decoding state" \
 expect "generate: a bad sampler option" 2 "attribute temperature" \
   -- "$SY" generate "$DEC" --prompt 1 --sample temperature --temperature 0
 expect "generate: a malformed prompt" 2 '"x" is not a token id' -- "$SY" generate "$DEC" --prompt 1,x
+# End tokens (a model's EOS ids, state.end_tokens): generate stops after the first one it
+# picks (7, the third greedy token), unless --ignore-eos.
+sed 's/^ "state": {$/ "state": {"end_tokens": [7],/' "$DEC" > "$TMP/dec_eos.json"
+expect "generate stops at an end token" 0 "^14,1,7\$" \
+  -- "$SY" generate "$TMP/dec_eos.json" --prompt 1,2,3 --max-new-tokens 12
+expect "generate --json says why it stopped" 0 '"tokens":\[14,1,7\].*"stopped":"end_token"' \
+  -- "$SY" generate "$TMP/dec_eos.json" --prompt 1,2,3 --max-new-tokens 12 --json
+expect "generate --ignore-eos goes on" 0 "^$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\$" \
+  -- "$SY" generate "$TMP/dec_eos.json" --prompt 1,2,3 --max-new-tokens 12 --ignore-eos
+sed 's/^ "state": {$/ "state": {"end_tokens": [99],/' "$DEC" > "$TMP/dec_eos99.json"
+expect "generate: an end token outside the vocabulary" 1 "end token 99 \\(state.end_tokens\\) is outside its vocabulary of 16" \
+  -- "$SY" generate "$TMP/dec_eos99.json" --prompt 1,2,3
 expect "--max-specializations range" 2 "--max-specializations 0: expected 1 to 1024" \
   -- "$SY" run "$TMP/dyn.json" --max-specializations 0
 

@@ -251,6 +251,19 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
     exprs.emplace(SymbolName(name), *expr);
   }
   if (!options.decoder_with_past) return exprs;
+  // The past inputs' head_dim where it is a symbol of its own and the caller knows it.
+  if (options.past_head_size > 0) {
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      const int rank = input.type().has_tensor_type() && input.type().tensor_type().has_shape()
+                           ? input.type().tensor_type().shape().dim_size()
+                           : 0;
+      if (rank != 4 || input.name().find("past") == std::string::npos) continue;
+      const std::string head = InputDimSymbol(input, 3);
+      if (!head.empty() && head != batch && head != seq && head != past && exprs.count(head) == 0) {
+        exprs.emplace(head, DimExpr(options.past_head_size));
+      }
+    }
+  }
   if (mask == nullptr || seq.empty() || past.empty() || seq == past) return exprs;
   // The mask's batch is input_ids' batch, when the exporter named it apart (the dynamo
   // exporter names every input dim on its own).

@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include <sstream>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -130,6 +132,30 @@ boost::json::array PreviewJson(const Tensor& tensor, size_t limit) {
     }
   }
   return out;
+}
+
+Expected<std::vector<int64_t>> ParseIds(const std::string& text, std::string_view option) {
+  std::vector<int64_t> ids;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) {
+      return InvalidArgument(std::string(option) + ": \"" + item.substr(0, 40) +
+                             "\" is not a token id (expected comma-separated integers)");
+    }
+    ids.push_back(v);
+  }
+  if (ids.empty()) {
+    return InvalidArgument(std::string(option) + " is empty (expected token ids: 1,2,3)");
+  }
+  return ids;
 }
 
 }  // namespace sy::cli

@@ -70,4 +70,7 @@ bool ParseArgs(std::string_view command, const std::vector<std::string>& args,
 std::string Preview(const Tensor& tensor, size_t limit = 8);
 boost::json::array PreviewJson(const Tensor& tensor, size_t limit = 8);
 
+// Comma-separated token ids ("1,2,3"); errors name `option` ("--prompt").
+Expected<std::vector<int64_t>> ParseIds(const std::string& text, std::string_view option);
+
 }  // namespace sy::cli

@@ -20,28 +20,6 @@ namespace {
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
 
-Expected<std::vector<int64_t>> ParseIds(const std::string& text) {
-  std::vector<int64_t> ids;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size()) {
-      return InvalidArgument("--prompt: \"" + item.substr(0, 40) +
-                             "\" is not a token id (expected comma-separated integers)");
-    }
-    ids.push_back(v);
-  }
-  if (ids.empty()) return InvalidArgument("--prompt is empty (expected token ids: 1,2,3)");
-  return ids;
-}
-
 }  // namespace
 
 int RunGenerate(const std::vector<std::string>& args) {
@@ -49,15 +27,17 @@ int RunGenerate(const std::vector<std::string>& args) {
       "usage: switchyard generate MODEL --prompt IDS [--max-new-tokens N] [--device SPEC]\n"
       "                           [--sample greedy|temperature|top-k|top-p|min-p]\n"
       "                           [--temperature T] [--top-k K] [--top-p P] [--min-p P]\n"
-      "                           [--seed S] [--json]\n\n"
+      "                           [--seed S] [--ignore-eos] [--json]\n\n"
       "Decodes with a model that keeps its key and value caches as decoding state\n"
       "(docs/decoding.md): runs the prompt IDS (comma-separated token ids) once, then one\n"
       "run per new token, each chosen from the last row of the output 'logits' by the\n"
       "catalogue's sample op (docs/ops.md, \"Sampling\"; on the CPU, where the logits\n"
       "arrive) with numbers from a generator seeded by --seed. The model's inputs\n"
       "besides input_ids may be attention_mask and position_ids, which generate fills.\n"
-      "Prints the new token ids, the time to the first token and the prompt and decode\n"
-      "rates; --json prints them as an object.\n\n"
+      "Stops after an end token of the model (its EOS ids, which import takes from the\n"
+      "ONNX model's generation_config.json or genai_config.json, or --end-tokens) unless\n"
+      "--ignore-eos. Prints each new token id as it is picked, then the time to the first\n"
+      "token and the prompt and decode rates; --json prints them as one object at the end.\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("prompt", po::value<std::string>(),
                                                     "the prompt's token ids, comma-separated")(
@@ -67,7 +47,8 @@ int RunGenerate(const std::vector<std::string>& args) {
       "temperature", po::value<double>()->default_value(1.0), "for every method but greedy")(
       "top-k", po::value<int>()->default_value(0), "for --sample top-k")(
       "top-p", po::value<double>()->default_value(1.0), "for --sample top-p")(
-      "min-p", po::value<double>()->default_value(0.0), "for --sample min-p")("json", "print JSON");
+      "min-p", po::value<double>()->default_value(0.0), "for --sample min-p")(
+      "ignore-eos", "go on past the model's end tokens, to --max-new-tokens")("json", "print JSON");
   AddPluginOptions(visible);
   AddModelOptions(visible);
   po::variables_map vm;
@@ -81,7 +62,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     PrintError("generate", "--prompt IDS is required (comma-separated token ids)");
     return kExitUsage;
   }
-  Expected<std::vector<int64_t>> prompt = ParseIds(vm["prompt"].as<std::string>());
+  Expected<std::vector<int64_t>> prompt = ParseIds(vm["prompt"].as<std::string>(), "--prompt");
   if (!prompt.ok()) {
     PrintError("generate", prompt.status().message());
     return kExitUsage;
@@ -132,16 +113,29 @@ int RunGenerate(const std::vector<std::string>& args) {
     return fail(room.message());
   }
 
+  const bool json = vm.count("json") != 0;
+  const bool stop_at_end = vm.count("ignore-eos") == 0;
+  // Without --json each token is printed as it comes (a comma before all but the first).
+  const auto stream = [&](int64_t token, bool first) {
+    if (json) return;
+    std::cout << (first ? "" : ",") << token << std::flush;
+  };
   std::vector<int64_t> tokens;
   const Clock::time_point start = Clock::now();
   Expected<int64_t> first = (*decoder)->Prefill(*prompt);
   if (!first.ok()) return fail(first.status().message());
   tokens.push_back(*first);
+  stream(*first, true);
   const Clock::time_point first_at = Clock::now();
-  while (static_cast<int>(tokens.size()) < max_new) {
+  while (static_cast<int>(tokens.size()) < max_new &&
+         !(stop_at_end && (*decoder)->IsEndToken(tokens.back()))) {
     Expected<int64_t> next = (*decoder)->Step(tokens.back());
-    if (!next.ok()) return fail(next.status().message());
+    if (!next.ok()) {
+      if (!json) std::cout << "\n";
+      return fail(next.status().message());
+    }
     tokens.push_back(*next);
+    stream(*next, false);
   }
   const Clock::time_point end = Clock::now();
   const double ttft_ms = std::chrono::duration<double, std::milli>(first_at - start).count();
@@ -149,7 +143,8 @@ int RunGenerate(const std::vector<std::string>& args) {
   const double prompt_rate = static_cast<double>(prompt->size()) / (ttft_ms / 1000.0);
   const double decode_rate =
       tokens.size() > 1 && decode_s > 0 ? static_cast<double>(tokens.size() - 1) / decode_s : 0;
-  if (vm.count("json")) {
+  const bool ended = stop_at_end && (*decoder)->IsEndToken(tokens.back());
+  if (json) {
     boost::json::array ids(tokens.begin(), tokens.end());
     std::cout << boost::json::serialize(
                      boost::json::object{{"tokens", std::move(ids)},
@@ -157,16 +152,15 @@ int RunGenerate(const std::vector<std::string>& args) {
                                          {"device", session.device().Spec()},
                                          {"time_to_first_token_ms", ttft_ms},
                                          {"prompt_tokens_per_second", prompt_rate},
-                                         {"decode_tokens_per_second", decode_rate}})
+                                         {"decode_tokens_per_second", decode_rate},
+                                         {"stopped", ended ? "end_token" : "max_new_tokens"}})
               << "\n";
   } else {
-    std::string list;
-    for (int64_t t : tokens) list += (list.empty() ? "" : ",") + std::to_string(t);
-    std::cout << list << "\n";
-    std::cerr << "switchyard generate: " << tokens.size() << " tokens on "
-              << session.device().Spec() << "; first after " << ttft_ms << " ms (prompt of "
-              << prompt->size() << " at " << prompt_rate << " tokens/s), then " << decode_rate
-              << " tokens/s\n";
+    std::cout << "\n";
+    std::cerr << "switchyard generate: " << tokens.size() << " tokens"
+              << (ended ? " (stopped at an end token)" : "") << " on " << session.device().Spec()
+              << "; first after " << ttft_ms << " ms (prompt of " << prompt->size() << " at "
+              << prompt_rate << " tokens/s), then " << decode_rate << " tokens/s\n";
   }
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 // `switchyard import MODEL.onnx -o STEM`: convert an ONNX model to rml-graph v1
 // (STEM.json + STEM.safetensors) with static shapes.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "host_options.h"
 #include "model_setup.h"
 #include "progress_line.h"
+#include "switchyard/decoder_config.h"
 #include "switchyard/decoder_state.h"
 #include "switchyard/model_io.h"
 #include "switchyard/npy.h"
@@ -27,7 +29,8 @@ int RunImport(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
       "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n"
-      "                         [--dim-expr NAME=EXPR]... [--decoder-state CAPACITY]\n\n"
+      "                         [--dim-expr NAME=EXPR]... [--decoder-state CAPACITY]\n"
+      "                         [--end-tokens IDS]\n\n"
       "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
       "has weights, STEM.safetensors. Shape computations are folded; every other ONNX op\n"
       "maps onto catalogue ops (docs/onnx-import.md). Inputs with symbolic dims keep them:\n"
@@ -47,7 +50,12 @@ int RunImport(const std::vector<std::string>& args) {
       "NAME=FILE.npy value for a graph input needed at import time (repeatable)")(
       "decoder-state", po::value<int64_t>(),
       "CAPACITY: a decoder-with-past export keeps its key/value caches as decoding state of "
-      "CAPACITY positions (docs/decoding.md), for switchyard generate")(
+      "CAPACITY positions (docs/decoding.md), for switchyard generate; the model's folder's "
+      "generation_config.json and genai_config.json give its end tokens (EOS) and, for "
+      "onnxruntime-genai models, the past inputs' head size")(
+      "end-tokens", po::value<std::string>(),
+      "IDS: with --decoder-state, the token ids that end a sequence (comma-separated), "
+      "instead of what the model's folder says")(
       "dim-expr", po::value<std::vector<std::string>>()->composing(),
       "NAME=EXPR: the input dims the model names NAME are EXPR of other dims' names, e.g. "
       "total=past+seq, checked at each run (with --decoder-state an attention_mask's own "
@@ -110,6 +118,39 @@ int RunImport(const std::vector<std::string>& args) {
     }
   }
   options.decoder_with_past = vm.count("decoder-state") != 0;
+  const std::string model = vm["model"].as<std::vector<std::string>>()[0];
+  // What the model's folder says about decoding (decoder_config.h).
+  std::vector<int64_t> end_tokens;
+  std::string end_tokens_from;
+  if (vm.count("end-tokens")) {
+    if (!options.decoder_with_past) {
+      PrintError("import", "--end-tokens needs --decoder-state");
+      return kExitUsage;
+    }
+    Expected<std::vector<int64_t>> ids =
+        ParseIds(vm["end-tokens"].as<std::string>(), "--end-tokens");
+    if (!ids.ok() || std::any_of(ids->begin(), ids->end(), [](int64_t id) { return id < 0; })) {
+      PrintError("import", ids.ok() ? "--end-tokens: token ids are >= 0" : ids.status().message());
+      return kExitUsage;
+    }
+    end_tokens = *ids;
+    end_tokens_from = "--end-tokens";
+  }
+  if (options.decoder_with_past) {
+    Expected<onnx_import::DecoderFolderConfig> folder =
+        onnx_import::ReadDecoderFolderConfig(std::filesystem::path(model).parent_path());
+    if (!folder.ok()) {
+      PrintError("import", folder.status().message());
+      return kExitFailure;
+    }
+    options.past_head_size = folder->head_size;
+    if (end_tokens_from.empty() && !folder->end_tokens.empty()) {
+      end_tokens = folder->end_tokens;
+      for (const std::string& file : folder->files) {
+        end_tokens_from += (end_tokens_from.empty() ? "" : ", ") + file;
+      }
+    }
+  }
   if (vm.count("input-value")) {
     for (const std::string& item : vm["input-value"].as<std::vector<std::string>>()) {
       const size_t eq = item.find('=');
@@ -125,7 +166,6 @@ int RunImport(const std::vector<std::string>& args) {
       options.input_values[item.substr(0, eq)] = std::move(value).value();
     }
   }
-  const std::string model = vm["model"].as<std::vector<std::string>>()[0];
   Expected<onnx_import::ImportResult> result = [&] {
     // Large models take a while (folding, weights): on a terminal, which node.
     ProgressLine progress("switchyard import");
@@ -152,6 +192,7 @@ int RunImport(const std::vector<std::string>& args) {
       PrintError("import", converted.message());
       return kExitFailure;
     }
+    result->graph.state.end_tokens = end_tokens;
   }
   Expected<std::filesystem::path> saved =
       host_options::SaveModelAt(result->graph, vm["output"].as<std::string>());
@@ -189,6 +230,12 @@ int RunImport(const std::vector<std::string>& args) {
               << graph.constants.size() << " constants (" << graph.ConstantBytes() << " bytes)\n";
     for (const std::string& name : result->frozen_inputs) {
       std::cout << "  input " << name << " frozen into a constant (--input-value)\n";
+    }
+    if (!graph.state.end_tokens.empty()) {
+      std::string ids;
+      for (int64_t id : graph.state.end_tokens)
+        ids += (ids.empty() ? "" : ",") + std::to_string(id);
+      std::cout << "  end tokens " << ids << " (from " << end_tokens_from << ")\n";
     }
   }
   return kExitOk;

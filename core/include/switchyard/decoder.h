@@ -58,9 +58,14 @@ class Decoder {
   Expected<int64_t> Prefill(std::span<const int64_t> prompt);
   // Appends `token` and returns the next one.
   Expected<int64_t> Step(int64_t token);
-  // Prefill, then Step until `max_new_tokens` tokens are picked; returns them. Checks
-  // first that the state can hold the prompt and every token but the last.
-  Expected<std::vector<int64_t>> Generate(std::span<const int64_t> prompt, int64_t max_new_tokens);
+  // Prefill, then Step until `max_new_tokens` tokens are picked or, with `stop_at_end`,
+  // an end token is (the model's state.end_tokens: its EOS ids; the end token is the last
+  // one returned); returns them. Checks first that the state can hold the prompt and
+  // every token but the last of the budget.
+  Expected<std::vector<int64_t>> Generate(std::span<const int64_t> prompt, int64_t max_new_tokens,
+                                          bool stop_at_end = true);
+  // Whether `token` is one of the model's end tokens (state.end_tokens).
+  bool IsEndToken(int64_t token) const;
   // Whether the state can hold a prompt of `prompt_size` tokens and every one of
   // `max_new_tokens` but the last (which is picked, never run), after what it holds;
   // Generate's first check, for callers that run Prefill and Step themselves.

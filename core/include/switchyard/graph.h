@@ -77,6 +77,9 @@ struct DecodingState {
   // `advance_axis` (input_ids [batch, seq]: axis 1).
   ValueId advance_input = -1;
   int64_t advance_axis = 0;
+  // Token ids that end a sequence (a model's EOS ids, from its generation config): a
+  // decoder stops once it picks one. Empty: it stops at its token budget only.
+  std::vector<int64_t> end_tokens;
 
   bool empty() const { return values.empty(); }
 };

@@ -145,6 +145,14 @@ Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Devic
     return InvalidArgument(
         "the model has no output \"logits\" whose last dim (the vocabulary) is fixed");
   }
+  const std::vector<int64_t>& ends = session.graph().state.end_tokens;
+  for (int64_t id : ends) {
+    if (id >= vocab) {
+      return InvalidArgument("the model's end token " + std::to_string(id) +
+                             " (state.end_tokens) is outside its vocabulary of " +
+                             std::to_string(vocab) + " (the last dim of logits)");
+    }
+  }
   SY_ASSIGN_OR_RETURN(Graph sampler_graph, SamplerGraph(vocab, options));
   SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> sampler,
                       Session::Create(sampler_graph, sampler_device));
@@ -210,8 +218,13 @@ Expected<int64_t> Decoder::Step(int64_t token) {
   return Run(std::span<const int64_t>(&token, 1), "token");
 }
 
+bool Decoder::IsEndToken(int64_t token) const {
+  const std::vector<int64_t>& ends = session_.graph().state.end_tokens;
+  return std::find(ends.begin(), ends.end(), token) != ends.end();
+}
+
 Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt,
-                                                 int64_t max_new_tokens) {
+                                                 int64_t max_new_tokens, bool stop_at_end) {
   if (max_new_tokens < 1) {
     return InvalidArgument("max_new_tokens is " + std::to_string(max_new_tokens) +
                            " (expected at least 1)");
@@ -222,7 +235,8 @@ Expected<std::vector<int64_t>> Decoder::Generate(std::span<const int64_t> prompt
   tokens.reserve(static_cast<size_t>(max_new_tokens));
   SY_ASSIGN_OR_RETURN(int64_t first, Prefill(prompt));
   tokens.push_back(first);
-  while (static_cast<int64_t>(tokens.size()) < max_new_tokens) {
+  while (static_cast<int64_t>(tokens.size()) < max_new_tokens &&
+         !(stop_at_end && IsEndToken(tokens.back()))) {
     SY_ASSIGN_OR_RETURN(int64_t next, Step(tokens.back()));
     tokens.push_back(next);
   }

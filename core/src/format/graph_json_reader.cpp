@@ -536,7 +536,7 @@ class GraphReader {
   Status ReadState(const bj::object& obj) {
     SY_ASSIGN_OR_RETURN(const bj::object* state, GetObject(obj, "state", "top level", false));
     if (state == nullptr) return Status::Ok();
-    SY_RETURN_IF_ERROR(CheckKeys(*state, {"values", "position", "advance"}, "state"));
+    SY_RETURN_IF_ERROR(CheckKeys(*state, {"values", "position", "advance", "end_tokens"}, "state"));
     SY_ASSIGN_OR_RETURN(const bj::array* values, GetArray(*state, "values", "state", true));
     if (values->empty()) return InvalidModel("state: values is empty (expected one or more)");
     for (size_t i = 0; i < values->size(); ++i) {
@@ -566,8 +566,27 @@ class GraphReader {
     if (input == nullptr) return InvalidModel("state.advance: missing \"input\"");
     SY_ASSIGN_OR_RETURN(graph_.state.advance_input, ReadId(*input, "state.advance.input"));
     SY_ASSIGN_OR_RETURN(graph_.state.advance_axis, GetAxis(*advance, "state.advance"));
+    if (const bj::value* ends = state->if_contains("end_tokens")) {
+      const bj::array* ids = ends->if_array();
+      if (ids == nullptr || ids->size() > kMaxEndTokens) {
+        return InvalidModel("state.end_tokens is " + std::string(json::KindName(*ends)) +
+                            (ids ? " of " + std::to_string(ids->size()) + " entries" : "") +
+                            ", expected an array of at most " + std::to_string(kMaxEndTokens) +
+                            " token ids");
+      }
+      for (size_t i = 0; i < ids->size(); ++i) {
+        const bj::value& id = (*ids)[i];
+        if (!id.is_int64() || id.as_int64() < 0) {
+          return InvalidModel("state.end_tokens[" + std::to_string(i) + "] is " +
+                              bj::serialize(id) + ", expected a token id (an integer >= 0)");
+        }
+        graph_.state.end_tokens.push_back(id.as_int64());
+      }
+    }
     return Status::Ok();
   }
+
+  static constexpr size_t kMaxEndTokens = 1024;
 
   const SafetensorsFile* weights_;
   Graph graph_;

@@ -172,6 +172,9 @@ Expected<std::string> SerializeGraphJson(const Graph& graph) {
         {"values", std::move(state_values)},
         {"advance", bj::object{{"input", st.advance_input}, {"axis", st.advance_axis}}}};
     if (st.position >= 0) state["position"] = st.position;
+    if (!st.end_tokens.empty()) {
+      state["end_tokens"] = bj::array(st.end_tokens.begin(), st.end_tokens.end());
+    }
     out += "  \"state\": " + bj::serialize(state) + "\n";
   } else {
     AppendArray(out, "nodes", nodes, true);

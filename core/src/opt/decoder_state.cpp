@@ -115,6 +115,18 @@ class Converter {
   }
 
  private:
+  // `base`, or `base` with a number, so that no two values share a name (one ONNX node
+  // may become several catalogue nodes that each read past).
+  std::string UniqueName(const std::string& base) {
+    if (names_.empty()) {
+      for (const Value& v : g_.values) names_.insert(v.name);
+    }
+    std::string name = base;
+    for (int k = 2; names_.count(name) != 0; ++k) name = base + "_" + std::to_string(k);
+    names_.insert(name);
+    return name;
+  }
+
   ValueId AddValue(Value v) {
     g_.values.push_back(std::move(v));
     return static_cast<ValueId>(g_.values.size() - 1);
@@ -264,8 +276,9 @@ class Converter {
 
   // range(0, extent) + cache_position: positions past .. past + extent - 1 (i64).
   std::vector<Node> Positions(const DimExpr& extent, ValueId out, const std::string& label) {
+    const std::string name = UniqueName(label + "/steps");
     Value steps;
-    steps.name = label + "/steps";
+    steps.name = name;
     steps.type = {DType::kI64, {-1}};
     steps.symbolic_shape = {extent};
     if (extent.is_const()) {
@@ -275,7 +288,7 @@ class Converter {
     const ValueId steps_id = AddValue(std::move(steps));
     Node range;
     range.op = "range";
-    range.name = label + "/steps";
+    range.name = name;
     range.outputs = {steps_id};
     range.attrs.Set("start", 0.0);
     range.attrs.Set("delta", 1.0);
@@ -342,7 +355,7 @@ class Converter {
             IsPast(starts[0])) {
           if (std::optional<DimExpr> extent = Extent(starts[0], ends[0])) {
             Value rows;
-            rows.name = label + "/rows";
+            rows.name = UniqueName(label + "/rows");
             rows.type = {DType::kI64, {-1}};
             rows.symbolic_shape = {*extent};
             const ValueId rows_id = AddValue(std::move(rows));
@@ -421,6 +434,7 @@ class Converter {
   int64_t capacity_;
   DimAlgebra algebra_;
   std::vector<Value> original_;
+  std::set<std::string> names_;  // every value's name, once UniqueName is first asked
   DimAlgebra::DimOfResolver resolve_;
   DimPoly past_;
   std::vector<Pair> pairs_;

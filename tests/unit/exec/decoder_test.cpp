@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -145,6 +146,42 @@ TEST_F(DecoderTest, SamplerOptionsAreChecked) {
   stray.top_k = 5;
   EXPECT_FALSE(Decoder::Create(*session_, cpu(), stray).ok());
   SY_EXPECT_OK(CheckSamplerOptions(SamplerOptions{}));
+}
+
+// The model's end tokens (state.end_tokens, its EOS ids): Generate stops after picking
+// one, unless told not to; an end token outside the vocabulary is refused.
+TEST_F(DecoderTest, GenerateStopsAtAnEndToken) {
+  const std::vector<int64_t> greedy = ReadTokens("greedy_1_2_3.txt");
+  ASSERT_GE(greedy.size(), 4u);
+  for (const auto& [ends, stop] :
+       {std::pair<std::vector<int64_t>, bool>{{greedy[2]}, true}, {{greedy[2]}, false}}) {
+    Expected<Graph> graph =
+        LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+    ASSERT_TRUE(graph.ok());
+    graph->state.end_tokens = ends;
+    PlanOptions options;
+    options.devices = {&cpu()};
+    Expected<std::unique_ptr<Session>> session = Session::Create(*graph, *host_, options);
+    SY_ASSERT_OK(session);
+    Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(**session, cpu());
+    SY_ASSERT_OK(decoder);
+    EXPECT_TRUE((*decoder)->IsEndToken(greedy[2]));
+    EXPECT_FALSE((*decoder)->IsEndToken(greedy[0]) && greedy[0] != greedy[2]);
+    Expected<std::vector<int64_t>> tokens = (*decoder)->Generate(kPrompt, 12, stop);
+    SY_ASSERT_OK(tokens);
+    // The first end token picked is the last one returned.
+    const size_t first_end =
+        static_cast<size_t>(std::find(greedy.begin(), greedy.end(), greedy[2]) - greedy.begin());
+    EXPECT_EQ(*tokens,
+              stop ? std::vector<int64_t>(greedy.begin(), greedy.begin() + first_end + 1) : greedy);
+  }
+  Expected<Graph> graph = LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+  ASSERT_TRUE(graph.ok());
+  graph->state.end_tokens = {16};
+  Expected<std::unique_ptr<Session>> session = Session::Create(*graph, cpu());
+  SY_ASSERT_OK(session);
+  SY_EXPECT_ERROR(Decoder::Create(**session, cpu()).status(),
+                  "end token 16 (state.end_tokens) is outside its vocabulary of 16");
 }
 
 TEST_F(DecoderTest, AModelWithoutStateIsRefused) {

@@ -319,6 +319,23 @@ TEST(StatefulSessionFormat, StateIsCheckedAgainstTheGraph) {
   EXPECT_EQ(again->state.position, 1);
   EXPECT_EQ(again->state.advance_input, 0);
   EXPECT_EQ(again->state.advance_axis, 1);
+  EXPECT_TRUE(again->state.end_tokens.empty());
+  // End tokens (a model's EOS ids): read, written back, and checked.
+  const std::string ends = with(R"("position": 1)", R"("position": 1, "end_tokens": [2, 7])");
+  Expected<Graph> e = ParseGraphJson(ends, nullptr);
+  SY_ASSERT_OK(e);
+  EXPECT_EQ(e->state.end_tokens, (std::vector<int64_t>{2, 7}));
+  Expected<std::string> e_text = SerializeGraphJson(*e);
+  SY_ASSERT_OK(e_text);
+  Expected<Graph> e_again = ParseGraphJson(*e_text, nullptr);
+  SY_ASSERT_OK(e_again);
+  EXPECT_EQ(e_again->state.end_tokens, (std::vector<int64_t>{2, 7}));
+  SY_EXPECT_ERROR(
+      ParseGraphJson(with(R"("position": 1)", R"("position": 1, "end_tokens": [-1])"), nullptr),
+      "state.end_tokens[0] is -1, expected a token id (an integer >= 0)");
+  SY_EXPECT_ERROR(
+      ParseGraphJson(with(R"("position": 1)", R"("position": 1, "end_tokens": 2)"), nullptr),
+      "state.end_tokens is a number, expected an array");
 }
 
 }  // namespace

@@ -218,6 +218,36 @@ ModelBuilder MaskedDecoderModel() {
   return b;
 }
 
+// onnxruntime-genai's builder names the past inputs' head_dim `kv_cache_dim`; traced at
+// a size of its own it does not fit the new keys. ImportOptions::past_head_size (its
+// genai_config.json's head_size) fixes it; the mask's batch, named apart as the dynamo
+// exporter does, is input_ids' batch.
+TEST(OnnxImporterTest, DecoderPastHeadSizeAndMaskBatch) {
+  ModelBuilder b;
+  b.NamedInput("input_ids", TensorProto::FLOAT, {"batch", "seq"})
+      .NamedInput("new_k", TensorProto::FLOAT, {"batch", "2", "seq", "4"})
+      .NamedInput("past_key_values.0.key", TensorProto::FLOAT,
+                  {"batch", "2", "past", "kv_cache_dim"})
+      .NamedInput("attention_mask", TensorProto::FLOAT, {"mask_batch", "total"})
+      .Output("present.0.key")
+      .Output("m");
+  ModelBuilder::IntAttr(b.Node("Concat", {"past_key_values.0.key", "new_k"}, {"present.0.key"}),
+                        "axis", 2);
+  b.Node("Identity", {"attention_mask"}, {"m"});
+  ImportOptions options;
+  options.decoder_with_past = true;
+  Expected<ImportResult> unknown = ImportBuilt(b, nullptr, options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("must match input 0's shape"), std::string::npos)
+      << unknown.status().message();
+  options.past_head_size = 4;
+  Expected<ImportResult> r = ImportBuilt(b, nullptr, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  EXPECT_EQ(ValueTypeString(g.values[g.inputs[2]]), "f32 [batch, 2, past, 4]");
+  EXPECT_EQ(ValueTypeString(g.values[g.inputs[3]]), "f32 [batch, past+seq]");
+}
+
 TEST(OnnxImporterTest, InputDimsCanBeExpressionsOfOtherInputDims) {
   ModelBuilder b = MaskedDecoderModel();
   // Traced with a length of its own, the mask does not fit the keys.

@@ -46,6 +46,10 @@ struct ImportOptions {
   // inputs' length plus input_ids' dim 1 (optimum's and transformers' exports name it
   // on its own).
   bool decoder_with_past = false;
+  // With decoder_with_past: the size of the past inputs' last dim (head_dim) where the
+  // model leaves it a symbol of its own (onnxruntime-genai's builder names it
+  // `kv_cache_dim`; genai_config.json's head_size, decoder_config.h); 0: left symbolic.
+  int64_t past_head_size = 0;
   // Known values of graph inputs. An input listed here takes its shape from the value
   // (unless input_shapes names it too); when an op needs the input at import time (the
   // `shape` of a Reshape, the `k` of a TopK) the value is frozen into a constant and the
