@@ -25,11 +25,12 @@ struct Generated {
   std::vector<int64_t> tokens;
   std::string device;
   double ttft_ms = 0, decode_s = 0;
+  bool ended = false;  // stopped at an end token
 };
 
 Expected<Generated> Generate(Session& session, const PluginHost& host, const std::string& model,
                              const std::vector<int64_t>& prompt, int64_t max_new,
-                             const SamplerOptions& options) {
+                             const SamplerOptions& options, bool stop_at_end) {
   SY_RETURN_IF_ERROR(CheckSamplerOptions(options));
   if (!session.has_state()) {
     return InvalidArgument(model +
@@ -61,10 +62,12 @@ Expected<Generated> Generate(Session& session, const PluginHost& host, const std
   SY_ASSIGN_OR_RETURN(int64_t first, decoder->Prefill(prompt));
   out.tokens.push_back(first);
   const Clock::time_point first_at = Clock::now();
-  while (static_cast<int64_t>(out.tokens.size()) < max_new) {
+  while (static_cast<int64_t>(out.tokens.size()) < max_new &&
+         !(stop_at_end && decoder->IsEndToken(out.tokens.back()))) {
     SY_ASSIGN_OR_RETURN(int64_t next, decoder->Step(out.tokens.back()));
     out.tokens.push_back(next);
   }
+  out.ended = stop_at_end && decoder->IsEndToken(out.tokens.back());
   out.ttft_ms = std::chrono::duration<double, std::milli>(first_at - start).count();
   out.decode_s = std::chrono::duration<double>(Clock::now() - first_at).count();
   out.device = session.device().Spec();
@@ -73,7 +76,7 @@ Expected<Generated> Generate(Session& session, const PluginHost& host, const std
 
 nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, int64_t max_new,
                             const std::string& method, double temperature, int64_t top_k,
-                            double top_p, double min_p, uint64_t seed) {
+                            double top_p, double min_p, uint64_t seed, bool ignore_eos) {
   if (prompt.empty()) Throw(InvalidArgument("prompt is empty (expected token ids: [1, 2, 3])"));
   if (max_new < 1 || max_new > 1000000) {
     Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
@@ -87,7 +90,7 @@ nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, in
   options.seed = seed;
   const PluginHost& host = s.host();  // with the GIL: it reads a Python object
   Expected<Generated> done = s.Locked([&](Session& session) {
-    return Generate(session, host, s.model(), prompt, max_new, options);
+    return Generate(session, host, s.model(), prompt, max_new, options, !ignore_eos);
   });
   if (!done.ok()) Throw(done.status());
   nb::dict stats;
@@ -100,6 +103,7 @@ nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, in
   stats["prompt_tokens_per_second"] = prompt_rate;
   stats["decode_tokens_per_second"] =
       n > 1 && done->decode_s > 0 ? static_cast<double>(n - 1) / done->decode_s : 0.0;
+  stats["stopped"] = done->ended ? "end_token" : "max_new_tokens";
   return nb::make_tuple(done->tokens, stats);
 }
 
@@ -108,7 +112,7 @@ nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, in
 void BindDecoder(nb::module_& m) {
   m.def("generate", &GenerateForPython, nb::arg("session"), nb::arg("prompt"),
         nb::arg("max_new_tokens"), nb::arg("method"), nb::arg("temperature"), nb::arg("top_k"),
-        nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"),
+        nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"), nb::arg("ignore_eos"),
         "`switchyard generate` on the session: (tokens, the CLI's --json figures).");
 }
 

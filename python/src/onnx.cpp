@@ -15,6 +15,7 @@
 
 #ifdef SY_PYTHON_ONNX_IMPORT
 #include "host_options.h"
+#include "switchyard/decoder_config.h"
 #include "switchyard/decoder_state.h"
 #include "switchyard/onnx_import.h"
 #include "switchyard/plan.h"
@@ -60,6 +61,16 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
     options.input_values[name] = ValueOrThrow(view.Clone());
   }
   if (decoder_state < 0) Throw(InvalidArgument("decoder_state must be a capacity above 0"));
+  // As `switchyard import --decoder-state`: the mask's length is past + seq, and the
+  // model's folder gives its end tokens and (genai models) the past inputs' head size.
+  options.decoder_with_past = decoder_state > 0;
+  std::vector<int64_t> end_tokens;
+  if (options.decoder_with_past) {
+    onnx_import::DecoderFolderConfig folder = ValueOrThrow(
+        onnx_import::ReadDecoderFolderConfig(std::filesystem::path(path).parent_path()));
+    options.past_head_size = folder.head_size;
+    end_tokens = folder.end_tokens;
+  }
   Status failed;
   onnx_import::ImportResult result;
   std::string saved;
@@ -71,6 +82,7 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
     } else {
       result = std::move(*imported);
       if (decoder_state > 0) failed = AddDecoderState(result.graph, decoder_state);
+      if (decoder_state > 0 && failed.ok()) result.graph.state.end_tokens = end_tokens;
       if (failed.ok()) {
         Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);
         if (stem_path.ok()) {

@@ -163,30 +163,34 @@ class Session(_native.Session):
     def generate(self, prompt: Sequence[int], max_new_tokens: int = 16, *,
                  sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
                  top_p: float = 1.0, min_p: float = 0.0, seed: int = 1,
-                 return_stats: bool = False):
+                 ignore_eos: bool = False, return_stats: bool = False):
         """`switchyard generate`: the prompt's token ids in one run, then one run per new
         token, each picked from the last row of 'logits' by the catalogue's sample op
         with numbers from splitmix64 seeded by `seed` (the core's Decoder, as the CLI).
-        Starts a new sequence (the state is emptied first). Returns the new token ids;
-        with return_stats, (tokens, stats) where stats has the CLI's --json figures."""
+        Stops after the model's end token (its EOS ids, docs/decoding.md) unless
+        ignore_eos. Starts a new sequence (the state is emptied first). Returns the new
+        token ids; with return_stats, (tokens, stats) where stats has the CLI's --json
+        figures ("stopped": "end_token" or "max_new_tokens")."""
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
             raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
         if not 0 <= int(seed) < 2**64:
             raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
         tokens, stats = _native.generate(self, [int(t) for t in prompt], max_new_tokens,
                                          str(sample), float(temperature), int(top_k),
-                                         float(top_p), float(min_p), int(seed))
+                                         float(top_p), float(min_p), int(seed),
+                                         bool(ignore_eos))
         return (tokens, stats) if return_stats else tokens
 
 def generate(model: PathLike, prompt: Sequence[int], max_new_tokens: int = 16, *,
              device: Union[None, str, Sequence[str]] = None, sample: str = "greedy",
              temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, min_p: float = 0.0,
-             seed: int = 1, threads: int = 0, return_stats: bool = False):
+             seed: int = 1, threads: int = 0, ignore_eos: bool = False,
+             return_stats: bool = False):
     """`switchyard generate MODEL --prompt IDS`: a session for `model`, then
     Session.generate."""
     return Session(model, device, threads=threads).generate(
         prompt, max_new_tokens, sample=sample, temperature=temperature, top_k=top_k,
-        top_p=top_p, min_p=min_p, seed=seed, return_stats=return_stats)
+        top_p=top_p, min_p=min_p, seed=seed, ignore_eos=ignore_eos, return_stats=return_stats)
 
 
 def import_onnx(path: PathLike, stem: PathLike, *,

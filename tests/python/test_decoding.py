@@ -44,6 +44,25 @@ def test_seeded_top_k_matches_reference_and_cli(root, decoder, cli):
             json.loads(out)["tokens"], method
 
 
+def test_generate_stops_at_the_models_end_token(root, tmp_path, cli):
+    """An end token (the model's EOS id, state.end_tokens) ends generation after it is
+    picked, as the CLI's generate does; ignore_eos goes on."""
+    greedy = expected(root, "greedy_1_2_3.txt")
+    text = (root / "tests/data/decoder/model.json").read_text()
+    assert '\n "state": {\n' in text
+    model = tmp_path / "eos.json"
+    model.write_text(text.replace('\n "state": {\n', '\n "state": {"end_tokens": [%d],\n' %
+                                  greedy[2], 1))
+    session = switchyard.Session(model, device="cpu")
+    tokens, stats = session.generate([1, 2, 3], 12, return_stats=True)
+    assert tokens == greedy[:greedy.index(greedy[2]) + 1]
+    assert stats["stopped"] == "end_token"
+    code, out, _ = cli("generate", model, "--prompt", "1,2,3", "--max-new-tokens", "12", "--json")
+    assert code == 0 and json.loads(out)["tokens"] == tokens
+    tokens, stats = session.generate([1, 2, 3], 12, ignore_eos=True, return_stats=True)
+    assert tokens == greedy and stats["stopped"] == "max_new_tokens"
+
+
 def test_module_level_generate(root):
     assert switchyard.generate(root / "tests/data/decoder/model.json", [1, 2, 3], 4,
                                device="cpu-ref") == expected(root, "greedy_1_2_3.txt")[:4]
