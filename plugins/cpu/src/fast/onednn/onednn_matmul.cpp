@@ -29,12 +29,14 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "fast/fast_kernels.h"
 #include "fast/onednn/onednn_common.h"
+#include "fast/onednn/panel_gemv.h"
 #include "fast/vec_math.h"
 
 namespace sy::cpu {
@@ -107,6 +109,7 @@ class OneDnnMatMul final : public PreparedKernel {
       weights_ = memory(s_.weights, eng, DNNL_MEMORY_NONE);
     }
     s_.weights_bytes = nullptr;
+    FindPanelGemv();
     // The memory objects are fixed; Run only points them at this run's buffers.
     args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
     if (!s_.bias.is_zero()) args_.emplace(DNNL_ARG_BIAS, bias_);
@@ -126,6 +129,8 @@ class OneDnnMatMul final : public PreparedKernel {
 
   // False when oneDNN chose its scalar reference implementation.
   bool jit() const { return jit_; }
+
+  std::string Implementation() const override { return gemv_ ? "panel_gemv" : "onednn_matmul"; }
 
   // The same op at new sizes: a new primitive over the weights packed at prepare (a
   // layer's weights do not depend on M, the tokens of a decoder's run), or nullptr when
@@ -149,6 +154,14 @@ class OneDnnMatMul final : public PreparedKernel {
           return s_.fallback(ctx);
         }
       }
+    }
+    if (gemv_) {
+      fast::PanelGemv(ctx.pool, panels_, reinterpret_cast<const float*>(a),
+                      static_cast<const float*>(weights_.get_data_handle()),
+                      s_.bias.is_zero() ? nullptr : reinterpret_cast<const float*>(c),
+                      s_.residual_post_op >= 0 ? reinterpret_cast<const float*>(r) : nullptr,
+                      reinterpret_cast<float*>(y));
+      return Status::Ok();
     }
     if (s_.bias_post_op >= 0 && !s_.bias_constant) ExpandBias(c);
     float* out = reinterpret_cast<float*>(y);
@@ -180,6 +193,46 @@ class OneDnnMatMul final : public PreparedKernel {
   }
 
  private:
+  // One row of a times packed weights in oneDNN's BA16a64b layout, with at most a row
+  // bias and the residual: the case PanelGemv (panel_gemv.h) runs at the memory's speed
+  // where the primitive does not. Anything else (a scale, an activation, another layout)
+  // stays with the primitive.
+  void FindPanelGemv() {
+    gemv_ = false;
+    if (!s_.weights_constant || !fast::PanelGemvAvailable() || s_.prefill_c ||
+        s_.add_zero_times_c || s_.bias_post_op >= 0) {
+      return;
+    }
+    const memory::dims src = s_.src.dims();
+    if (src.size() != 2 || src[0] != 1) return;
+    const dnnl_memory_desc_t& w = weights_.get_desc().data;
+    if (w.ndims != 2 || w.format_kind != dnnl_blocked || w.data_type != dnnl_f32) return;
+    const dnnl_blocking_desc_t& b = w.format_desc.blocking;
+    if (b.inner_nblks != 2 || b.inner_idxs[0] != 0 || b.inner_blks[0] != 16 ||
+        b.inner_idxs[1] != 1 || b.inner_blks[1] != 64 || b.strides[0] != 16 * 64 ||
+        b.strides[1] != w.padded_dims[0] * 64 || w.dims[0] != src[1] || w.offset0 != 0) {
+      return;
+    }
+    if (!s_.bias.is_zero()) {
+      const dnnl_memory_desc_t& bias = s_.bias.data;
+      if (bias.ndims != 2 || bias.dims[0] != 1 || bias.dims[1] != w.dims[1] ||
+          bias.format_kind != dnnl_blocked || bias.format_desc.blocking.strides[1] != 1 ||
+          bias.format_desc.blocking.inner_nblks != 0) {
+        return;
+      }
+    }
+    const dnnl::post_ops ops = s_.attr.get_post_ops();
+    for (int i = 0; i < ops.len(); ++i) {
+      if (i != s_.residual_post_op || ops.kind(i) != dnnl::primitive::kind::binary) return;
+    }
+    int mask = 0;
+    std::vector<float> scales;
+    s_.attr.get_output_scales(mask, scales);
+    if (std::any_of(scales.begin(), scales.end(), [](float v) { return v != 1.0f; })) return;
+    panels_ = {w.dims[0], w.padded_dims[0], w.dims[1]};
+    gemv_ = true;
+  }
+
   // The bias broadcast to the output's shape (NumPy rules), for the binary post-op.
   void ExpandBias(const std::byte* bias) {
     BroadcastCursor cursor(s_.out_shape, s_.bias_shape);
@@ -191,6 +244,8 @@ class OneDnnMatMul final : public PreparedKernel {
 
   Setup s_;
   bool jit_ = false;
+  bool gemv_ = false;  // Run takes PanelGemv (FindPanelGemv)
+  fast::PanelLayout panels_;
   dnnl::matmul primitive_;
   dnnl::stream stream_;
   memory src_, weights_, dst_, bias_, residual_;

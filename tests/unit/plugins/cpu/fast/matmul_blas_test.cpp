@@ -183,6 +183,39 @@ TEST(MatmulBlasTest, LargeF32MatchesReference) {
   }
 }
 
+// One row times constant weights (a decoder's token) runs PanelGemv over the weights
+// oneDNN packed (panel_gemv.h) where the CPU has AVX2: K and N that are not multiples of
+// the packing's blocks (16, 64), a batch of one folded, fused_matmul's row bias and
+// residual; the reference computes in double.
+TEST(MatmulBlasTest, OneRowTimesConstantWeightsTakesPanelGemv) {
+#if SY_CPU_HAS_ONEDNN
+  std::mt19937 rng(33);
+  ThreadPool pool(2);
+  for (const auto& [a, b] : std::vector<std::pair<Shape, Shape>>{{{1, 100}, {100, 70}},
+                                                                 {{1, 1, 768}, {768, 130}},
+                                                                 {{1, 3}, {3, 64}},
+                                                                 {{1, 17}, {17, 1}}}) {
+    SCOPED_TRACE(ShapeToString(a) + " x " + ShapeToString(b));
+    const Tensor ta = Random(DType::kF32, a, rng), tb = Random(DType::kF32, b, rng);
+    std::string implementation;
+    Expected<std::vector<Tensor>> fast = RunPrepared(
+        FastKernels(), "matmul", {ta, tb}, {false, true}, {}, 1, &pool, nullptr, &implementation);
+    ASSERT_TRUE(fast.ok()) << fast.status().ToString();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      EXPECT_EQ(implementation, "panel_gemv");
+    }
+    ExpectMatchesRefOnce("matmul", {ta, tb}, {}, Tolerance(DType::kF32, b[0], 1.0), {false, true});
+    // fused_matmul with a row bias and a residual, as a decoder's projection and its add.
+    const int64_t n = b[1];
+    Shape out = a;
+    out.back() = n;
+    const Tensor bias = Random(DType::kF32, {n}, rng), residual = Random(DType::kF32, out, rng);
+    ExpectMatchesRefOnce("fused_matmul", {ta, tb, bias, residual}, {},
+                         Tolerance(DType::kF32, b[0], 1.0) + 1e-6, {false, true, true, false});
+  }
+#endif
+}
+
 TEST(MatmulBlasTest, NonFiniteValuesPropagate) {
   const Tensor a = Make(DType::kF32, {2, 2}, {kInf, 1.0, kNaN, 2.0});
   const Tensor b = Make(DType::kF32, {2, 2}, {1.0, 0.0, 1.0, 3.0});
