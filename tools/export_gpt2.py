@@ -24,14 +24,34 @@ class WithPast(torch.nn.Module):
         self.model, self.layers = model, layers
 
     def forward(self, input_ids, attention_mask, position_ids, *past):
-        cache = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
+        cache = make_cache([(past[2 * i], past[2 * i + 1]) for i in range(self.layers)])
         out = self.model(input_ids=input_ids, attention_mask=attention_mask,
                          position_ids=position_ids, past_key_values=cache, use_cache=True,
                          return_dict=True)
-        presents = out.past_key_values
-        if hasattr(presents, "to_legacy_cache"):  # a Cache object in newer transformers
-            presents = presents.to_legacy_cache()
-        return (out.logits,) + tuple(t for kv in presents for t in kv)
+        return (out.logits,) + flatten_cache(out.past_key_values)
+
+
+def make_cache(pairs):
+    """The past as the model takes it: transformers 5's DynamicCache (built from the pairs),
+    4's from_legacy_cache, or the tuple of older versions."""
+    try:
+        from transformers import DynamicCache
+    except ImportError:
+        return tuple(pairs)
+    if "ddp_cache_data" in inspect.signature(DynamicCache.__init__).parameters:
+        return DynamicCache(ddp_cache_data=pairs)
+    if hasattr(DynamicCache, "from_legacy_cache"):
+        return DynamicCache.from_legacy_cache(tuple(pairs))
+    return tuple(pairs)
+
+
+def flatten_cache(presents):
+    """The presents as one flat tuple (key, value of each layer), whatever holds them."""
+    if hasattr(presents, "layers"):  # transformers 5: a Cache of layers
+        return tuple(t for layer in presents.layers for t in (layer.keys, layer.values))
+    if hasattr(presents, "to_legacy_cache"):  # transformers 4's Cache objects
+        presents = presents.to_legacy_cache()
+    return tuple(t for kv in presents for t in kv)
 
 
 def optimum_names(layers):
@@ -59,7 +79,7 @@ def main():
     torch.manual_seed(124)
     config = transformers.GPT2Config(n_layer=args.layers)
     config._attn_implementation = "eager"
-    module = WithPast(transformers.GPT2LMHeadModel(config).eval(), args.layers)
+    module = WithPast(transformers.GPT2LMHeadModel(config).eval(), args.layers).eval()
     heads, head_dim = config.n_head, config.n_embd // config.n_head
     past_names, outputs, axes = optimum_names(args.layers)
     inputs = (torch.ones(2, 3, dtype=torch.long), torch.ones(2, 8, dtype=torch.long),

@@ -422,13 +422,12 @@ class HfGpt2Past(nn.Module):
         self.layers = layers
 
     def forward(self, input_ids, *past):
-        cache = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
+        import export_gpt2  # the cache as each transformers version takes and gives it
+        cache = export_gpt2.make_cache([(past[2 * i], past[2 * i + 1])
+                                        for i in range(self.layers)])
         out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True,
                          return_dict=True)
-        presents = out.past_key_values
-        if hasattr(presents, "to_legacy_cache"):  # a Cache object in newer transformers
-            presents = presents.to_legacy_cache()
-        return (out.logits,) + tuple(t for kv in presents for t in kv)
+        return (out.logits,) + export_gpt2.flatten_cache(out.past_key_values)
 
 
 def hf_gpt2_past(transformers):
