@@ -8,9 +8,16 @@ token with I/O binding, each run's present outputs bound as the next run's past 
 kept and appended in place by the session. Both on the CPU with the same thread count;
 the medians and their ratio are printed (lower is faster).
 
+With --genai FOLDER (a model onnxruntime-genai's builder wrote, and --model its
+Switchyard import with --decoder-state) it compares onnxruntime-genai's own generator
+instead: the same 16-token prompt, then --tokens greedy tokens, per-token time of the
+decoding phase (after the first token) by each, --rounds times, medians.
+
 usage: decode_bench.py --onnx FILE.onnx --model STATEFUL_MODEL --switchyard PATH
                        [--threads N] [--tokens N] [--rounds N]
-Needs onnxruntime and numpy (a venv: pip install onnxruntime numpy).
+       decode_bench.py --genai FOLDER --model STATEFUL_MODEL --switchyard PATH [...]
+Needs onnxruntime and numpy (a venv: pip install onnxruntime numpy), and
+onnxruntime-genai for --genai.
 """
 import argparse
 import json
@@ -94,15 +101,74 @@ def switchyard_per_token(binary, model, threads, repeat):
     return json.loads(out.stdout)["median_us"]
 
 
+PROMPT = list(range(3, 19))
+
+
+def genai_per_token(folder, threads, tokens):
+    """onnxruntime-genai's generator on `folder` (a copy whose genai_config.json sets the
+    thread count): microseconds per token after the first."""
+    import onnxruntime_genai as og
+    work = tempfile.mkdtemp(prefix="sy_genai_bench_")
+    for name in os.listdir(folder):
+        os.symlink(os.path.join(os.path.abspath(folder), name), os.path.join(work, name))
+    os.remove(os.path.join(work, "genai_config.json"))
+    with open(os.path.join(folder, "genai_config.json")) as f:
+        config = json.load(f)
+    config["model"]["decoder"].setdefault("session_options", {})
+    config["model"]["decoder"]["session_options"]["intra_op_num_threads"] = threads
+    config["model"]["decoder"]["session_options"]["inter_op_num_threads"] = 1
+    with open(os.path.join(work, "genai_config.json"), "w") as f:
+        json.dump(config, f)
+    model = og.Model(work)
+    params = og.GeneratorParams(model)
+    params.set_search_options(max_length=len(PROMPT) + tokens, do_sample=False)
+    generator = og.Generator(model, params)
+    generator.append_tokens(np.array([PROMPT], np.int32))
+    generator.generate_next_token()  # the first token: the prompt's run
+    start = time.perf_counter()
+    steps = 0
+    while not generator.is_done():
+        generator.generate_next_token()
+        steps += 1
+    return (time.perf_counter() - start) / max(steps, 1) * 1e6
+
+
+def switchyard_generate_per_token(binary, model, threads, tokens):
+    """`switchyard generate` of the same prompt: microseconds per token after the first."""
+    out = subprocess.run([binary, "generate", model, "--prompt", ",".join(map(str, PROMPT)),
+                          "--max-new-tokens", str(tokens), "--threads", str(threads),
+                          "--ignore-eos", "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit("switchyard generate failed: " + out.stderr.strip())
+    return 1e6 / json.loads(out.stdout)["decode_tokens_per_second"]
+
+
+def main_genai(args):
+    ours, theirs = [], []
+    for _ in range(args.rounds):  # interleaved
+        ours.append(switchyard_generate_per_token(args.switchyard, args.model, args.threads,
+                                                  args.tokens))
+        theirs.append(genai_per_token(args.genai, args.threads, args.tokens))
+    ours_m, theirs_m = statistics.median(ours), statistics.median(theirs)
+    print("per token after the first, median of %d rounds: Switchyard %.1f us, "
+          "onnxruntime-genai %.1f us: ratio %.2f (Switchyard / onnxruntime-genai)" % (
+              args.rounds, ours_m, theirs_m, ours_m / theirs_m))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--onnx", required=True)
+    parser.add_argument("--genai", help="an onnxruntime-genai model folder (see above)")
+    parser.add_argument("--onnx")
     parser.add_argument("--model", required=True)
     parser.add_argument("--switchyard", required=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tokens", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
+    if args.genai:
+        return main_genai(args)
+    if not args.onnx:
+        parser.error("--onnx or --genai is required")
     ours = switchyard_per_token(args.switchyard, args.model, args.threads,
                                 args.tokens * args.rounds)
     theirs = ort_per_token(args.onnx, args.threads, args.tokens, args.rounds)

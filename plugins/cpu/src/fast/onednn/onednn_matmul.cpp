@@ -88,7 +88,6 @@ class OneDnnMatMul final : public PreparedKernel {
     const dnnl::matmul::primitive_desc pd(desc, s_.attr, eng);
     jit_ = onednn::IsJit(pd);
     if (s_.require_jit && !jit_) return;  // Build discards the kernel
-    primitive_ = dnnl::matmul(pd);
     stream_ = dnnl::stream(eng);
     src_ = memory(s_.src, eng, DNNL_MEMORY_NONE);
     dst_ = memory(s_.dst, eng, DNNL_MEMORY_NONE);
@@ -110,6 +109,9 @@ class OneDnnMatMul final : public PreparedKernel {
     }
     s_.weights_bytes = nullptr;
     FindPanelGemv();
+    // The primitive's code is generated only where Run uses it: a decoding step's
+    // specialisation (one row, PanelGemv) then costs no JIT per layer.
+    if (!gemv_) primitive_ = dnnl::matmul(pd);
     // The memory objects are fixed; Run only points them at this run's buffers.
     args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
     if (!s_.bias.is_zero()) args_.emplace(DNNL_ARG_BIAS, bias_);
