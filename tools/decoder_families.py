@@ -15,7 +15,10 @@ the dynamo exporter (`--exporter dynamo`). Then:
    on;
 2. `switchyard import MODEL.onnx --decoder-state CAPACITY`;
 3. `switchyard generate --prompt ... --max-new-tokens N --json` on each device, whose
-   tokens must equal PyTorch's.
+   tokens must equal PyTorch's;
+4. imported again with `--decoder-batch 3`, three prompts of different lengths in one
+   `generate` (left padding through the mask) must each give PyTorch's tokens for that
+   prompt alone (on the first device; --no-batch skips it).
 
 Setup (PyPI; the torch wheel pulls the CUDA libraries, a few GB) and a run:
 
@@ -57,6 +60,9 @@ except ImportError as error:  # pragma: no cover
 
 VOCAB, WIDTH, FFN, LAYERS, HEADS, KV_HEADS = 128, 64, 128, 2, 4, 2
 PROMPT = [1, 2, 3, 4, 5]
+# One batch of three sequences (import --decoder-batch 3): prompts of other lengths, each
+# of which must decode its own single-sequence tokens.
+BATCH_PROMPTS = [[1, 2, 3, 4, 5], [7], [9, 8, 7]]
 NEW_TOKENS = 32
 CAPACITY = 48
 # Random weights scaled by this (16 for the families whose path stays on one token at 4):
@@ -208,10 +214,10 @@ def export(module, heads, head_dim, path, exporter):
                               external_data=False)
 
 
-def torch_greedy(module, heads, head_dim):
+def torch_greedy(module, heads, head_dim, prompt=None):
     _, _, past_names = names(module)
     past = [torch.zeros(1, heads, 0, head_dim) for _ in past_names]
-    ids = torch.tensor([PROMPT])
+    ids = torch.tensor([prompt or PROMPT])
     tokens = []
     with torch.no_grad():
         for _ in range(NEW_TOKENS):
@@ -241,6 +247,8 @@ def main():
     parser.add_argument("--exporter", default="torchscript,dynamo")
     parser.add_argument("--device", default="cpu,cpu-ref")
     parser.add_argument("--size", choices=["small", "125m"], default="small")
+    parser.add_argument("--no-batch", action="store_true",
+                        help="skip the batch of three prompts of different lengths")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     use_size(args.size)
@@ -292,6 +300,30 @@ def main():
                     "" if len(set(expected)) > 2 else " (PyTorch repeats one token)"))
                 passes += ok
                 failures += not ok
+            if args.no_batch:
+                continue
+            # Three prompts of different lengths in one batch, on the first device.
+            batched = os.path.join(folder, "sy_batch3")
+            device = args.device.split(",")[0]
+            try:
+                run([args.switchyard, "import", onnx_path, "-o", batched,
+                     "--decoder-state", str(CAPACITY), "--decoder-batch", "3"])
+                command = [args.switchyard, "generate", batched, "--max-new-tokens",
+                           str(NEW_TOKENS), "--device", device, "--json", "--ignore-eos"]
+                for prompt in BATCH_PROMPTS:
+                    command += ["--prompt", ",".join(map(str, prompt))]
+                rows = json.loads(run(command))["sequences"]
+            except RuntimeError as error:
+                print("FAIL %s batch of 3 on %s: %s" % (label, device, str(error)[-400:]))
+                failures += 1
+                continue
+            wanted = [torch_greedy(module, heads, head_dim, p) for p in BATCH_PROMPTS]
+            ok = rows == wanted
+            print("%s %s batch of 3 (prompts of %s tokens) on %s%s" % (
+                "ok  " if ok else "FAIL", label, "/".join(str(len(p)) for p in BATCH_PROMPTS),
+                device, "" if ok else ": rows %s, PyTorch %s" % (rows, wanted)))
+            passes += ok
+            failures += not ok
     print("decoder families: %d passed, %d failed" % (passes, failures))
     return 0 if failures == 0 else 1
 

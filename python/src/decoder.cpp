@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -107,9 +108,60 @@ nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, in
   return nb::make_tuple(done->tokens, stats);
 }
 
+// Several prompts at once on a model imported with --decoder-batch (Decoder::GenerateBatch,
+// as the CLI's repeated --prompt): (each prompt's tokens, stats).
+nb::tuple GenerateBatchForPython(PySession& s, const std::vector<std::vector<int64_t>>& prompts,
+                                 int64_t max_new, const std::string& method, double temperature,
+                                 int64_t top_k, double top_p, double min_p, uint64_t seed,
+                                 bool ignore_eos) {
+  if (max_new < 1 || max_new > 1000000) {
+    Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
+  }
+  SamplerOptions options;
+  options.method = method;
+  options.temperature = temperature;
+  options.top_k = top_k;
+  options.top_p = top_p;
+  options.min_p = min_p;
+  options.seed = seed;
+  const PluginHost& host = s.host();
+  std::string device;
+  double seconds = 0;
+  Expected<std::vector<std::vector<int64_t>>> rows = s.Locked([&](Session& session) {
+    return [&]() -> Expected<std::vector<std::vector<int64_t>>> {
+      SY_RETURN_IF_ERROR(CheckSamplerOptions(options));
+      if (!session.has_state()) {
+        return InvalidArgument(s.model() + " keeps no decoding state (docs/decoding.md)");
+      }
+      SY_ASSIGN_OR_RETURN(const Device* cpu, host.FindDevice("cpu"));
+      SY_ASSIGN_OR_RETURN(std::unique_ptr<Decoder> decoder,
+                          Decoder::Create(session, *cpu, options));
+      SY_RETURN_IF_ERROR(decoder->Reset());
+      const Clock::time_point start = Clock::now();
+      auto out = decoder->GenerateBatch(prompts, max_new, !ignore_eos);
+      seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      device = session.device().Spec();
+      return out;
+    }();
+  });
+  if (!rows.ok()) Throw(rows.status());
+  nb::dict stats;
+  size_t total = 0;
+  for (const auto& row : *rows) total += row.size();
+  stats["sequences"] = *rows;
+  stats["device"] = device;
+  stats["seconds"] = seconds;
+  stats["tokens_per_second"] = seconds > 0 ? static_cast<double>(total) / seconds : 0.0;
+  return nb::make_tuple(*rows, stats);
+}
+
 }  // namespace
 
 void BindDecoder(nb::module_& m) {
+  m.def("generate_batch", &GenerateBatchForPython, nb::arg("session"), nb::arg("prompts"),
+        nb::arg("max_new_tokens"), nb::arg("method"), nb::arg("temperature"), nb::arg("top_k"),
+        nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"), nb::arg("ignore_eos"),
+        "`switchyard generate` with several --prompt: (each prompt's tokens, stats).");
   m.def("generate", &GenerateForPython, nb::arg("session"), nb::arg("prompt"),
         nb::arg("max_new_tokens"), nb::arg("method"), nb::arg("temperature"), nb::arg("top_k"),
         nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"), nb::arg("ignore_eos"),

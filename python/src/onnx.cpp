@@ -30,11 +30,11 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
                     const std::map<std::string, int64_t>& dim_examples,
                     const std::map<std::string, std::string>& dim_exprs,
                     const std::map<std::string, nb::object>& input_values, int64_t decoder_state,
-                    const std::string& max_fold_bytes) {
+                    int64_t decoder_batch, const std::string& max_fold_bytes) {
 #ifndef SY_PYTHON_ONNX_IMPORT
   (void)path, (void)stem, (void)input_shapes, (void)dim_examples, (void)dim_exprs;
   (void)input_values;
-  (void)decoder_state, (void)max_fold_bytes;
+  (void)decoder_state, (void)decoder_batch, (void)max_fold_bytes;
   Throw(
       Unsupported("this build has no ONNX importer (it needs libprotobuf-dev and "
                   "protobuf-compiler; tools/install-deps.sh)"));
@@ -81,7 +81,12 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
       failed = imported.status();
     } else {
       result = std::move(*imported);
-      if (decoder_state > 0) failed = AddDecoderState(result.graph, decoder_state);
+      if (decoder_state > 0) {
+        DecoderStateOptions state_options;
+        state_options.capacity = decoder_state;
+        state_options.batch = decoder_batch;
+        failed = AddDecoderState(result.graph, state_options);
+      }
       if (decoder_state > 0 && failed.ok()) result.graph.state.end_tokens = end_tokens;
       if (failed.ok()) {
         Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);
@@ -129,7 +134,7 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
 void BindOnnx(nb::module_& m) {
   m.def("import_onnx", &ImportOnnx, nb::arg("path"), nb::arg("stem"), nb::arg("input_shapes"),
         nb::arg("dim_examples"), nb::arg("dim_exprs"), nb::arg("input_values"),
-        nb::arg("decoder_state"), nb::arg("max_fold_bytes"));
+        nb::arg("decoder_state"), nb::arg("decoder_batch"), nb::arg("max_fold_bytes"));
 }
 
 }  // namespace sy::python

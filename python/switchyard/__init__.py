@@ -17,6 +17,7 @@ RuntimeError) or one of its subclasses, with the message the CLI prints.
 
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
@@ -170,11 +171,23 @@ class Session(_native.Session):
         Stops after the model's end token (its EOS ids, docs/decoding.md) unless
         ignore_eos. Starts a new sequence (the state is emptied first). Returns the new
         token ids; with return_stats, (tokens, stats) where stats has the CLI's --json
-        figures ("stopped": "end_token" or "max_new_tokens")."""
+        figures ("stopped": "end_token" or "max_new_tokens").
+
+        `prompt` may be a list of prompts (lists of ids) for a model imported with
+        decoder_batch=B (up to B of them, of any lengths: left-padded through the mask);
+        then each prompt's new tokens come back, in order, a finished sequence stopping
+        while the others go on."""
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
             raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
         if not 0 <= int(seed) < 2**64:
             raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+        prompt = list(prompt)
+        if prompt and not isinstance(prompt[0], numbers.Integral):
+            rows, stats = _native.generate_batch(
+                self, [[int(t) for t in p] for p in prompt], max_new_tokens, str(sample),
+                float(temperature), int(top_k), float(top_p), float(min_p), int(seed),
+                bool(ignore_eos))
+            return (rows, stats) if return_stats else rows
         tokens, stats = _native.generate(self, [int(t) for t in prompt], max_new_tokens,
                                          str(sample), float(temperature), int(top_k),
                                          float(top_p), float(min_p), int(seed),
@@ -198,18 +211,24 @@ def import_onnx(path: PathLike, stem: PathLike, *,
                 dim_examples: Optional[Mapping[str, int]] = None,
                 dim_exprs: Optional[Mapping[str, str]] = None,
                 input_values: Optional[Mapping[str, Any]] = None,
-                decoder_state: Optional[int] = None,
+                decoder_state: Optional[int] = None, decoder_batch: int = 1,
                 max_fold_bytes: Union[int, str] = "1GiB") -> dict:
     """`switchyard import PATH -o STEM`: writes STEM.json (+ STEM.safetensors) and returns
-    the summary `import --json` prints (model, opset, nodes, inputs, outputs, ...)."""
+    the summary `import --json` prints (model, opset, nodes, inputs, outputs, ...).
+    decoder_state and decoder_batch are --decoder-state and --decoder-batch."""
     if decoder_state is not None and (isinstance(decoder_state, bool) or decoder_state < 1):
         raise InvalidArgumentError(f"decoder_state {decoder_state!r}: expected a capacity above 0")
+    if isinstance(decoder_batch, bool) or not isinstance(decoder_batch, int) or \
+            not 1 <= decoder_batch <= 4096 or (decoder_batch != 1 and decoder_state is None):
+        raise InvalidArgumentError(f"decoder_batch {decoder_batch!r}: expected 1 to 4096, "
+                                   "with decoder_state")
     return _native.import_onnx(
         os.fspath(path), os.fspath(stem),
         {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()},
         {k: int(v) for k, v in (dim_examples or {}).items()},
         {k: str(v) for k, v in (dim_exprs or {}).items()},
-        dict(input_values or {}), int(decoder_state or 0), str(max_fold_bytes))
+        dict(input_values or {}), int(decoder_state or 0), int(decoder_batch),
+        str(max_fold_bytes))
 
 
 def quantize(model: PathLike, output: PathLike, *, weights: str = "int4", block: int = 32,

@@ -511,6 +511,8 @@ expect "generate --json says why it stopped" 0 '"tokens":\[14,1,7\].*"stopped":"
   -- "$SY" generate "$TMP/dec_eos.json" --prompt 1,2,3 --max-new-tokens 12 --json
 expect "generate --ignore-eos goes on" 0 "^$(cat "$SRC/tests/data/decoder/greedy_1_2_3.txt")\$" \
   -- "$SY" generate "$TMP/dec_eos.json" --prompt 1,2,3 --max-new-tokens 12 --ignore-eos
+expect "generate: more prompts than the model's sequences" 1 "2 prompts, but the model decodes 1 sequences at once" \
+  -- "$SY" generate "$DEC" --prompt 1,2,3 --prompt 4
 sed 's/^ "state": {$/ "state": {"end_tokens": [99],/' "$DEC" > "$TMP/dec_eos99.json"
 expect "generate: an end token outside the vocabulary" 1 "end token 99 \\(state.end_tokens\\) is outside its vocabulary of 16" \
   -- "$SY" generate "$TMP/dec_eos99.json" --prompt 1,2,3

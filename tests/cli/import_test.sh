@@ -79,6 +79,15 @@ fi
 
 # Errors.
 expect missing_file 1 'no such file' -- "$sy" import "$work/absent.onnx" -o "$work/x"
+expect decoder_batch_alone 2 '--decoder-batch needs --decoder-state' -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --decoder-batch 2
+expect end_tokens_alone 2 '--end-tokens needs --decoder-state' -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --end-tokens 2
+expect end_tokens_malformed 2 '--end-tokens: "x" is not a token id' -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --decoder-state 8 --end-tokens 2,x
+# A decoder-state import of a model that is not a decoder: the reason, not a crash.
+expect decoder_state_not_a_decoder 1 'no input "input_ids"' -- \
+  "$sy" import "$conv/model.onnx" -o "$work/x" --decoder-state 8
 printf 'not a model\n' >"$work/text.onnx"
 expect not_protobuf 1 'not an ONNX model' -- "$sy" import "$work/text.onnx" -o "$work/x"
 head -c 100 "$data/pytorch-converted/test_Conv2d/model.onnx" >"$work/truncated.onnx"

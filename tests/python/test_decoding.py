@@ -63,6 +63,28 @@ def test_generate_stops_at_the_models_end_token(root, tmp_path, cli):
     assert tokens == greedy and stats["stopped"] == "max_new_tokens"
 
 
+def test_a_batch_of_prompts(root, tmp_path, cli):
+    """The toy decoder with a batch of 2 (its [1, ...] values made [2, ...]): a list of
+    prompts gives each prompt's own tokens, as the CLI's repeated --prompt does."""
+    graph = json.loads((root / "tests/data/decoder/model.json").read_text())
+    for value in graph["values"]:
+        shape = value["shape"]
+        if len(shape) >= 2 and shape[0] == 1 and (len(shape) == 3 or value["name"] == "input_ids"):
+            shape[0] = 2
+    model = tmp_path / "batch2.json"
+    model.write_text(json.dumps(graph))
+    session = switchyard.Session(model, device="cpu")
+    rows, stats = session.generate([[1, 2, 3], [4, 5, 6]], 12, return_stats=True)
+    single = switchyard.Session(root / "tests/data/decoder/model.json", device="cpu")
+    assert rows == [single.generate([1, 2, 3], 12), single.generate([4, 5, 6], 12)]
+    assert rows[0] == expected(root, "greedy_1_2_3.txt") and stats["sequences"] == rows
+    code, out, _ = cli("generate", model, "--prompt", "1,2,3", "--prompt", "4,5,6",
+                       "--max-new-tokens", "12", "--json")
+    assert code == 0 and json.loads(out)["sequences"] == rows
+    with pytest.raises(switchyard.InvalidArgumentError, match="different lengths"):
+        session.generate([[1, 2, 3], [4]], 4)
+
+
 def test_module_level_generate(root):
     assert switchyard.generate(root / "tests/data/decoder/model.json", [1, 2, 3], 4,
                                device="cpu-ref") == expected(root, "greedy_1_2_3.txt")[:4]

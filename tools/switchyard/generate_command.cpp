@@ -22,6 +22,47 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+namespace {
+
+// Several sequences at once (Decoder::GenerateBatch): one line of ids per prompt at the
+// end, or with --json {"sequences": [[...], ...], ...}.
+int GenerateRows(Decoder& decoder, Session& session,
+                 const std::vector<std::vector<int64_t>>& prompts, int max_new, bool stop_at_end,
+                 bool json) {
+  const Clock::time_point start = Clock::now();
+  Expected<std::vector<std::vector<int64_t>>> rows =
+      decoder.GenerateBatch(prompts, max_new, stop_at_end);
+  if (!rows.ok()) {
+    PrintError("generate", rows.status().message());
+    return kExitFailure;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  size_t total = 0;
+  for (const auto& row : *rows) total += row.size();
+  if (json) {
+    boost::json::array sequences;
+    for (const auto& row : *rows)
+      sequences.emplace_back(boost::json::array(row.begin(), row.end()));
+    std::cout << boost::json::serialize(boost::json::object{
+                     {"sequences", std::move(sequences)},
+                     {"device", session.device().Spec()},
+                     {"seconds", seconds},
+                     {"tokens_per_second", seconds > 0 ? static_cast<double>(total) / seconds : 0}})
+              << "\n";
+    return kExitOk;
+  }
+  for (const auto& row : *rows) {
+    std::string line;
+    for (int64_t t : row) line += (line.empty() ? "" : ",") + std::to_string(t);
+    std::cout << line << "\n";
+  }
+  std::cerr << "switchyard generate: " << prompts.size() << " sequences, " << total << " tokens on "
+            << session.device().Spec() << " in " << seconds << " s\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunGenerate(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard generate MODEL --prompt IDS [--max-new-tokens N] [--device SPEC]\n"
@@ -39,8 +80,10 @@ int RunGenerate(const std::vector<std::string>& args) {
       "--ignore-eos. Prints each new token id as it is picked, then the time to the first\n"
       "token and the prompt and decode rates; --json prints them as one object at the end.\n\n"
       "options");
-  visible.add_options()("help,h", "show this help")("prompt", po::value<std::string>(),
-                                                    "the prompt's token ids, comma-separated")(
+  visible.add_options()("help,h", "show this help")(
+      "prompt", po::value<std::vector<std::string>>()->composing(),
+      "the prompt's token ids, comma-separated; repeat it for several sequences at once "
+      "(a model imported with --decoder-batch B takes up to B)")(
       "max-new-tokens", po::value<int>()->default_value(16), "how many tokens to generate")(
       "sample", po::value<std::string>()->default_value("greedy"),
       "greedy, temperature, top-k, top-p or min-p")(
@@ -62,11 +105,16 @@ int RunGenerate(const std::vector<std::string>& args) {
     PrintError("generate", "--prompt IDS is required (comma-separated token ids)");
     return kExitUsage;
   }
-  Expected<std::vector<int64_t>> prompt = ParseIds(vm["prompt"].as<std::string>(), "--prompt");
-  if (!prompt.ok()) {
-    PrintError("generate", prompt.status().message());
-    return kExitUsage;
+  std::vector<std::vector<int64_t>> prompts;
+  for (const std::string& text : vm["prompt"].as<std::vector<std::string>>()) {
+    Expected<std::vector<int64_t>> ids = ParseIds(text, "--prompt");
+    if (!ids.ok()) {
+      PrintError("generate", ids.status().message());
+      return kExitUsage;
+    }
+    prompts.push_back(std::move(*ids));
   }
+  const std::vector<int64_t>* prompt = &prompts[0];
   const int max_new = vm["max-new-tokens"].as<int>();
   if (max_new < 1 || max_new > 1000000) {
     PrintError("generate",
@@ -107,6 +155,10 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!cpu.ok()) return fail(cpu.status().message());
   Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(session, **cpu, options);
   if (!decoder.ok()) return fail(decoder.status().message());
+  if (prompts.size() > 1 || (*decoder)->batch() > 1) {
+    return GenerateRows(**decoder, session, prompts, max_new, vm.count("ignore-eos") == 0,
+                        vm.count("json") != 0);
+  }
   // The state's room before the clock starts (Prefill checks the ids itself).
   if (Status room = (*decoder)->CheckRoom(static_cast<int64_t>(prompt->size()), max_new);
       !room.ok()) {

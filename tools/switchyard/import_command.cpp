@@ -30,7 +30,7 @@ int RunImport(const std::vector<std::string>& args) {
       "usage: switchyard import MODEL.onnx -o STEM [--input-shape NAME=D0,D1,...]...\n"
       "                         [--input-value NAME=FILE.npy]... [--dim-example SYM=SIZE]...\n"
       "                         [--dim-expr NAME=EXPR]... [--decoder-state CAPACITY]\n"
-      "                         [--end-tokens IDS]\n\n"
+      "                         [--decoder-batch B] [--end-tokens IDS]\n\n"
       "Converts an ONNX model (opset 7 and later) to rml-graph v1: STEM.json and, when it\n"
       "has weights, STEM.safetensors. Shape computations are folded; every other ONNX op\n"
       "maps onto catalogue ops (docs/onnx-import.md). Inputs with symbolic dims keep them:\n"
@@ -53,6 +53,9 @@ int RunImport(const std::vector<std::string>& args) {
       "CAPACITY positions (docs/decoding.md), for switchyard generate; the model's folder's "
       "generation_config.json and genai_config.json give its end tokens (EOS) and, for "
       "onnxruntime-genai models, the past inputs' head size")(
+      "decoder-batch", po::value<int64_t>()->default_value(1),
+      "B: with --decoder-state, the state holds B sequences decoded at once (a symbolic "
+      "batch becomes B; switchyard generate with B prompts)")(
       "end-tokens", po::value<std::string>(),
       "IDS: with --decoder-state, the token ids that end a sequence (comma-separated), "
       "instead of what the model's folder says")(
@@ -122,6 +125,10 @@ int RunImport(const std::vector<std::string>& args) {
   // What the model's folder says about decoding (decoder_config.h).
   std::vector<int64_t> end_tokens;
   std::string end_tokens_from;
+  if (!vm["decoder-batch"].defaulted() && !options.decoder_with_past) {
+    PrintError("import", "--decoder-batch needs --decoder-state");
+    return kExitUsage;
+  }
   if (vm.count("end-tokens")) {
     if (!options.decoder_with_past) {
       PrintError("import", "--end-tokens needs --decoder-state");
@@ -187,8 +194,10 @@ int RunImport(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   if (vm.count("decoder-state")) {
-    if (Status converted = AddDecoderState(result->graph, vm["decoder-state"].as<int64_t>());
-        !converted.ok()) {
+    DecoderStateOptions state_options;
+    state_options.capacity = vm["decoder-state"].as<int64_t>();
+    state_options.batch = vm["decoder-batch"].as<int64_t>();
+    if (Status converted = AddDecoderState(result->graph, state_options); !converted.ok()) {
       PrintError("import", converted.message());
       return kExitFailure;
     }

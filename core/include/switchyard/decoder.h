@@ -66,6 +66,21 @@ class Decoder {
                                           bool stop_at_end = true);
   // Whether `token` is one of the model's end tokens (state.end_tokens).
   bool IsEndToken(int64_t token) const;
+  // Several sequences at once, one per row of a model whose state holds batch() of them
+  // (`import --decoder-batch`): the prompts (1 to batch() of them, of any lengths) are
+  // padded on the left to the longest (attention_mask 0 there, position_ids counting
+  // from each prompt's own first token), then every row appends one token per run until
+  // each has `max_new_tokens` or, with `stop_at_end`, has picked an end token; a
+  // finished row is fed its last token again and its picks dropped while the others go
+  // on. Rows past the prompts repeat the first prompt. Returns each prompt's new tokens.
+  // Prefill and Step take one sequence and need batch() 1. Runs on the state as it is:
+  // Reset() first for a new batch. Needs a model that takes attention_mask when the
+  // prompts differ in length (else the padding would be attended to).
+  Expected<std::vector<std::vector<int64_t>>> GenerateBatch(
+      std::span<const std::vector<int64_t>> prompts, int64_t max_new_tokens,
+      bool stop_at_end = true);
+  // The sequences the model's state holds (input_ids' fixed dim 0).
+  int64_t batch() const { return batch_; }
   // Whether the state can hold a prompt of `prompt_size` tokens and every one of
   // `max_new_tokens` but the last (which is picked, never run), after what it holds;
   // Generate's first check, for callers that run Prefill and Step themselves.
@@ -85,13 +100,18 @@ class Decoder {
   // One run of the model with `ids` appended; the token from its last logits row. `what`
   // names the ids in errors ("prompt token").
   Expected<int64_t> Run(std::span<const int64_t> ids, std::string_view what);
+  // One run of every row: `ids` holds pads.size() rows of `seq` ids, row r's first
+  // pads[r] left padding; the token picked from each row's last logits row.
+  Expected<std::vector<int64_t>> RunRows(std::span<const int64_t> ids, int64_t seq,
+                                         std::span<const int64_t> pads, std::string_view what);
 
   Session& session_;
   SamplerOptions options_;
   int64_t vocab_;
   std::unique_ptr<Session> sampler_;
   uint64_t generator_;  // splitmix64 state
-  struct Buffers;       // the sampler's input tensors, reused every token
+  int64_t batch_ = 1;
+  struct Buffers;  // the sampler's input tensors, reused every token
   std::unique_ptr<Buffers> buffers_;
 };
 

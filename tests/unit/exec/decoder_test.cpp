@@ -184,6 +184,71 @@ TEST_F(DecoderTest, GenerateStopsAtAnEndToken) {
                   "end token 16 (state.end_tokens) is outside its vocabulary of 16");
 }
 
+// GenerateBatch on a model of one sequence: one prompt is Generate; more are refused.
+TEST_F(DecoderTest, GenerateBatchOnAModelOfOneSequence) {
+  std::unique_ptr<Decoder> decoder = Make();
+  ASSERT_NE(decoder, nullptr);
+  EXPECT_EQ(decoder->batch(), 1);
+  const std::vector<std::vector<int64_t>> one = {kPrompt};
+  Expected<std::vector<std::vector<int64_t>>> rows = decoder->GenerateBatch(one, 12);
+  SY_ASSERT_OK(rows);
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0], ReadTokens("greedy_1_2_3.txt"));
+  SY_ASSERT_OK(decoder->Reset());
+  const std::vector<std::vector<int64_t>> two = {kPrompt, {4, 5}};
+  SY_EXPECT_ERROR(decoder->GenerateBatch(two, 4).status(),
+                  "2 prompts, but the model decodes 1 sequences at once");
+  const std::vector<std::vector<int64_t>> empty = {{}};
+  SY_EXPECT_ERROR(decoder->GenerateBatch(empty, 4).status(), "prompt 0 is empty");
+}
+
+// The toy decoder with a batch of 2 (every [1, ...] value made [2, ...]): two prompts in
+// one batch give what each gives alone on the model of one sequence; prompts of other
+// lengths are refused, since this model takes no attention_mask to hide padding.
+TEST_F(DecoderTest, ABatchOfTwoGivesEachSequencesTokens) {
+  Expected<Graph> graph = LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+  ASSERT_TRUE(graph.ok());
+  for (Value& v : graph->values) {
+    const bool batched =
+        !v.type.shape.empty() && v.type.shape.size() >= 2 &&
+        ((v.is_symbolic() && v.symbolic_shape[0].is_const() && v.symbolic_shape[0].value() == 1) ||
+         (!v.is_symbolic() && v.type.shape[0] == 1 && v.type.shape.size() == 3));
+    if (!batched) continue;
+    v.type.shape[0] = 2;
+    if (v.is_symbolic()) v.symbolic_shape[0] = DimExpr(2);
+  }
+  SY_ASSERT_OK(ValidateGraphTypes(*graph));
+  PlanOptions options;
+  options.devices = {&cpu()};
+  Expected<std::unique_ptr<Session>> session = Session::Create(*graph, *host_, options);
+  SY_ASSERT_OK(session);
+  Expected<std::unique_ptr<Decoder>> batched = Decoder::Create(**session, cpu());
+  SY_ASSERT_OK(batched);
+  EXPECT_EQ((*batched)->batch(), 2);
+  const std::vector<std::vector<int64_t>> prompts = {kPrompt, {4, 5, 6}};
+  Expected<std::vector<std::vector<int64_t>>> rows = (*batched)->GenerateBatch(prompts, 12);
+  SY_ASSERT_OK(rows);
+  std::unique_ptr<Decoder> single = Make();
+  ASSERT_NE(single, nullptr);
+  for (size_t r = 0; r < prompts.size(); ++r) {
+    SY_ASSERT_OK(single->Reset());
+    Expected<std::vector<int64_t>> alone = single->Generate(prompts[r], 12);
+    SY_ASSERT_OK(alone);
+    EXPECT_EQ((*rows)[r], *alone) << "row " << r;
+  }
+  EXPECT_EQ((*rows)[0], ReadTokens("greedy_1_2_3.txt"));
+  // One prompt on the batch: its first row.
+  SY_ASSERT_OK((*batched)->Reset());
+  Expected<std::vector<int64_t>> first = (*batched)->Generate(kPrompt, 12);
+  SY_ASSERT_OK(first);
+  EXPECT_EQ(*first, ReadTokens("greedy_1_2_3.txt"));
+  SY_ASSERT_OK((*batched)->Reset());
+  const std::vector<std::vector<int64_t>> uneven = {kPrompt, {4}};
+  SY_EXPECT_ERROR((*batched)->GenerateBatch(uneven, 4).status(),
+                  "prompts of different lengths need a model that takes attention_mask");
+  SY_EXPECT_ERROR((*batched)->Prefill(kPrompt).status(), "decodes 2 sequences at once");
+}
+
 TEST_F(DecoderTest, AModelWithoutStateIsRefused) {
   Expected<Graph> mlp = LoadModel(std::string(SY_SOURCE_DIR) + "/examples/mlp");
   ASSERT_TRUE(mlp.ok()) << mlp.status().ToString();

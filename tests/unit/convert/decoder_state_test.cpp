@@ -149,6 +149,25 @@ TEST(DecoderState, SizesOfTheKeyLengthBecomeTheCapacity) {
   EXPECT_EQ(stride.attr_exprs.at("limit").items[0].ToString(), "9");
 }
 
+// --decoder-batch: the symbolic batch becomes B in the state and everywhere else.
+TEST(DecoderState, ABatchOfSequences) {
+  Expected<Graph> graph = ParseGraphJson(DecoderWithPast(), nullptr);
+  SY_ASSERT_OK(graph);
+  DecoderStateOptions options;
+  options.capacity = 8;
+  options.batch = 3;
+  SY_ASSERT_OK(AddDecoderState(*graph, options));
+  EXPECT_EQ(graph->values[graph->state.values[0].input].type.ToString(), "f32 [3, 2, 8, 4]");
+  EXPECT_EQ(ValueTypeString(graph->values[0]), "i64 [3, seq]");
+  Expected<Graph> other = ParseGraphJson(DecoderWithPast(), nullptr);
+  SY_ASSERT_OK(other);
+  options.batch = 0;
+  SY_EXPECT_ERROR(AddDecoderState(*other, options), "--decoder-batch 0: expected 1 to 4096");
+  options.batch = 1;
+  options.advance_input = "tokens";
+  SY_EXPECT_ERROR(AddDecoderState(*other, options), "the graph has no input \"tokens\"");
+}
+
 TEST(DecoderState, RefusesWhatItCannotConvert) {
   Expected<Graph> graph = ParseGraphJson(DecoderWithPast(), nullptr);
   SY_ASSERT_OK(graph);

@@ -39,7 +39,8 @@ bool Names(const std::string& poly, const std::string& symbol) {
 
 class Converter {
  public:
-  Converter(Graph& g, int64_t capacity) : g_(g), capacity_(capacity) {}
+  Converter(Graph& g, const DecoderStateOptions& options)
+      : g_(g), capacity_(options.capacity), batch_(options.batch), options_(options) {}
 
   Status Run() {
     SY_RETURN_IF_ERROR(FindPairs());
@@ -81,14 +82,14 @@ class Converter {
     }
     // The position input.
     for (const Value& v : g_.values) {
-      if (v.name == "cache_position") {
-        return InvalidArgument(
-            "--decoder-state: the graph already has a value named "
-            "cache_position (the name of the position input it adds)");
+      if (v.name == options_.position_input) {
+        return InvalidArgument("--decoder-state: the graph already has a value named " +
+                               options_.position_input +
+                               " (the name of the position input it adds)");
       }
     }
     Value position;
-    position.name = "cache_position";
+    position.name = options_.position_input;
     position.type = {DType::kI64, {}};
     position_ = AddValue(std::move(position));
     g_.inputs.push_back(position_);
@@ -140,15 +141,14 @@ class Converter {
       }
     }
     for (ValueId id : g_.inputs) {
-      if (g_.values[id].name == "input_ids") advance_ = id;
+      if (g_.values[id].name == options_.advance_input) advance_ = id;
     }
     if (advance_ < 0) {
-      return InvalidArgument(
-          "--decoder-state: the graph has no input \"input_ids\" (the "
-          "token ids each run adds)");
+      return InvalidArgument("--decoder-state: the graph has no input \"" + options_.advance_input +
+                             "\" (the token ids each run adds)");
     }
     if (g_.values[advance_].type.rank() < 2) {
-      return InvalidArgument("--decoder-state: input_ids is " +
+      return InvalidArgument("--decoder-state: " + options_.advance_input + " is " +
                              ValueTypeString(g_.values[advance_]) +
                              " (expected [batch, seq]: each run adds seq positions)");
     }
@@ -235,7 +235,7 @@ class Converter {
       if (seq && !k) return std::nullopt;
     }
     std::map<std::string, DimPoly> bound = {{kKeyAtom, DimPoly(capacity_)}};
-    if (!batch_symbol_.empty()) bound[batch_symbol_] = DimPoly(1);
+    if (!batch_symbol_.empty()) bound[batch_symbol_] = DimPoly(batch_);
     return Rewrite(*in_key, bound);
   }
 
@@ -253,7 +253,7 @@ class Converter {
       return e;
     }
     if (e.kind() == DimExpr::Kind::kSymbol) {
-      if (!batch_symbol_.empty() && e.symbol() == batch_symbol_) return DimExpr(1);
+      if (!batch_symbol_.empty() && e.symbol() == batch_symbol_) return DimExpr(batch_);
       return e;
     }
     if (e.kind() == DimExpr::Kind::kConst || e.kind() == DimExpr::Kind::kUnknown ||
@@ -432,6 +432,8 @@ class Converter {
 
   Graph& g_;
   int64_t capacity_;
+  int64_t batch_;
+  const DecoderStateOptions& options_;
   DimAlgebra algebra_;
   std::vector<Value> original_;
   std::set<std::string> names_;  // every value's name, once UniqueName is first asked
@@ -448,17 +450,27 @@ class Converter {
 
 }  // namespace
 
-Status AddDecoderState(Graph& graph, int64_t capacity) {
-  if (capacity < 1 || capacity > (int64_t{1} << 30)) {
-    return InvalidArgument("--decoder-state " + std::to_string(capacity) +
+Status AddDecoderState(Graph& graph, const DecoderStateOptions& options) {
+  if (options.capacity < 1 || options.capacity > (int64_t{1} << 30)) {
+    return InvalidArgument("--decoder-state " + std::to_string(options.capacity) +
                            ": expected a capacity of 1 to 2^30 positions");
+  }
+  if (options.batch < 1 || options.batch > 4096) {
+    return InvalidArgument("--decoder-batch " + std::to_string(options.batch) +
+                           ": expected 1 to 4096 sequences");
   }
   if (!graph.state.empty()) return InvalidArgument("the graph already has decoding state");
   // Converted on a copy: a refusal leaves the caller's graph as it was.
   Graph converted = graph;
-  SY_RETURN_IF_ERROR(Converter(converted, capacity).Run());
+  SY_RETURN_IF_ERROR(Converter(converted, options).Run());
   graph = std::move(converted);
   return Status::Ok();
+}
+
+Status AddDecoderState(Graph& graph, int64_t capacity) {
+  DecoderStateOptions options;
+  options.capacity = capacity;
+  return AddDecoderState(graph, options);
 }
 
 }  // namespace sy
