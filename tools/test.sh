@@ -20,9 +20,11 @@ if [ "${SKIP_PYTHON:-0}" != 1 ]; then
   # pyarrow (Ray Data's) need NumPy 2: hence the pins.
   [ -x "$VENV/bin/python" ] || "${PYTHON:-python3}" -m venv --system-site-packages "$VENV"
   # onnx and onnxruntime pinned to the releases the importer's schema table was generated
-  # from (ctest onnx_schema_table; the newest node tests, onnx_latest_node_tests).
+  # from (ctest onnx_schema_table; the newest node tests, onnx_latest_node_tests);
+  # tokenizers for generate(text=...).
   "$VENV/bin/pip" install -q --disable-pip-version-check nanobind scikit-build-core pytest \
-    "ray[data,serve]" "numpy<2" "pandas<3" "pyarrow<21" onnx==1.23.2 onnxruntime==1.32.0
+    "ray[data,serve]" "numpy<2" "pandas<3" "pyarrow<21" onnx==1.23.2 onnxruntime==1.32.0 \
+    tokenizers
   export SY_PYTHON=$PWD/$VENV/bin/python
 fi
 

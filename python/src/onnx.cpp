@@ -90,6 +90,11 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
       if (decoder_state > 0 && failed.ok()) result.graph.state.end_tokens = end_tokens;
       if (failed.ok()) {
         Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);
+        if (stem_path.ok() && decoder_state > 0) {
+          Expected<std::filesystem::path> copied =
+              onnx_import::CopyTokenizer(std::filesystem::path(path).parent_path(), *stem_path);
+          if (!copied.ok()) failed = copied.status();
+        }
         if (stem_path.ok()) {
           saved = stem_path->string() + ".json";
         } else {

@@ -142,6 +142,8 @@ class Session(_native.Session):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidArgumentError(f"{name} {value!r}: expected an int")
         self._host = _host(threads, isolate, timeout, plugins)
+        self._model_path = os.fspath(model)
+        self._tokenizer = None
         super().__init__(self._host, os.fspath(model), _names(device, "device"), bool(strict),
                          limits, optimize, max_specializations, bool(island_pass))
 
@@ -161,10 +163,44 @@ class Session(_native.Session):
         """session(x=array) is session.run({"x": array})."""
         return self.run(inputs)
 
-    def generate(self, prompt: Sequence[int], max_new_tokens: int = 16, *,
+    def tokenizer_path(self) -> Optional[str]:
+        """The model's tokenizer.json: STEM.tokenizer.json beside the model (what import
+        copies from a decoder's folder), else the model folder's tokenizer.json; None
+        when there is neither."""
+        path = self._model_path
+        if os.path.isdir(path):
+            candidates = [os.path.join(path, "tokenizer.json")]
+        else:
+            stem = path[:-5] if path.endswith(".json") else path
+            candidates = [stem + ".tokenizer.json",
+                          os.path.join(os.path.dirname(stem) or ".", "tokenizer.json")]
+        return next((c for c in candidates if os.path.isfile(c)), None)
+
+    def _text_tokenizer(self, tokenizer: Optional[PathLike]):
+        try:
+            import tokenizers
+        except ImportError:
+            raise InvalidArgumentError("text in and out needs Hugging Face's tokenizers "
+                                       "package (pip install tokenizers)") from None
+        path = os.fspath(tokenizer) if tokenizer is not None else self.tokenizer_path()
+        if path is None:
+            raise InvalidArgumentError(
+                f"{self._model_path} has no tokenizer.json (import --decoder-state copies the "
+                "ONNX model folder's as STEM.tokenizer.json); pass tokenizer=PATH")
+        if self._tokenizer is None or self._tokenizer[0] != path:
+            try:
+                self._tokenizer = (path, tokenizers.Tokenizer.from_file(path))
+            except Exception as error:  # tokenizers raises its own Exception subclass
+                raise InvalidArgumentError(f"{path}: not a tokenizer.json ({error})") from None
+        return self._tokenizer[1]
+
+    def generate(self, prompt: Union[Sequence[int], Sequence[Sequence[int]], None] = None,
+                 max_new_tokens: int = 16, *,
                  sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
                  top_p: float = 1.0, min_p: float = 0.0, seed: int = 1,
-                 ignore_eos: bool = False, return_stats: bool = False):
+                 ignore_eos: bool = False, return_stats: bool = False,
+                 text: Union[None, str, Sequence[str]] = None,
+                 tokenizer: Optional[PathLike] = None):
         """`switchyard generate`: the prompt's token ids in one run, then one run per new
         token, each picked from the last row of 'logits' by the catalogue's sample op
         with numbers from splitmix64 seeded by `seed` (the core's Decoder, as the CLI).
@@ -176,7 +212,29 @@ class Session(_native.Session):
         `prompt` may be a list of prompts (lists of ids) for a model imported with
         decoder_batch=B (up to B of them, of any lengths: left-padded through the mask);
         then each prompt's new tokens come back, in order, a finished sequence stopping
-        while the others go on."""
+        while the others go on.
+
+        text="..." (or a list of texts) instead of ids: the prompt is encoded and the new
+        tokens decoded with the model's tokenizer.json (tokenizer_path(), or `tokenizer`)
+        through Hugging Face's tokenizers package; returns the new text (or texts)."""
+        if text is not None:
+            if prompt is not None:
+                raise InvalidArgumentError("give either prompt (token ids) or text, not both")
+            codec = self._text_tokenizer(tokenizer)
+            texts = [text] if isinstance(text, str) else list(text)
+            if not texts or not all(isinstance(t, str) for t in texts):
+                raise InvalidArgumentError("text: expected a string or a list of strings")
+            ids = [codec.encode(t).ids for t in texts]
+            result = self.generate(ids[0] if isinstance(text, str) else ids, max_new_tokens,
+                                   sample=sample, temperature=temperature, top_k=top_k,
+                                   top_p=top_p, min_p=min_p, seed=seed, ignore_eos=ignore_eos,
+                                   return_stats=return_stats)
+            tokens, stats = result if return_stats else (result, None)
+            out = codec.decode(tokens) if isinstance(text, str) else \
+                [codec.decode(row) for row in tokens]
+            return (out, stats) if return_stats else out
+        if prompt is None:
+            raise InvalidArgumentError("generate needs prompt (token ids) or text")
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
             raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
         if not 0 <= int(seed) < 2**64:
@@ -194,16 +252,19 @@ class Session(_native.Session):
                                          bool(ignore_eos))
         return (tokens, stats) if return_stats else tokens
 
-def generate(model: PathLike, prompt: Sequence[int], max_new_tokens: int = 16, *,
+def generate(model: PathLike, prompt: Union[Sequence[int], Sequence[Sequence[int]], None] = None,
+             max_new_tokens: int = 16, *,
              device: Union[None, str, Sequence[str]] = None, sample: str = "greedy",
              temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, min_p: float = 0.0,
              seed: int = 1, threads: int = 0, ignore_eos: bool = False,
-             return_stats: bool = False):
+             return_stats: bool = False, text: Union[None, str, Sequence[str]] = None,
+             tokenizer: Optional[PathLike] = None):
     """`switchyard generate MODEL --prompt IDS`: a session for `model`, then
-    Session.generate."""
+    Session.generate (prompt ids, or text through the model's tokenizer.json)."""
     return Session(model, device, threads=threads).generate(
         prompt, max_new_tokens, sample=sample, temperature=temperature, top_k=top_k,
-        top_p=top_p, min_p=min_p, seed=seed, ignore_eos=ignore_eos, return_stats=return_stats)
+        top_p=top_p, min_p=min_p, seed=seed, ignore_eos=ignore_eos, return_stats=return_stats,
+        text=text, tokenizer=tokenizer)
 
 
 def import_onnx(path: PathLike, stem: PathLike, *,

@@ -85,6 +85,34 @@ def test_a_batch_of_prompts(root, tmp_path, cli):
         session.generate([[1, 2, 3], [4]], 4)
 
 
+def test_text_in_text_out(root, tmp_path):
+    """generate(text=...) through Hugging Face's tokenizers and the model's tokenizer.json
+    (STEM.tokenizer.json beside it): a word-level vocabulary t0..t15 written here, so the
+    text "t1 t2 t3" is the prompt 1,2,3 and the answer is the NumPy reference's tokens."""
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {"t%d" % i: i for i in range(16)}
+    codec = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab=vocab, unk_token="t0"))
+    codec.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    model = tmp_path / "toy.json"
+    model.write_text((root / "tests/data/decoder/model.json").read_text())
+    codec.save(str(tmp_path / "toy.tokenizer.json"))
+    session = switchyard.Session(model, device="cpu")
+    assert session.tokenizer_path() == str(tmp_path / "toy.tokenizer.json")
+    greedy = expected(root, "greedy_1_2_3.txt")
+    assert session.generate(text="t1 t2 t3", max_new_tokens=12) == \
+        " ".join("t%d" % t for t in greedy)
+    assert session.generate(text=["t1 t2 t3"], max_new_tokens=4) == \
+        [" ".join("t%d" % t for t in greedy[:4])]
+    with pytest.raises(switchyard.InvalidArgumentError, match="either prompt"):
+        session.generate([1, 2], text="t1")
+    (tmp_path / "toy.tokenizer.json").unlink()
+    with pytest.raises(switchyard.InvalidArgumentError, match="has no tokenizer.json"):
+        session.generate(text="t1 t2")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(switchyard.InvalidArgumentError, match="not a tokenizer.json"):
+        session.generate(text="t1 t2", tokenizer=tmp_path / "bad.json")
+
+
 def test_module_level_generate(root):
     assert switchyard.generate(root / "tests/data/decoder/model.json", [1, 2, 3], 4,
                                device="cpu-ref") == expected(root, "greedy_1_2_3.txt")[:4]

@@ -97,4 +97,22 @@ Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::pat
   return config;
 }
 
+Expected<std::filesystem::path> CopyTokenizer(const std::filesystem::path& folder,
+                                              const std::filesystem::path& stem) {
+  const std::filesystem::path from =
+      (folder.empty() ? std::filesystem::path(".") : folder) / "tokenizer.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(from, ec)) return std::filesystem::path();
+  if (!std::filesystem::is_regular_file(from, ec) ||
+      std::filesystem::file_size(from, ec) > (uintmax_t{256} << 20) || ec) {
+    return InvalidArgument(from.string() + ": not a regular file of at most 256 MiB");
+  }
+  std::filesystem::path to = stem;
+  to += ".tokenizer.json";
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec)
+    return IoError("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
+  return to;
+}
+
 }  // namespace sy::onnx_import

@@ -78,7 +78,10 @@ int RunGenerate(const std::vector<std::string>& args) {
       "Stops after an end token of the model (its EOS ids, which import takes from the\n"
       "ONNX model's generation_config.json or genai_config.json, or --end-tokens) unless\n"
       "--ignore-eos. Prints each new token id as it is picked, then the time to the first\n"
-      "token and the prompt and decode rates; --json prints them as one object at the end.\n\n"
+      "token and the prompt and decode rates; --json prints them as one object at the end.\n"
+      "Token ids only: text in and out is Python's generate(text=...), through Hugging\n"
+      "Face's tokenizers and the model's tokenizer.json (no C++ library for that file is\n"
+      "packaged for the platforms built here).\n\n"
       "options");
   visible.add_options()("help,h", "show this help")(
       "prompt", po::value<std::vector<std::string>>()->composing(),

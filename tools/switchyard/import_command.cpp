@@ -210,6 +210,17 @@ int RunImport(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   const std::filesystem::path stem = *saved;
+  // The tokenizer of a decoder's folder, for Python's generate(text=...).
+  std::filesystem::path tokenizer;
+  if (options.decoder_with_past) {
+    Expected<std::filesystem::path> copied =
+        onnx_import::CopyTokenizer(std::filesystem::path(model).parent_path(), stem);
+    if (!copied.ok()) {
+      PrintError("import", copied.status().message());
+      return kExitFailure;
+    }
+    tokenizer = *copied;
+  }
   const Graph& graph = result->graph;
   if (vm.count("json")) {
     boost::json::array inputs, outputs, frozen;
@@ -245,6 +256,9 @@ int RunImport(const std::vector<std::string>& args) {
       for (int64_t id : graph.state.end_tokens)
         ids += (ids.empty() ? "" : ",") + std::to_string(id);
       std::cout << "  end tokens " << ids << " (from " << end_tokens_from << ")\n";
+    }
+    if (!tokenizer.empty()) {
+      std::cout << "  tokenizer " << tokenizer.string() << " (the model folder's tokenizer.json)\n";
     }
   }
   return kExitOk;

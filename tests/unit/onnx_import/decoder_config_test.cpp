@@ -75,5 +75,23 @@ TEST(DecoderFolderConfig, MalformedFilesAreErrorsNamingTheField) {
                   "bytes (expected a configuration of at most 1 MiB)");
 }
 
+// A decoder folder's tokenizer.json goes beside the imported model as STEM.tokenizer.json.
+TEST(DecoderFolderConfig, CopiesTheTokenizer) {
+  const fs::path dir = Folder("tokenizer");
+  Expected<fs::path> none = CopyTokenizer(dir, dir / "out");
+  SY_ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
+  Write(dir / "tokenizer.json", R"({"version": "1.0", "model": {"type": "WordLevel"}})");
+  Expected<fs::path> copied = CopyTokenizer(dir, dir / "out");
+  SY_ASSERT_OK(copied);
+  EXPECT_EQ(*copied, dir / "out.tokenizer.json");
+  std::ifstream in(*copied);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, R"({"version": "1.0", "model": {"type": "WordLevel"}})");
+  fs::remove(dir / "tokenizer.json");
+  fs::create_directory(dir / "tokenizer.json");
+  SY_EXPECT_ERROR(CopyTokenizer(dir, dir / "out").status(), "not a regular file");
+}
+
 }  // namespace
 }  // namespace sy::onnx_import

@@ -29,4 +29,11 @@ struct DecoderFolderConfig {
 // is not a non-negative integer or a list of them) is an error naming the file and field.
 Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::path& folder);
 
+// Copies `folder`/tokenizer.json (Hugging Face tokenizers' file, which Python's
+// generate(text=...) reads) to `stem`.tokenizer.json beside an imported model, where it
+// is a regular file of at most 256 MiB; returns the copy's path, or an empty path when
+// the folder has none.
+Expected<std::filesystem::path> CopyTokenizer(const std::filesystem::path& folder,
+                                              const std::filesystem::path& stem);
+
 }  // namespace sy::onnx_import
