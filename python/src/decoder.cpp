@@ -155,9 +155,95 @@ nb::tuple GenerateBatchForPython(PySession& s, const std::vector<std::vector<int
   return nb::make_tuple(*rows, stats);
 }
 
+// Session.stream: one token per call to next(), as `switchyard generate` prints them. The
+// decoder borrows the session between calls (each call holds its mutex); the stream keeps
+// the Python session alive.
+class TokenStream {
+ public:
+  TokenStream(nb::object session, std::vector<int64_t> prompt, int64_t max_new,
+              SamplerOptions options, bool ignore_eos)
+      : owner_(std::move(session)),
+        session_(nb::cast<PySession*>(owner_)),
+        prompt_(std::move(prompt)),
+        max_new_(max_new),
+        options_(std::move(options)),
+        stop_at_end_(!ignore_eos) {
+    if (prompt_.empty()) Throw(InvalidArgument("prompt is empty (expected token ids: [1, 2, 3])"));
+    if (max_new_ < 1 || max_new_ > 1000000) {
+      Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new_) +
+                            ": expected 1 to 1000000"));
+    }
+    ThrowIfError(CheckSamplerOptions(options_));
+  }
+
+  // The next token, or None once max_new_tokens are out or an end token was (the last).
+  nb::object Next() {
+    if (done_) return nb::none();
+    const PluginHost& host = session_->host();
+    Expected<int64_t> token = session_->Locked([&](Session& session) -> Expected<int64_t> {
+      if (decoder_ == nullptr) {
+        if (!session.has_state()) {
+          return InvalidArgument(session_->model() + " keeps no decoding state (docs/decoding.md)");
+        }
+        SY_ASSIGN_OR_RETURN(const Device* cpu, host.FindDevice("cpu"));
+        SY_ASSIGN_OR_RETURN(decoder_, Decoder::Create(session, *cpu, options_));
+        SY_RETURN_IF_ERROR(decoder_->Reset());
+        SY_RETURN_IF_ERROR(decoder_->CheckRoom(static_cast<int64_t>(prompt_.size()), max_new_));
+        return decoder_->Prefill(prompt_);
+      }
+      return decoder_->Step(last_);
+    });
+    if (!token.ok()) {
+      done_ = true;
+      Throw(token.status());
+    }
+    last_ = *token;
+    ++count_;
+    done_ = count_ >= max_new_ || (stop_at_end_ && decoder_->IsEndToken(last_));
+    return nb::int_(last_);
+  }
+
+ private:
+  nb::object owner_;
+  PySession* session_;
+  std::vector<int64_t> prompt_;
+  int64_t max_new_;
+  SamplerOptions options_;
+  bool stop_at_end_;
+  std::unique_ptr<Decoder> decoder_;
+  int64_t last_ = 0, count_ = 0;
+  bool done_ = false;
+};
+
+SamplerOptions MakeOptions(const std::string& method, double temperature, int64_t top_k,
+                           double top_p, double min_p, uint64_t seed) {
+  SamplerOptions options;
+  options.method = method;
+  options.temperature = temperature;
+  options.top_k = top_k;
+  options.top_p = top_p;
+  options.min_p = min_p;
+  options.seed = seed;
+  return options;
+}
+
 }  // namespace
 
 void BindDecoder(nb::module_& m) {
+  nb::class_<TokenStream>(m, "TokenStream")
+      .def(
+          "__init__",
+          [](TokenStream* self, nb::object session, std::vector<int64_t> prompt, int64_t max_new,
+             const std::string& method, double temperature, int64_t top_k, double top_p,
+             double min_p, uint64_t seed, bool ignore_eos) {
+            new (self) TokenStream(std::move(session), std::move(prompt), max_new,
+                                   MakeOptions(method, temperature, top_k, top_p, min_p, seed),
+                                   ignore_eos);
+          },
+          nb::arg("session"), nb::arg("prompt"), nb::arg("max_new_tokens"), nb::arg("method"),
+          nb::arg("temperature"), nb::arg("top_k"), nb::arg("top_p"), nb::arg("min_p"),
+          nb::arg("seed"), nb::arg("ignore_eos"))
+      .def("next", &TokenStream::Next, "The next token, or None when the stream has ended.");
   m.def("generate_batch", &GenerateBatchForPython, nb::arg("session"), nb::arg("prompts"),
         nb::arg("max_new_tokens"), nb::arg("method"), nb::arg("temperature"), nb::arg("top_k"),
         nb::arg("top_p"), nb::arg("min_p"), nb::arg("seed"), nb::arg("ignore_eos"),

@@ -194,6 +194,22 @@ class Session(_native.Session):
                 raise InvalidArgumentError(f"{path}: not a tokenizer.json ({error})") from None
         return self._tokenizer[1]
 
+    def stream(self, prompt: Sequence[int], max_new_tokens: int = 16, *,
+               sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
+               top_p: float = 1.0, min_p: float = 0.0, seed: int = 1,
+               ignore_eos: bool = False) -> Iterable[int]:
+        """generate, one token at a time: yields each new token id as the model picks it
+        (the same tokens as generate for the same arguments). Starts a new sequence; do not
+        run the session otherwise until the stream is done."""
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
+            raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
+        if not 0 <= int(seed) < 2**64:
+            raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+        native = _native.TokenStream(self, [int(t) for t in prompt], max_new_tokens, str(sample),
+                                     float(temperature), int(top_k), float(top_p),
+                                     float(min_p), int(seed), bool(ignore_eos))
+        return _stream_tokens(native)
+
     def generate(self, prompt: Union[Sequence[int], Sequence[Sequence[int]], None] = None,
                  max_new_tokens: int = 16, *,
                  sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
@@ -251,6 +267,14 @@ class Session(_native.Session):
                                          float(top_p), float(min_p), int(seed),
                                          bool(ignore_eos))
         return (tokens, stats) if return_stats else tokens
+
+def _stream_tokens(native):
+    while True:
+        token = native.next()
+        if token is None:
+            return
+        yield token
+
 
 def generate(model: PathLike, prompt: Union[Sequence[int], Sequence[Sequence[int]], None] = None,
              max_new_tokens: int = 16, *,

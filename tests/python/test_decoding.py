@@ -113,6 +113,25 @@ def test_text_in_text_out(root, tmp_path):
         session.generate(text="t1 t2", tokenizer=tmp_path / "bad.json")
 
 
+def test_stream_yields_generates_tokens_one_by_one(root, decoder, tmp_path):
+    greedy = expected(root, "greedy_1_2_3.txt")
+    stream = decoder.stream([1, 2, 3], 12)
+    first = next(stream)
+    assert first == greedy[0]
+    assert [first] + list(stream) == greedy
+    assert list(decoder.stream([1, 2, 3], 12, sample="top-k", top_k=4, temperature=0.8,
+                               seed=7)) == expected(root, "top_k4_t0.8_seed7_1_2_3.txt")
+    # An end token ends the stream after it.
+    text = (root / "tests/data/decoder/model.json").read_text()
+    model = tmp_path / "eos.json"
+    model.write_text(text.replace('\n "state": {\n', '\n "state": {"end_tokens": [%d],\n' %
+                                  greedy[2], 1))
+    eos = switchyard.Session(model, device="cpu")
+    assert list(eos.stream([1, 2, 3], 12)) == greedy[:3]
+    with pytest.raises(switchyard.InvalidArgumentError, match="outside the vocabulary"):
+        list(decoder.stream([1, 99], 4))
+
+
 def test_module_level_generate(root):
     assert switchyard.generate(root / "tests/data/decoder/model.json", [1, 2, 3], 4,
                                device="cpu-ref") == expected(root, "greedy_1_2_3.txt")[:4]
