@@ -57,6 +57,8 @@ try:
 except ImportError as error:  # pragma: no cover
     print("decoder_families: skipped (%s)" % error)
     sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_gpt2  # noqa: E402  (the cache as each transformers version takes and gives it)
 
 VOCAB, WIDTH, FFN, LAYERS, HEADS, KV_HEADS = 128, 64, 128, 2, 4, 2
 PROMPT = [1, 2, 3, 4, 5]
@@ -148,16 +150,12 @@ class WithPast(torch.nn.Module):
     def forward(self, input_ids, attention_mask, *rest):
         position_ids = rest[0] if self.positions else None
         past = rest[1:] if self.positions else rest
-        cache = transformers.DynamicCache(
-            ddp_cache_data=[(past[2 * i], past[2 * i + 1]) for i in range(self.layers)])
+        cache = export_gpt2.make_cache([(past[2 * i], past[2 * i + 1])
+                                        for i in range(self.layers)])
         extra = {"position_ids": position_ids} if self.positions else {}
         out = self.model(input_ids=input_ids, attention_mask=attention_mask,
                          past_key_values=cache, use_cache=True, return_dict=True, **extra)
-        presents = out.past_key_values
-        flat = []
-        for layer in presents.layers:
-            flat += [layer.keys, layer.values]
-        return (out.logits,) + tuple(flat)
+        return (out.logits,) + export_gpt2.flatten_cache(out.past_key_values)
 
 
 def build(name):

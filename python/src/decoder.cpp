@@ -75,13 +75,8 @@ Expected<Generated> Generate(Session& session, const PluginHost& host, const std
   return out;
 }
 
-nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, int64_t max_new,
-                            const std::string& method, double temperature, int64_t top_k,
-                            double top_p, double min_p, uint64_t seed, bool ignore_eos) {
-  if (prompt.empty()) Throw(InvalidArgument("prompt is empty (expected token ids: [1, 2, 3])"));
-  if (max_new < 1 || max_new > 1000000) {
-    Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
-  }
+SamplerOptions MakeOptions(const std::string& method, double temperature, int64_t top_k,
+                           double top_p, double min_p, uint64_t seed) {
   SamplerOptions options;
   options.method = method;
   options.temperature = temperature;
@@ -89,6 +84,17 @@ nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, in
   options.top_p = top_p;
   options.min_p = min_p;
   options.seed = seed;
+  return options;
+}
+
+nb::tuple GenerateForPython(PySession& s, const std::vector<int64_t>& prompt, int64_t max_new,
+                            const std::string& method, double temperature, int64_t top_k,
+                            double top_p, double min_p, uint64_t seed, bool ignore_eos) {
+  if (prompt.empty()) Throw(InvalidArgument("prompt is empty (expected token ids: [1, 2, 3])"));
+  if (max_new < 1 || max_new > 1000000) {
+    Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
+  }
+  const SamplerOptions options = MakeOptions(method, temperature, top_k, top_p, min_p, seed);
   const PluginHost& host = s.host();  // with the GIL: it reads a Python object
   Expected<Generated> done = s.Locked([&](Session& session) {
     return Generate(session, host, s.model(), prompt, max_new, options, !ignore_eos);
@@ -117,13 +123,7 @@ nb::tuple GenerateBatchForPython(PySession& s, const std::vector<std::vector<int
   if (max_new < 1 || max_new > 1000000) {
     Throw(InvalidArgument("max_new_tokens " + std::to_string(max_new) + ": expected 1 to 1000000"));
   }
-  SamplerOptions options;
-  options.method = method;
-  options.temperature = temperature;
-  options.top_k = top_k;
-  options.top_p = top_p;
-  options.min_p = min_p;
-  options.seed = seed;
+  const SamplerOptions options = MakeOptions(method, temperature, top_k, top_p, min_p, seed);
   const PluginHost& host = s.host();
   std::string device;
   double seconds = 0;
@@ -214,18 +214,6 @@ class TokenStream {
   int64_t last_ = 0, count_ = 0;
   bool done_ = false;
 };
-
-SamplerOptions MakeOptions(const std::string& method, double temperature, int64_t top_k,
-                           double top_p, double min_p, uint64_t seed) {
-  SamplerOptions options;
-  options.method = method;
-  options.temperature = temperature;
-  options.top_k = top_k;
-  options.top_p = top_p;
-  options.min_p = min_p;
-  options.seed = seed;
-  return options;
-}
 
 }  // namespace
 
