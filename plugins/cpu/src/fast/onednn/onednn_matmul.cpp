@@ -158,7 +158,7 @@ class OneDnnMatMul final : public PreparedKernel {
       }
     }
     if (gemv_) {
-      fast::PanelGemv(ctx.pool, panels_, reinterpret_cast<const float*>(a),
+      fast::PanelGemv(ctx.pool, panels_, gemv_rows_, reinterpret_cast<const float*>(a),
                       static_cast<const float*>(weights_.get_data_handle()),
                       s_.bias.is_zero() ? nullptr : reinterpret_cast<const float*>(c),
                       s_.residual_post_op >= 0 ? reinterpret_cast<const float*>(r) : nullptr,
@@ -195,10 +195,10 @@ class OneDnnMatMul final : public PreparedKernel {
   }
 
  private:
-  // One row of a times packed weights in oneDNN's BA16a64b layout, with at most a row
-  // bias and the residual: the case PanelGemv (panel_gemv.h) runs at the memory's speed
-  // where the primitive does not. Anything else (a scale, an activation, another layout)
-  // stays with the primitive.
+  // Up to kPanelGemvRows rows of a times packed weights in oneDNN's BA16a64b layout, with at most a
+  // row bias and the residual: the case PanelGemv (panel_gemv.h) runs at the memory's speed where
+  // the primitive does not. Anything else (a scale, an activation, another layout) stays with the
+  // primitive.
   void FindPanelGemv() {
     gemv_ = false;
     if (!s_.weights_constant || !fast::PanelGemvAvailable() || s_.prefill_c ||
@@ -206,7 +206,16 @@ class OneDnnMatMul final : public PreparedKernel {
       return;
     }
     const memory::dims src = s_.src.dims();
-    if (src.size() != 2 || src[0] != 1) return;
+    if (src.size() != 2 || src[0] < 1 || src[0] > fast::kPanelGemvRows) return;
+    // a and y row-major (gemm's trans_a reads a through swapped strides).
+    const auto row_major = [](const memory::desc& d, int64_t cols) {
+      const dnnl_memory_desc_t& m = d.data;
+      return m.format_kind == dnnl_blocked && m.format_desc.blocking.inner_nblks == 0 &&
+             m.ndims == 2 && (m.dims[0] == 1 || m.format_desc.blocking.strides[0] == cols) &&
+             m.format_desc.blocking.strides[1] == 1 && m.offset0 == 0;
+    };
+    const memory::dims dst = s_.dst.dims();
+    if (!row_major(s_.src, src[1]) || dst.size() != 2 || !row_major(s_.dst, dst[1])) return;
     const dnnl_memory_desc_t& w = weights_.get_desc().data;
     if (w.ndims != 2 || w.format_kind != dnnl_blocked || w.data_type != dnnl_f32) return;
     const dnnl_blocking_desc_t& b = w.format_desc.blocking;
@@ -232,6 +241,7 @@ class OneDnnMatMul final : public PreparedKernel {
     s_.attr.get_output_scales(mask, scales);
     if (std::any_of(scales.begin(), scales.end(), [](float v) { return v != 1.0f; })) return;
     panels_ = {w.dims[0], w.padded_dims[0], w.dims[1]};
+    gemv_rows_ = src[0];
     gemv_ = true;
   }
 
@@ -248,6 +258,7 @@ class OneDnnMatMul final : public PreparedKernel {
   bool jit_ = false;
   bool gemv_ = false;  // Run takes PanelGemv (FindPanelGemv)
   fast::PanelLayout panels_;
+  int64_t gemv_rows_ = 1;
   dnnl::matmul primitive_;
   dnnl::stream stream_;
   memory src_, weights_, dst_, bias_, residual_;

@@ -1,4 +1,4 @@
-// One row times a matrix that oneDNN packed (a decoder's token through a layer): oneDNN's
+// A few rows times a matrix that oneDNN packed (a decoder's token through a layer): oneDNN's
 // matmul primitive reads its packed f32 weights at about 13 GB/s when M is 1 (measured on
 // AVX-512 and AVX2 machines), well under the memory's bandwidth that bounds a decoding
 // step, while the packed layout itself is a plain stream for one row: panels of 64
@@ -22,11 +22,14 @@ struct PanelLayout {
 // Whether the CPU runs PanelGemv's vector code (AVX2 and FMA); read once.
 bool PanelGemvAvailable();
 
-// y[j] = sum_k x[k] * W[k, j] (+ bias[j]) (+ residual[j]) for j < layout.n, W packed as
-// described above at `packed` (64-byte panels; padding rows and columns are zero). bias
-// and residual may be null. Sums in f32, two partial sums per column (even and odd k)
-// added at the end. The panels are split over `pool`'s threads.
-void PanelGemv(ThreadPool* pool, const PanelLayout& layout, const float* x, const float* packed,
-               const float* bias, const float* residual, float* y);
+// For each of `rows` rows (at most kPanelGemvRows; x [rows, k], residual and y [rows, n],
+// row-major): y[j] = sum_k x[k] * W[k, j] (+ bias[j]) (+ residual[j]) for j < layout.n, W
+// packed as described above at `packed` (padding rows and columns are zero). bias (one
+// row) and residual may be null. Sums in f32, two partial sums per column (even and odd
+// k) added at the end. The panels are split over `pool`'s threads; each panel serves
+// every row while it is in the cache (a batch of sequences decoding together).
+inline constexpr int64_t kPanelGemvRows = 8;
+void PanelGemv(ThreadPool* pool, const PanelLayout& layout, int64_t rows, const float* x,
+               const float* packed, const float* bias, const float* residual, float* y);
 
 }  // namespace sy::cpu::fast

@@ -183,10 +183,10 @@ TEST(MatmulBlasTest, LargeF32MatchesReference) {
   }
 }
 
-// One row times constant weights (a decoder's token) runs PanelGemv over the weights
-// oneDNN packed (panel_gemv.h) where the CPU has AVX2: K and N that are not multiples of
-// the packing's blocks (16, 64), a batch of one folded, fused_matmul's row bias and
-// residual; the reference computes in double.
+// Up to 8 rows times constant weights (a decoder's tokens) run PanelGemv over the
+// weights oneDNN packed (panel_gemv.h) where the CPU has AVX2: K and N that are not
+// multiples of the packing's blocks (16, 64), batches folded into the rows, fused_matmul's
+// row bias and residual; the reference computes in double.
 TEST(MatmulBlasTest, OneRowTimesConstantWeightsTakesPanelGemv) {
 #if SY_CPU_HAS_ONEDNN
   std::mt19937 rng(33);
