@@ -8,7 +8,10 @@ give a varied greedy path. It is exported in optimum's decoder-with-past convent
 (input_ids, attention_mask [batch, past + seq], position_ids where the model takes them,
 past_key_values.<i>.key / .value in; logits and present.<i>.key / .value out) by
 torch.onnx.export: the TorchScript exporter (`--exporter torchscript`, dynamo=False) or
-the dynamo exporter (`--exporter dynamo`). Then:
+the dynamo exporter (`--exporter dynamo`); or by optimum's exporter at its default opset
+(`--exporter optimum`: the model saved with save_pretrained, then
+optimum.exporters.onnx.main_export with task text-generation-with-past; optimum-onnx
+needs an older transformers than the newest: give it a venv of its own). Then:
 
 1. PyTorch's greedy loop: the prompt in one call, then one token per call, the cache
    passed back each time, attention_mask all ones over past + seq, position ids counting
@@ -97,9 +100,13 @@ def qwen2():
         **_common(num_key_value_heads=KV_HEADS, use_sliding_window=False)))
 
 
+# Token ids inside the small vocabulary (the configs' defaults, 32000 or 50256, are not).
+SPECIAL = dict(bos_token_id=1, eos_token_id=2, pad_token_id=0)
+
+
 def phi3():
     return transformers.Phi3ForCausalLM(transformers.Phi3Config(
-        **_common(num_key_value_heads=KV_HEADS, pad_token_id=0, sliding_window=None)))
+        **_common(num_key_value_heads=KV_HEADS, sliding_window=None, **SPECIAL)))
 
 
 def gemma():
@@ -127,7 +134,7 @@ def opt():
 def gpt2():
     return transformers.GPT2LMHeadModel(transformers.GPT2Config(
         vocab_size=VOCAB, n_embd=WIDTH, n_layer=LAYERS, n_head=HEADS, n_positions=512,
-        attn_implementation="eager"))
+        attn_implementation="eager", **SPECIAL))
 
 
 def stablelm():
@@ -180,7 +187,18 @@ def names(module):
     return inputs + past, outputs, past
 
 
+def export_optimum(module, path):
+    """optimum's own export of the module's model (saved first: optimum reads a folder)."""
+    from optimum.exporters.onnx import main_export  # optimum-onnx
+    folder = os.path.dirname(path)
+    saved = os.path.join(folder, "hf")
+    module.model.save_pretrained(saved)
+    main_export(saved, output=folder, task="text-generation-with-past")
+
+
 def export(module, heads, head_dim, path, exporter):
+    if exporter == "optimum":
+        return export_optimum(module, path)
     input_names, output_names, past = names(module)
     batch, seq, held = 2, 3, 5
     args = [torch.randint(0, VOCAB, (batch, seq)), torch.ones(batch, held + seq, dtype=torch.long)]
@@ -242,7 +260,8 @@ def main():
     parser.add_argument("--switchyard")
     parser.add_argument("--work", help="keep the files here (default: a temporary folder)")
     parser.add_argument("--only", default=".", help="families whose name matches this regex")
-    parser.add_argument("--exporter", default="torchscript,dynamo")
+    parser.add_argument("--exporter", default="torchscript,dynamo",
+                        help="any of torchscript, dynamo, optimum (comma-separated)")
     parser.add_argument("--device", default="cpu,cpu-ref")
     parser.add_argument("--size", choices=["small", "125m"], default="small")
     parser.add_argument("--no-batch", action="store_true",

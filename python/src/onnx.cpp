@@ -87,7 +87,10 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
         state_options.batch = decoder_batch;
         failed = AddDecoderState(result.graph, state_options);
       }
-      if (decoder_state > 0 && failed.ok()) result.graph.state.end_tokens = end_tokens;
+      if (decoder_state > 0 && failed.ok()) {
+        failed = onnx_import::CheckEndTokens(result.graph, end_tokens, "the model folder");
+        result.graph.state.end_tokens = end_tokens;
+      }
       if (failed.ok()) {
         Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);
         if (stem_path.ok() && decoder_state > 0) {

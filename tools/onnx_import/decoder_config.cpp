@@ -97,6 +97,23 @@ Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::pat
   return config;
 }
 
+Status CheckEndTokens(const Graph& graph, const std::vector<int64_t>& ids,
+                      const std::string& from) {
+  for (ValueId id : graph.outputs) {
+    const Value& v = graph.values[id];
+    if (v.name != "logits" || v.type.shape.empty() || v.type.shape.back() < 1) continue;
+    const int64_t vocab = v.type.shape.back();
+    for (int64_t token : ids) {
+      if (token >= vocab) {
+        return InvalidArgument("end token " + std::to_string(token) + " (from " + from +
+                               ") is outside the model's vocabulary of " + std::to_string(vocab) +
+                               " (the last dim of logits); give the right ones with --end-tokens");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Expected<std::filesystem::path> CopyTokenizer(const std::filesystem::path& folder,
                                               const std::filesystem::path& stem) {
   const std::filesystem::path from =

@@ -93,5 +93,20 @@ TEST(DecoderFolderConfig, CopiesTheTokenizer) {
   SY_EXPECT_ERROR(CopyTokenizer(dir, dir / "out").status(), "not a regular file");
 }
 
+// End tokens must lie in the vocabulary (logits' last dim): a small config's default EOS
+// (GPT-2's 50256 with a vocabulary of 128) is an error naming where it came from.
+TEST(DecoderFolderConfig, EndTokensOutsideTheVocabularyAreRefused) {
+  Graph graph;
+  Value logits;
+  logits.name = "logits";
+  logits.type = {DType::kF32, {1, 1, 128}};
+  graph.values.push_back(logits);
+  graph.outputs.push_back(0);
+  SY_EXPECT_OK(CheckEndTokens(graph, {0, 2, 127}, "genai_config.json"));
+  SY_EXPECT_ERROR(CheckEndTokens(graph, {2, 50256}, "generation_config.json"),
+                  "end token 50256 (from generation_config.json) is outside the model's "
+                  "vocabulary of 128");
+}
+
 }  // namespace
 }  // namespace sy::onnx_import

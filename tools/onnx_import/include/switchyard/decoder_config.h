@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "switchyard/graph.h"
 #include "switchyard/status.h"
 
 namespace sy::onnx_import {
@@ -28,6 +29,11 @@ struct DecoderFolderConfig {
 // not JSON, larger than 1 MiB, or whose fields have another type (an eos_token_id that
 // is not a non-negative integer or a list of them) is an error naming the file and field.
 Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::path& folder);
+
+// Checks end tokens against the vocabulary of `graph` (its output "logits"' last dim,
+// where fixed): an id outside it is an InvalidArgument naming `from` (where the ids came
+// from), since a decoder could never pick it.
+Status CheckEndTokens(const Graph& graph, const std::vector<int64_t>& ids, const std::string& from);
 
 // Copies `folder`/tokenizer.json (Hugging Face tokenizers' file, which Python's
 // generate(text=...) reads) to `stem`.tokenizer.json beside an imported model, where it
