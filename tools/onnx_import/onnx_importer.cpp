@@ -197,7 +197,8 @@ std::string InputDimSymbol(const onnx::ValueInfoProto& info, int d) {
 }
 
 // ImportOptions::dim_exprs parsed, plus, for a decoder with past, its attention mask's
-// sizes: an `attention_mask` [B, L] whose L names no other input's dim spans the past
+// sizes (the inputs named by decoder_mask_input and decoder_ids_input): an
+// `attention_mask` [B, L] whose L names no other input's dim spans the past
 // and the new tokens, L = past + seq (the past inputs' length and input_ids' dim 1), and
 // a B of its own is input_ids' batch.
 Expected<std::map<std::string, DimExpr>> InputDimExprs(
@@ -207,7 +208,7 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
   const onnx::ValueInfoProto* mask = nullptr;
   std::string seq, past, batch;
   for (const onnx::ValueInfoProto& input : graph.input()) {
-    if (input.name() == "input_ids") batch = InputDimSymbol(input, 0);
+    if (input.name() == options.decoder_ids_input) batch = InputDimSymbol(input, 0);
   }
   for (const onnx::ValueInfoProto& input : graph.input()) {
     if (initializer_names.count(input.name()) != 0) continue;
@@ -218,8 +219,8 @@ Expected<std::map<std::string, DimExpr>> InputDimExprs(
     for (int d = 0; d < rank; ++d) {
       if (std::string s = InputDimSymbol(input, d); !s.empty()) ++uses[s];
     }
-    if (input.name() == "attention_mask" && rank == 2) mask = &input;
-    if (input.name() == "input_ids" && rank == 2) seq = InputDimSymbol(input, 1);
+    if (input.name() == options.decoder_mask_input && rank == 2) mask = &input;
+    if (input.name() == options.decoder_ids_input && rank == 2) seq = InputDimSymbol(input, 1);
     // transformers' and optimum's names: past_key_values.<i>.key, past_key_<i>, ...
     // [batch, heads, past, head_dim]: the batch where input_ids has it.
     if (past.empty() && rank == 4 && input.name().find("past") != std::string::npos &&

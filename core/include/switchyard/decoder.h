@@ -111,7 +111,8 @@ class Decoder {
   std::unique_ptr<Session> sampler_;
   uint64_t generator_;  // splitmix64 state
   int64_t batch_ = 1;
-  struct Buffers;  // the sampler's input tensors, reused every token
+  std::string ids_name_ = "input_ids";  // the state's advance input
+  struct Buffers;                       // the sampler's input tensors, reused every token
   std::unique_ptr<Buffers> buffers_;
 };
 

@@ -127,21 +127,29 @@ Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Devic
         "the model keeps no decoding state (docs/decoding.md): decoding needs a model whose "
         "key and value caches the session keeps between runs");
   }
+  // The token ids are the state's advance input (input_ids in the exporters' convention).
+  const Graph& state_graph =
+      session.symbolic_graph() != nullptr ? *session.symbolic_graph() : session.graph();
+  const std::string ids_name =
+      state_graph.state.advance_input >= 0 &&
+              static_cast<size_t>(state_graph.state.advance_input) < state_graph.values.size()
+          ? state_graph.values[state_graph.state.advance_input].name
+          : std::string("input_ids");
   const std::vector<std::string>& names = session.input_names();
   for (const std::string& name : names) {
-    if (name != "input_ids" && name != "attention_mask" && name != "position_ids") {
-      return InvalidArgument("the model takes input \"" + name +
-                             "\"; the decoder fills only input_ids, attention_mask and "
-                             "position_ids");
+    if (name != ids_name && name != "attention_mask" && name != "position_ids") {
+      return InvalidArgument("the model takes input \"" + name + "\"; the decoder fills only " +
+                             ids_name + ", attention_mask and position_ids");
     }
   }
-  const auto ids = std::find(names.begin(), names.end(), "input_ids");
+  const auto ids = std::find(names.begin(), names.end(), ids_name);
   if (ids == names.end()) {
-    return InvalidArgument("the model has no input \"input_ids\" (the token ids each run adds)");
+    return InvalidArgument("the model has no input \"" + ids_name +
+                           "\" (the token ids each run adds)");
   }
   const TensorType& ids_type = session.input_types()[static_cast<size_t>(ids - names.begin())];
   if (ids_type.dtype != DType::kI64 || ids_type.rank() != 2 || ids_type.shape[0] < 1) {
-    return InvalidArgument("the model's input_ids is " + ids_type.ToString() +
+    return InvalidArgument("the model's " + ids_name + " is " + ids_type.ToString() +
                            " (the decoder passes i64 [B, n] token ids, B the fixed number of "
                            "sequences the state holds)");
   }
@@ -169,6 +177,7 @@ Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Devic
                       Session::Create(sampler_graph, sampler_device));
   std::unique_ptr<Decoder> decoder(new Decoder(session, options, vocab, std::move(sampler)));
   decoder->batch_ = ids_type.shape[0];
+  decoder->ids_name_ = ids_name;
   decoder->buffers_ = std::make_unique<Buffers>();
   SY_ASSIGN_OR_RETURN(decoder->buffers_->row, Tensor::Allocate(DType::kF32, {1, vocab}));
   SY_ASSIGN_OR_RETURN(decoder->buffers_->uniform, Tensor::Allocate(DType::kF64, {1}));
@@ -202,11 +211,11 @@ Expected<std::vector<int64_t>> Decoder::RunRows(std::span<const int64_t> ids, in
   std::map<std::string, Tensor> inputs;
   SY_ASSIGN_OR_RETURN(Tensor id_tensor, Tensor::Allocate(DType::kI64, {rows, seq}));
   std::copy(ids.begin(), ids.end(), id_tensor.mutable_values<int64_t>().begin());
-  inputs["input_ids"] = std::move(id_tensor);
+  inputs[ids_name_] = std::move(id_tensor);
   const std::vector<std::string>& names = session_.input_names();
   const std::vector<TensorType>& types = session_.input_types();
   for (size_t k = 0; k < names.size(); ++k) {
-    if (names[k] == "input_ids") continue;
+    if (names[k] == ids_name_) continue;
     SY_ASSIGN_OR_RETURN(inputs[names[k]],
                         FillInput(names[k], types[k], session_.state_length(), seq, pads));
   }

@@ -249,6 +249,20 @@ TEST_F(DecoderTest, ABatchOfTwoGivesEachSequencesTokens) {
   SY_EXPECT_ERROR((*batched)->Prefill(kPrompt).status(), "decodes 2 sequences at once");
 }
 
+// The token ids are the state's advance input, whatever its name.
+TEST_F(DecoderTest, TheTokenInputIsTheStatesAdvanceInput) {
+  Expected<Graph> graph = LoadModel(std::string(SY_SOURCE_DIR) + "/tests/data/decoder/model.json");
+  ASSERT_TRUE(graph.ok());
+  graph->values[graph->state.advance_input].name = "tokens";
+  Expected<std::unique_ptr<Session>> session = Session::Create(*graph, cpu());
+  SY_ASSERT_OK(session);
+  Expected<std::unique_ptr<Decoder>> decoder = Decoder::Create(**session, cpu());
+  SY_ASSERT_OK(decoder);
+  Expected<std::vector<int64_t>> tokens = (*decoder)->Generate(kPrompt, 12);
+  SY_ASSERT_OK(tokens);
+  EXPECT_EQ(*tokens, ReadTokens("greedy_1_2_3.txt"));
+}
+
 TEST_F(DecoderTest, AModelWithoutStateIsRefused) {
   Expected<Graph> mlp = LoadModel(std::string(SY_SOURCE_DIR) + "/examples/mlp");
   ASSERT_TRUE(mlp.ok()) << mlp.status().ToString();

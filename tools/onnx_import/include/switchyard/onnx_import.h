@@ -46,6 +46,10 @@ struct ImportOptions {
   // inputs' length plus input_ids' dim 1 (optimum's and transformers' exports name it
   // on its own).
   bool decoder_with_past = false;
+  // The decoder's inputs by name (optimum's and transformers' convention): the token ids
+  // [batch, seq] and the attention mask [batch, past + seq].
+  std::string decoder_ids_input = "input_ids";
+  std::string decoder_mask_input = "attention_mask";
   // With decoder_with_past: the size of the past inputs' last dim (head_dim) where the
   // model leaves it a symbol of its own (onnxruntime-genai's builder names it
   // `kv_cache_dim`; genai_config.json's head_size, decoder_config.h); 0: left symbolic.
