@@ -11,6 +11,9 @@
 // level 1 the rule checks that cond masks no whole row, and at level 2 it does not check.
 #include <cmath>
 
+#include <algorithm>
+#include <optional>
+
 #include "opt/rules.h"
 
 namespace sy::opt {
@@ -194,6 +197,108 @@ Status FuseAttention(RuleContext& ctx) {
       nodes.push_back(std::move(back));
     }
     SY_RETURN_IF_ERROR(ctx.TryReplace("attention", m.matched, std::move(nodes)).status());
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Whether node n only relabels its input's bytes: a reshape, or a transpose whose perm
+// keeps every axis in place.
+bool Relabels(const GraphEditor& e, size_t n) {
+  const Node& node = e.node(n);
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  if (node.op == "reshape") return true;
+  if (node.op != "transpose" || !node.attrs.Has("perm")) return false;
+  const std::vector<int64_t> perm = node.attrs.GetInts("perm");
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Grouped-query attention written out (transformers' repeat_kv): each key/value head
+// repeated G times by reshape [B, KV, S, D] -> [B, KV, 1, S, D], expand to
+// [B, KV, G, S, D] and reshape to [B, KV * G, S, D] before attention. The catalogue's
+// attention reads fewer key/value heads itself, q head h using kv head h / G (the same
+// pairing), so it takes [B, KV, S, D] directly and the copies go (docs/optimization.md).
+Status FuseGroupedAttention(RuleContext& ctx) {
+  GraphEditor& e = ctx.editor();
+  for (size_t n = 0; n < e.num_nodes(); ++n) {
+    const Node& att = e.node(n);
+    if (att.op != "attention" || e.Taken(n) || att.inputs.size() < 3) continue;
+    Node replacement = att;
+    std::vector<size_t> matched = {n};
+    bool changed = false;
+    for (int operand : {1, 2}) {
+      // Back through relabels to an expand, then through relabels to the source.
+      std::vector<size_t> chain;
+      ValueId v = att.inputs[operand];
+      std::optional<size_t> p = e.Producer(v);
+      while (p && Relabels(e, *p) && !e.Taken(*p)) {
+        chain.push_back(*p);
+        p = e.Producer(e.node(*p).inputs[0]);
+      }
+      if (!p || e.node(*p).op != "expand" || e.Taken(*p) || e.node(*p).inputs.size() != 1) {
+        continue;
+      }
+      const size_t expand = *p;
+      const TensorType& expanded = e.type(e.node(expand).outputs[0]);
+      const TensorType& before = e.type(e.node(expand).inputs[0]);
+      std::vector<size_t> inner;
+      ValueId source = e.node(expand).inputs[0];
+      for (p = e.Producer(source); p && Relabels(e, *p) && !e.Taken(*p); p = e.Producer(source)) {
+        const TensorType& in = e.type(e.node(*p).inputs[0]);
+        if (in.rank() == 4) {  // the [B, KV, S, D] source
+          inner.push_back(*p);
+          source = e.node(*p).inputs[0];
+          break;
+        }
+        inner.push_back(*p);
+        source = e.node(*p).inputs[0];
+      }
+      const Shape& src = e.type(source).shape;
+      const Shape& b5 = before.shape;
+      const Shape& x5 = expanded.shape;
+      const Shape& out = e.type(att.inputs[operand]).shape;
+      if (src.size() != 4 || b5.size() != 5 || x5.size() != 5 || out.size() != 4) continue;
+      const bool unsqueezed =
+          b5[0] == src[0] && b5[1] == src[1] && b5[2] == 1 && b5[3] == src[2] && b5[4] == src[3];
+      const bool repeated =
+          x5[0] == src[0] && x5[1] == src[1] && x5[2] >= 1 && x5[3] == src[2] && x5[4] == src[3];
+      const bool merged =
+          out[0] == src[0] && out[1] == src[1] * x5[2] && out[2] == src[2] && out[3] == src[3];
+      if (!unsqueezed || !repeated || !merged || e.type(source).dtype != expanded.dtype) continue;
+      replacement.inputs[operand] = source;
+      changed = true;
+      // The copies go where nothing else reads them.
+      for (size_t c : chain) {
+        if (e.SingleUse(e.node(c).outputs[0])) matched.push_back(c);
+      }
+      if (e.SingleUse(e.node(expand).outputs[0])) matched.push_back(expand);
+      for (size_t c : inner) {
+        if (e.SingleUse(e.node(c).outputs[0])) matched.push_back(c);
+      }
+    }
+    if (!changed) continue;
+    // A node read by a kept node must stay: keep only a prefix-closed set (each removed
+    // node's output read only by the attention or by another removed node).
+    std::vector<size_t> removable = {n};
+    for (size_t m : matched) {
+      if (m == n) continue;
+      const ValueId out = e.node(m).outputs[0];
+      bool only_removed = true;
+      for (size_t reader : e.Consumers(out)) {
+        if (std::find(matched.begin(), matched.end(), reader) == matched.end())
+          only_removed = false;
+      }
+      if (only_removed && !e.IsGraphOutput(out)) removable.push_back(m);
+    }
+    std::vector<Node> nodes;
+    nodes.push_back(std::move(replacement));
+    SY_RETURN_IF_ERROR(ctx.TryReplace("grouped_attention", removable, std::move(nodes)).status());
   }
   return Status::Ok();
 }

@@ -235,7 +235,8 @@ Expected<OptimizedGraph> OptimizeGraph(const Graph& graph, const PluginHost* hos
   opt::RuleContext ctx(editor, queries, level, result.report.records);
   for (Status (*rule)(opt::RuleContext&) :
        {opt::FoldConstants, opt::FoldBatchNorm, opt::FuseGelu, opt::FuseAttention,
-        opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv, opt::TransposeAsReshape}) {
+        opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv, opt::TransposeAsReshape,
+        opt::FuseGroupedAttention}) {
     SY_RETURN_IF_ERROR(rule(ctx));
     editor.Commit();
   }

@@ -73,7 +73,8 @@ Status FuseAttention(RuleContext& ctx);     // attention_rule.cpp
 Status FuseAddLayerNorm(RuleContext& ctx);  // fusion_rules.cpp: residual add + layer_norm
 Status FuseMatmul(RuleContext& ctx);        // fusion_rules.cpp: transpose/bias/activation/residual
 Status FuseConv(RuleContext& ctx);          // fusion_rules.cpp: activation and residual add
-Status TransposeAsReshape(RuleContext& ctx);  // layout_rules.cpp: moves only axes of size 1
+Status TransposeAsReshape(RuleContext& ctx);    // layout_rules.cpp: moves only axes of size 1
+Status FuseGroupedAttention(RuleContext& ctx);  // attention_rule.cpp: repeat_kv into attention
 
 // Shared matching helpers (rule_helpers.cpp).
 // |value - expected| within `relative` of |expected|.

@@ -129,6 +129,46 @@ TEST_F(AttentionRule, RankThreeHeadsWithAScaledQuery) {
   ExpectSameOutputs(graph, RandomInputs(graph, 2.0));
 }
 
+// transformers' repeat_kv before attention (grouped-query: 2 key/value heads, 6 query
+// heads): reshape [B, 2, T, D] -> [B, 2, 1, T, D], expand [B, 2, 3, T, D], reshape
+// [B, 6, T, D]. The attention takes the 2 heads itself (q head h reads kv head h / 3),
+// so the copies go; the outputs stay those of the written-out graph.
+TEST_F(AttentionRule, RepeatedKeyValueHeadsBecomeGroupedAttention) {
+  const int64_t B = 1, KV = 2, G = 3, S = 4, T = 5, D = 8;
+  GraphBuilder b;
+  const ValueId q = b.Input("q", DType::kF32, {B, KV * G, S, D});
+  const auto repeat = [&](ValueId x, const std::string& name) {
+    const ValueId u = b.Value(name + "/unsqueeze", DType::kF32, {B, KV, 1, T, D});
+    Attrs us;
+    us.Set("shape", std::vector<int64_t>{B, KV, 1, T, D});
+    b.Node("reshape", {x}, {u}, us, name + "/unsqueeze");
+    const ValueId e = b.Value(name + "/expand", DType::kF32, {B, KV, G, T, D});
+    Attrs es;
+    es.Set("shape", std::vector<int64_t>{B, KV, G, T, D});
+    b.Node("expand", {u}, {e}, es, name + "/expand");
+    const ValueId r = b.Value(name + "/merge", DType::kF32, {B, KV * G, T, D});
+    Attrs rs;
+    rs.Set("shape", std::vector<int64_t>{B, KV * G, T, D});
+    b.Node("reshape", {e}, {r}, rs, name + "/merge");
+    return r;
+  };
+  const ValueId k = repeat(b.Input("k", DType::kF32, {B, KV, T, D}), "k");
+  const ValueId v = repeat(b.Input("v", DType::kF32, {B, KV, T, D}), "v");
+  const ValueId kt = Transpose(b, k, {B, KV * G, D, T}, {0, 1, 3, 2}, "kt");
+  const ValueId scores = Matmul(b, q, kt, {B, KV * G, S, T}, "scores");
+  const ValueId scaled = b.Binary("mul", scores, b.Const("scale", Scalar(0.25f)), "scaled");
+  const ValueId probs = b.Unary("softmax", scaled, "probs");
+  b.Output(Matmul(b, probs, v, {B, KV * G, S, D}, "context"));
+  const Graph graph = b.Build();
+  const OptimizedGraph out = Optimize(graph);
+  const Node* attention = FindOp(out.graph, "attention");
+  ASSERT_NE(attention, nullptr) << out.report.Explain();
+  EXPECT_EQ(FindOp(out.graph, "expand"), nullptr) << out.report.Explain();
+  EXPECT_EQ(out.graph.values[attention->inputs[1]].type.shape, (Shape{B, KV, T, D}));
+  EXPECT_EQ(out.graph.values[attention->inputs[2]].type.shape, (Shape{B, KV, T, D}));
+  ExpectSameOutputs(graph, RandomInputs(graph, 2.0));
+}
+
 TEST_F(AttentionRule, ScoresReadElsewhereAreNotFused) {
   const int64_t S = 4, D = 4;
   GraphBuilder b;
