@@ -180,10 +180,9 @@ def build(name):
 
 
 def names(module):
-    past = ["past_key_values.%d.%s" % (i, kv) for i in range(module.layers)
-            for kv in ("key", "value")]
+    """optimum's names (export_gpt2.optimum_names): the inputs, the outputs, the pasts."""
+    past, outputs, _ = export_gpt2.optimum_names(module.layers)
     inputs = ["input_ids", "attention_mask"] + (["position_ids"] if module.positions else [])
-    outputs = ["logits"] + [n.replace("past_key_values", "present") for n in past]
     return inputs + past, outputs, past
 
 
@@ -205,14 +204,8 @@ def export(module, heads, head_dim, path, exporter):
     if module.positions:
         args.append(torch.arange(held, held + seq).repeat(batch, 1))
     args += [torch.randn(batch, heads, held, head_dim) for _ in past]
-    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
-            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-            "position_ids": {0: "batch_size", 1: "sequence_length"},
-            "logits": {0: "batch_size", 1: "sequence_length"}}
-    axes.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past})
-    axes.update({n: {0: "batch_size", 2: "past_sequence_length + sequence_length"}
-                 for n in output_names[1:]})
-    axes = {k: v for k, v in axes.items() if k in input_names + output_names}
+    axes = {k: v for k, v in export_gpt2.optimum_names(module.layers)[2].items()
+            if k in input_names + output_names}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if exporter == "dynamo":
