@@ -194,13 +194,28 @@ class Session(_native.Session):
                 raise InvalidArgumentError(f"{path}: not a tokenizer.json ({error})") from None
         return self._tokenizer[1]
 
-    def stream(self, prompt: Sequence[int], max_new_tokens: int = 16, *,
+    def stream(self, prompt: Optional[Sequence[int]] = None, max_new_tokens: int = 16, *,
                sample: str = "greedy", temperature: float = 1.0, top_k: int = 0,
                top_p: float = 1.0, min_p: float = 0.0, seed: int = 1,
-               ignore_eos: bool = False) -> Iterable[int]:
+               ignore_eos: bool = False, text: Optional[str] = None,
+               tokenizer: Optional[PathLike] = None) -> Iterable[Any]:
         """generate, one token at a time: yields each new token id as the model picks it
-        (the same tokens as generate for the same arguments). Starts a new sequence; do not
-        run the session otherwise until the stream is done."""
+        (the same tokens as generate for the same arguments); with text="..." instead of
+        ids, yields the new text piece by piece (what decoding the tokens so far adds, so
+        pieces join into generate(text=...)'s answer). Starts a new sequence; do not run
+        the session otherwise until the stream is done."""
+        if text is not None:
+            if prompt is not None:
+                raise InvalidArgumentError("give either prompt (token ids) or text, not both")
+            if not isinstance(text, str):
+                raise InvalidArgumentError("text: expected a string")
+            codec = self._text_tokenizer(tokenizer)
+            ids = self.stream(codec.encode(text).ids, max_new_tokens, sample=sample,
+                              temperature=temperature, top_k=top_k, top_p=top_p, min_p=min_p,
+                              seed=seed, ignore_eos=ignore_eos)
+            return _stream_text(codec, ids)
+        if prompt is None:
+            raise InvalidArgumentError("stream needs prompt (token ids) or text")
         if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
             raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
         if not 0 <= int(seed) < 2**64:
@@ -267,6 +282,19 @@ class Session(_native.Session):
                                          float(top_p), float(min_p), int(seed),
                                          bool(ignore_eos))
         return (tokens, stats) if return_stats else tokens
+
+def _stream_text(codec, ids):
+    tokens, shown = [], ""
+    for token in ids:
+        tokens.append(token)
+        full = codec.decode(tokens)
+        if full.startswith(shown):
+            piece, shown = full[len(shown):], full
+        else:  # a later token changed how earlier ones decode: the whole text again
+            piece, shown = full, full
+        if piece:
+            yield piece
+
 
 def _stream_tokens(native):
     while True:

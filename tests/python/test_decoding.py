@@ -103,6 +103,8 @@ def test_text_in_text_out(root, tmp_path):
         " ".join("t%d" % t for t in greedy)
     assert session.generate(text=["t1 t2 t3"], max_new_tokens=4) == \
         [" ".join("t%d" % t for t in greedy[:4])]
+    pieces = list(session.stream(text="t1 t2 t3", max_new_tokens=12))
+    assert len(pieces) == 12 and "".join(pieces) == " ".join("t%d" % t for t in greedy)
     with pytest.raises(switchyard.InvalidArgumentError, match="either prompt"):
         session.generate([1, 2], text="t1")
     (tmp_path / "toy.tokenizer.json").unlink()
