@@ -88,8 +88,7 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
         failed = AddDecoderState(result.graph, state_options);
       }
       if (decoder_state > 0 && failed.ok()) {
-        failed = onnx_import::CheckEndTokens(result.graph, end_tokens, "the model folder");
-        result.graph.state.end_tokens = end_tokens;
+        failed = onnx_import::SetEndTokens(result.graph, end_tokens, "the model folder");
       }
       if (failed.ok()) {
         Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);

@@ -216,10 +216,7 @@ class Session(_native.Session):
             return _stream_text(codec, ids)
         if prompt is None:
             raise InvalidArgumentError("stream needs prompt (token ids) or text")
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
-            raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
-        if not 0 <= int(seed) < 2**64:
-            raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+        _check_decoding(max_new_tokens, seed)
         native = _native.TokenStream(self, [int(t) for t in prompt], max_new_tokens, str(sample),
                                      float(temperature), int(top_k), float(top_p),
                                      float(min_p), int(seed), bool(ignore_eos))
@@ -266,10 +263,7 @@ class Session(_native.Session):
             return (out, stats) if return_stats else out
         if prompt is None:
             raise InvalidArgumentError("generate needs prompt (token ids) or text")
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
-            raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
-        if not 0 <= int(seed) < 2**64:
-            raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+        _check_decoding(max_new_tokens, seed)
         prompt = list(prompt)
         if prompt and not isinstance(prompt[0], numbers.Integral):
             rows, stats = _native.generate_batch(
@@ -282,6 +276,14 @@ class Session(_native.Session):
                                          float(top_p), float(min_p), int(seed),
                                          bool(ignore_eos))
         return (tokens, stats) if return_stats else tokens
+
+def _check_decoding(max_new_tokens, seed):
+    """generate's and stream's own checks, before the native ones."""
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int):
+        raise InvalidArgumentError(f"max_new_tokens {max_new_tokens!r}: expected an int")
+    if not 0 <= int(seed) < 2**64:
+        raise InvalidArgumentError(f"seed {seed}: expected 0 to 2**64 - 1")
+
 
 def _stream_text(codec, ids):
     tokens, shown = [], ""

@@ -13,18 +13,9 @@ SY=$1
 SRC=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-PY=
-for candidate in ${SY_PYTHON:-} /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null &&
-    "$candidate" -c 'import torch, numpy, transformers' >/dev/null 2>&1; then
-    PY=$candidate
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "skip: no Python with torch, numpy and transformers (set SY_PYTHON to one)"
-  exit 77
-fi
+# PY: a Python with torch, numpy and transformers, or exit 77
+PY_EXTRA_MODULES=transformers
+source "$(dirname "$0")/find_torch_python.sh"
 DEVICES=cpu,cpu-ref
 "$SY" devices 2>/dev/null | grep -q "^opencl:0" && DEVICES=$DEVICES,opencl:0
 "$PY" "$SRC/tools/decoder_families.py" --switchyard "$SY" --work "$TMP" --only '^(llama|gpt2)$' \

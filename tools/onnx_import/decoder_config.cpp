@@ -97,8 +97,7 @@ Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::pat
   return config;
 }
 
-Status CheckEndTokens(const Graph& graph, const std::vector<int64_t>& ids,
-                      const std::string& from) {
+Status SetEndTokens(Graph& graph, const std::vector<int64_t>& ids, const std::string& from) {
   for (ValueId id : graph.outputs) {
     const Value& v = graph.values[id];
     if (v.name != "logits" || v.type.shape.empty() || v.type.shape.back() < 1) continue;
@@ -111,6 +110,7 @@ Status CheckEndTokens(const Graph& graph, const std::vector<int64_t>& ids,
       }
     }
   }
+  graph.state.end_tokens = ids;
   return Status::Ok();
 }
 

@@ -201,12 +201,11 @@ int RunImport(const std::vector<std::string>& args) {
       PrintError("import", converted.message());
       return kExitFailure;
     }
-    if (Status ends = onnx_import::CheckEndTokens(result->graph, end_tokens, end_tokens_from);
+    if (Status ends = onnx_import::SetEndTokens(result->graph, end_tokens, end_tokens_from);
         !ends.ok()) {
       PrintError("import", ends.message());
       return kExitFailure;
     }
-    result->graph.state.end_tokens = end_tokens;
   }
   Expected<std::filesystem::path> saved =
       host_options::SaveModelAt(result->graph, vm["output"].as<std::string>());

@@ -10,8 +10,6 @@
 // position is masked (softmax over fill values is uniform; attention gives zeros), so at
 // level 1 the rule checks that cond masks no whole row, and at level 2 it does not check.
 #include <cmath>
-
-#include <algorithm>
 #include <optional>
 
 #include "opt/rules.h"
@@ -233,34 +231,26 @@ Status FuseGroupedAttention(RuleContext& ctx) {
     std::vector<size_t> matched = {n};
     bool changed = false;
     for (int operand : {1, 2}) {
-      // Back through relabels to an expand, then through relabels to the source.
-      std::vector<size_t> chain;
-      ValueId v = att.inputs[operand];
-      std::optional<size_t> p = e.Producer(v);
-      while (p && Relabels(e, *p) && !e.Taken(*p)) {
-        chain.push_back(*p);
-        p = e.Producer(e.node(*p).inputs[0]);
+      // From the attention outward: relabels, the expand, relabels to the source.
+      std::vector<size_t> path;
+      std::optional<size_t> p = e.Producer(att.inputs[operand]);
+      for (; p && Relabels(e, *p) && !e.Taken(*p); p = e.Producer(e.node(*p).inputs[0])) {
+        path.push_back(*p);
       }
       if (!p || e.node(*p).op != "expand" || e.Taken(*p) || e.node(*p).inputs.size() != 1) {
         continue;
       }
       const size_t expand = *p;
-      const TensorType& expanded = e.type(e.node(expand).outputs[0]);
-      const TensorType& before = e.type(e.node(expand).inputs[0]);
-      std::vector<size_t> inner;
+      path.push_back(expand);
       ValueId source = e.node(expand).inputs[0];
       for (p = e.Producer(source); p && Relabels(e, *p) && !e.Taken(*p); p = e.Producer(source)) {
-        const TensorType& in = e.type(e.node(*p).inputs[0]);
-        if (in.rank() == 4) {  // the [B, KV, S, D] source
-          inner.push_back(*p);
-          source = e.node(*p).inputs[0];
-          break;
-        }
-        inner.push_back(*p);
+        path.push_back(*p);
         source = e.node(*p).inputs[0];
+        if (e.type(source).rank() == 4) break;  // the [B, KV, S, D] source
       }
+      const TensorType& expanded = e.type(e.node(expand).outputs[0]);
       const Shape& src = e.type(source).shape;
-      const Shape& b5 = before.shape;
+      const Shape& b5 = e.type(e.node(expand).inputs[0]).shape;
       const Shape& x5 = expanded.shape;
       const Shape& out = e.type(att.inputs[operand]).shape;
       if (src.size() != 4 || b5.size() != 5 || x5.size() != 5 || out.size() != 4) continue;
@@ -273,32 +263,17 @@ Status FuseGroupedAttention(RuleContext& ctx) {
       if (!unsqueezed || !repeated || !merged || e.type(source).dtype != expanded.dtype) continue;
       replacement.inputs[operand] = source;
       changed = true;
-      // The copies go where nothing else reads them.
-      for (size_t c : chain) {
-        if (e.SingleUse(e.node(c).outputs[0])) matched.push_back(c);
-      }
-      if (e.SingleUse(e.node(expand).outputs[0])) matched.push_back(expand);
-      for (size_t c : inner) {
-        if (e.SingleUse(e.node(c).outputs[0])) matched.push_back(c);
+      // The copies go while nothing else reads them: each node of the path is read by
+      // the one before it, so the removable ones are the path's single-use prefix.
+      for (size_t c : path) {
+        if (!e.SingleUse(e.node(c).outputs[0])) break;
+        matched.push_back(c);
       }
     }
     if (!changed) continue;
-    // A node read by a kept node must stay: keep only a prefix-closed set (each removed
-    // node's output read only by the attention or by another removed node).
-    std::vector<size_t> removable = {n};
-    for (size_t m : matched) {
-      if (m == n) continue;
-      const ValueId out = e.node(m).outputs[0];
-      bool only_removed = true;
-      for (size_t reader : e.Consumers(out)) {
-        if (std::find(matched.begin(), matched.end(), reader) == matched.end())
-          only_removed = false;
-      }
-      if (only_removed && !e.IsGraphOutput(out)) removable.push_back(m);
-    }
     std::vector<Node> nodes;
     nodes.push_back(std::move(replacement));
-    SY_RETURN_IF_ERROR(ctx.TryReplace("grouped_attention", removable, std::move(nodes)).status());
+    SY_RETURN_IF_ERROR(ctx.TryReplace("grouped_attention", matched, std::move(nodes)).status());
   }
   return Status::Ok();
 }

@@ -102,8 +102,8 @@ TEST(DecoderFolderConfig, EndTokensOutsideTheVocabularyAreRefused) {
   logits.type = {DType::kF32, {1, 1, 128}};
   graph.values.push_back(logits);
   graph.outputs.push_back(0);
-  SY_EXPECT_OK(CheckEndTokens(graph, {0, 2, 127}, "genai_config.json"));
-  SY_EXPECT_ERROR(CheckEndTokens(graph, {2, 50256}, "generation_config.json"),
+  SY_EXPECT_OK(SetEndTokens(graph, {0, 2, 127}, "genai_config.json"));
+  SY_EXPECT_ERROR(SetEndTokens(graph, {2, 50256}, "generation_config.json"),
                   "end token 50256 (from generation_config.json) is outside the model's "
                   "vocabulary of 128");
 }

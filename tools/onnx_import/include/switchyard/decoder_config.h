@@ -30,10 +30,11 @@ struct DecoderFolderConfig {
 // is not a non-negative integer or a list of them) is an error naming the file and field.
 Expected<DecoderFolderConfig> ReadDecoderFolderConfig(const std::filesystem::path& folder);
 
-// Checks end tokens against the vocabulary of `graph` (its output "logits"' last dim,
-// where fixed): an id outside it is an InvalidArgument naming `from` (where the ids came
-// from), since a decoder could never pick it.
-Status CheckEndTokens(const Graph& graph, const std::vector<int64_t>& ids, const std::string& from);
+// Makes `ids` the end tokens of `graph` (a decoder with state) after checking them
+// against its vocabulary (output "logits"' last dim, where fixed): an id outside it is an
+// InvalidArgument naming `from` (where the ids came from), since a decoder could never
+// pick it, and `graph` is left as it was.
+Status SetEndTokens(Graph& graph, const std::vector<int64_t>& ids, const std::string& from);
 
 // Copies `folder`/tokenizer.json (Hugging Face tokenizers' file, which Python's
 // generate(text=...) reads) to `stem`.tokenizer.json beside an imported model, where it
