@@ -42,7 +42,7 @@ nb::tuple TypeTuple(const TensorType& type) {
 PySession::PySession(nb::object host, const std::string& model,
                      const std::vector<std::string>& devices, bool strict,
                      const std::map<std::string, std::string>& memory_limits, int optimize,
-                     int max_specializations, bool merge_islands)
+                     int max_specializations, bool merge_islands, int quant_accuracy_level)
     : host_(std::move(host)), model_(model) {
   const PluginHost& plugins = nb::cast<Host&>(host_).get();
   if (optimize < 0 || optimize > kMaxOptimizeLevel) {
@@ -53,9 +53,14 @@ PySession::PySession(nb::object host, const std::string& model,
     Throw(InvalidArgument("max_specializations " + std::to_string(max_specializations) +
                           ": expected 1 to 1024"));
   }
+  if (quant_accuracy_level < -1 || quant_accuracy_level > 4) {
+    Throw(InvalidArgument("quant_accuracy_level " + std::to_string(quant_accuracy_level) +
+                          ": expected 0 to 4 (4: int8 activations), or None"));
+  }
   PlanOptions options;
   options.strict = strict;
   options.optimize_level = optimize;
+  options.quant_matmul_accuracy_level = quant_accuracy_level;
   options.max_specializations = static_cast<size_t>(max_specializations);
   options.merge_islands = merge_islands;
   Expected<std::vector<const Device*>> found = host_options::FindDevices(plugins, devices);
@@ -217,10 +222,10 @@ void BindSession(nb::module_& m) {
                         "A model planned and prepared on devices, run many times "
                         "(docs/python.md).")
       .def(nb::init<nb::object, const std::string&, const std::vector<std::string>&, bool,
-                    const std::map<std::string, std::string>&, int, int, bool>(),
+                    const std::map<std::string, std::string>&, int, int, bool, int>(),
            nb::arg("host"), nb::arg("model"), nb::arg("devices"), nb::arg("strict"),
            nb::arg("memory_limits"), nb::arg("optimize"), nb::arg("max_specializations"),
-           nb::arg("merge_islands"))
+           nb::arg("merge_islands"), nb::arg("quant_accuracy_level"))
       .def("run", &PySession::Run, nb::arg("inputs"), nb::arg("outputs") = nb::none(),
            "Runs with inputs by name (arrays, zero-copy where the device reads host memory, "
            "or DeviceTensors read where they are); returns every output by name as a NumPy "

@@ -29,7 +29,7 @@ class PySession {
   PySession(nanobind::object host, const std::string& model,
             const std::vector<std::string>& devices, bool strict,
             const std::map<std::string, std::string>& memory_limits, int optimize,
-            int max_specializations, bool merge_islands);
+            int max_specializations, bool merge_islands, int quant_accuracy_level);
   ~PySession();
 
   // `outputs`: None, or name -> DeviceTensor / device spec (IoBinding::BindOutput).

@@ -120,6 +120,9 @@ class Session(_native.Session):
     optimize: 0 none, 1 (default) folding and fusions, 2 also those that differ in corner
       cases. max_specializations: shapes kept prepared for models with run-time sizes.
     island_pass: the transfer-aware island pass (the CLI's --no-island-pass is False).
+    quant_accuracy_level: every quant_matmul's accuracy level, as ONNX Runtime's
+      MatMulNBits accuracy_level (4: the cpu device quantizes activations to int8 per
+      block; 0 to 3: f32); None (default) keeps each node's own (docs/ops.md).
     isolate, timeout: run plugins in worker processes (docs/plugin-isolation.md).
     plugins: more plugin shared objects to load (their failure is an error).
     """
@@ -128,6 +131,7 @@ class Session(_native.Session):
                  threads: int = 0, strict: bool = False,
                  memory_limit: Optional[Mapping[str, Union[int, str]]] = None,
                  optimize: int = 1, max_specializations: int = 8, island_pass: bool = True,
+                 quant_accuracy_level: Optional[int] = None,
                  isolate: Union[None, str, Sequence[str]] = None,
                  timeout: Optional[float] = None,
                  plugins: Optional[Sequence[PathLike]] = None) -> None:
@@ -138,14 +142,17 @@ class Session(_native.Session):
                     f"memory_limit {spec}: expected bytes (an int, or text such as '64MiB'), "
                     f"got {limit!r}")
             limits[str(spec)] = str(limit)
-        for name, value in (("optimize", optimize), ("max_specializations", max_specializations)):
+        for name, value in (("optimize", optimize), ("max_specializations", max_specializations),
+                            ("quant_accuracy_level", -1 if quant_accuracy_level is None
+                             else quant_accuracy_level)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidArgumentError(f"{name} {value!r}: expected an int")
         self._host = _host(threads, isolate, timeout, plugins)
         self._model_path = os.fspath(model)
         self._tokenizer = None
         super().__init__(self._host, os.fspath(model), _names(device, "device"), bool(strict),
-                         limits, optimize, max_specializations, bool(island_pass))
+                         limits, optimize, max_specializations, bool(island_pass),
+                         -1 if quant_accuracy_level is None else quant_accuracy_level)
 
     def to_device(self, array: Any, device: Optional[str] = None) -> DeviceTensor:
         """A DeviceTensor holding a copy of `array` on `device` (default: the first device

@@ -99,3 +99,28 @@ def test_bad_options(tmp_path, root):
         switchyard.quantize(model, tmp_path / "x", block=24)
     with pytest.raises(switchyard.Error, match="nope"):
         switchyard.quantize(tmp_path / "nope", tmp_path / "x")
+
+
+def test_quant_accuracy_level_4_quantizes_activations_within_the_bound(tmp_path):
+    """Session(quant_accuracy_level=4) (docs/ops.md): the cpu device quantizes x to int8
+    per block (scale max|x| / 127): exactly that arithmetic, recomputed here in float64,
+    within f32 rounding; the f32 product within the bound the docs state."""
+    path, w = grid_model(tmp_path)
+    report = switchyard.quantize(path, tmp_path / "q" / "grid", block=16)
+    x = np.random.default_rng(3).standard_normal((2, 32)).astype(np.float32)
+    exact = x.astype(np.float64) @ w.astype(np.float64)
+    default = switchyard.Session(report["model"], device="cpu").run({"x": x})["y"]
+    np.testing.assert_allclose(default, exact, rtol=1e-5, atol=1e-5)  # the model's level: 0
+    int8 = switchyard.Session(report["model"], device="cpu", quant_accuracy_level=4).run(
+        {"x": x})["y"]
+    blocks = x.reshape(2, 2, 16)
+    m = np.abs(blocks).max(axis=2, keepdims=True)
+    q = np.rint(blocks * (np.float32(127) / m)).astype(np.float64)
+    s = (m / np.float32(127)).astype(np.float64)
+    want = np.einsum("rbk,bkn->rn", q * s, w.reshape(2, 16, 2).astype(np.float64))
+    np.testing.assert_allclose(int8, want, rtol=1e-5, atol=1e-4)
+    bound = np.einsum("rb,bn->rn", s[:, :, 0] / 2, np.abs(w).reshape(2, 16, 2).sum(axis=1))
+    assert np.all(np.abs(int8 - exact) <= bound + 1e-4)
+    assert not np.array_equal(int8, default)
+    with pytest.raises(switchyard.InvalidArgumentError, match="quant_accuracy_level 9"):
+        switchyard.Session(report["model"], device="cpu", quant_accuracy_level=9)

@@ -576,6 +576,8 @@ Status MapMatMulNBits(NodeContext& ctx) {
   Attrs attrs;
   attrs.Set("bits", bits);
   attrs.Set("block_size", block);
+  // ONNX Runtime's levels: 4 lets the product quantize A to int8 per block (docs/ops.md).
+  attrs.Set("accuracy_level", ctx.AttrInt("accuracy_level", 0));
   SY_ASSIGN_OR_RETURN(ValueId y, ctx.Emit1("quant_matmul", inputs, std::move(attrs)));
   if (ctx.HasInput(5)) {
     SY_ASSIGN_OR_RETURN(ValueId bias, ctx.Input(5));

@@ -254,7 +254,16 @@ void AddDeviceOptions(po::options_description& options) {
         }
       }),
       "models with run-time sizes: how many sets of input shapes stay prepared at once "
-      "(docs/dynamic-shapes.md)");
+      "(docs/dynamic-shapes.md)")(
+      "quant-accuracy-level", po::value<int>()->notifier([](int level) {
+        if (level < 0 || level > 4) {
+          throw po::error("--quant-accuracy-level " + std::to_string(level) +
+                          ": expected 0 to 4 (4: int8 activations)");
+        }
+      }),
+      "every quant_matmul's accuracy level, as ONNX Runtime's MatMulNBits accuracy_level: 4 "
+      "lets the cpu device quantize activations to int8 per block (faster), 0 to 3 keep f32; "
+      "default: each node's own, as the model says (docs/ops.md)");
 }
 
 void AddModelOptions(po::options_description& options) {
@@ -296,6 +305,9 @@ Expected<PlanOptions> PlanOptionsFromArgs(const PluginHost& host, const po::vari
   options.merge_islands = vm.count("no-island-pass") == 0;
   options.optimize_level = vm["optimize"].as<int>();
   options.max_specializations = static_cast<size_t>(vm["max-specializations"].as<int>());
+  if (vm.count("quant-accuracy-level")) {
+    options.quant_matmul_accuracy_level = vm["quant-accuracy-level"].as<int>();
+  }
   if (options.optimize_level < 0 || options.optimize_level > kMaxOptimizeLevel) {
     return InvalidArgument("--optimize " + std::to_string(options.optimize_level) +
                            ": expected 0 (none), 1 (default) or 2");

@@ -52,6 +52,10 @@ struct PlanOptions {
   // Dynamic sessions (docs/dynamic-shapes.md): how many specialisations, one per set of
   // input shapes, a session keeps prepared (at least 1).
   size_t max_specializations = 8;
+  // Every quant_matmul's accuracy_level (docs/ops.md; ONNX Runtime's levels 0 to 4, 4
+  // letting a backend quantize the activations to int8), or -1 to keep each node's own
+  // (the model's choice). Session::Create sets it before optimizing, at any level.
+  int quant_matmul_accuracy_level = -1;
 };
 
 enum class PlacementReason : uint8_t {

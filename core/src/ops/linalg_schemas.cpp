@@ -131,6 +131,9 @@ Expected<std::vector<TensorType>> InferDet(const InferContext& ctx) {
 // two per byte, the even k in the low nibble), scales [N, n_blocks] and the optional
 // zero_points [N, n_blocks] (one code per byte; default 2^(bits - 1)) give
 // w[n, k] = (code - zero_point) * scale of k's block. K need not fill the last block.
+// accuracy_level (ONNX Runtime's MatMulNBits attribute) 4 lets a backend quantize a to int8
+// per block first (docs/ops.md states the bound); other levels compute in a's precision
+// or better.
 Expected<std::vector<TensorType>> InferQuantMatmul(const InferContext& ctx) {
   const int64_t bits = ctx.attrs.GetInt("bits");
   const int64_t block_size = ctx.attrs.GetInt("block_size");
@@ -140,6 +143,12 @@ Expected<std::vector<TensorType>> InferQuantMatmul(const InferContext& ctx) {
   if (block_size < 16 || block_size > 256 || (block_size & (block_size - 1)) != 0) {
     return AttrError("block_size", "is " + std::to_string(block_size) +
                                        " but must be a power of two from 16 to 256");
+  }
+  const int64_t accuracy_level = ctx.attrs.GetInt("accuracy_level");
+  if (accuracy_level < 0 || accuracy_level > 4) {
+    return AttrError("accuracy_level", "is " + std::to_string(accuracy_level) +
+                                           " but must be 0 to 4 (ONNX Runtime's levels: 4 lets a "
+                                           "backend quantize a to int8 per block)");
   }
   const TensorType& a = ctx.input(0);
   const TensorType& b = ctx.input(1);
@@ -210,7 +219,7 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.name = "quant_matmul";
     s.type_vars = {{"T", kF}, {"Tq", DTypeSet{DType::kU8}}};
     s.inputs = {{"a", 0}, {"b", 1}, {"scales", 0}, {"zero_points", 1, /*optional=*/true}};
-    s.attrs = {Int("bits", 4), Int("block_size", 32)};
+    s.attrs = {Int("bits", 4), Int("block_size", 32), Int("accuracy_level", 0)};
     s.infer = InferQuantMatmul;
     s.cost = OpCost::kCompute;
     out.push_back(std::move(s));

@@ -217,6 +217,21 @@ Expected<OptimizedGraph> OptimizeGraph(const Graph& graph, const PluginHost* hos
     return InvalidArgument("optimization level " + std::to_string(level) +
                            " is not one of 0, 1, 2");
   }
+  const int accuracy = options.quant_matmul_accuracy_level;
+  if (accuracy < -1 || accuracy > 4) {
+    return InvalidArgument("quant_matmul accuracy level " + std::to_string(accuracy) +
+                           " is not one of 0 to 4 (or -1: each node's own)");
+  }
+  if (accuracy >= 0) {
+    // The session's choice overrides the model's on every quant_matmul.
+    Graph chosen = graph;
+    for (Node& node : chosen.nodes) {
+      if (node.op == "quant_matmul") node.attrs.Set("accuracy_level", int64_t{accuracy});
+    }
+    PlanOptions kept = options;
+    kept.quant_matmul_accuracy_level = -1;
+    return OptimizeGraph(chosen, host, kept, level);
+  }
   OptimizedGraph result;
   result.report.level = level;
   result.report.nodes_before = graph.nodes.size();

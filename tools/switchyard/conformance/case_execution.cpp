@@ -247,7 +247,8 @@ CaseResult RunOpCase(const OpCase& c, const Device& under_test, const Device& re
   }
   for (size_t k = 0; k < want.outputs.size(); ++k) {
     const std::string problem =
-        Compare(got.outputs[k], want.outputs[k], ToleranceFor(c.op, want.outputs[k].dtype()));
+        Compare(got.outputs[k], want.outputs[k],
+                c.tolerance ? *c.tolerance : ToleranceFor(c.op, want.outputs[k].dtype()));
     if (!problem.empty()) {
       return {Outcome::kFail,
               (want.outputs.size() > 1 ? "output " + std::to_string(k) + ": " : std::string()) +

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,15 @@ struct CaseInput {
   int64_t distinct_tuples = 0;
 };
 
+// How a result is compared with cpu-ref's.
+struct Tolerance {
+  bool exact = false;  // bit-exact (data movement, integer, bool and comparison results;
+                       // NaN matches NaN)
+  double max_ulp = 0;  // else each element within max_ulp units in the last place of the
+  double abs = 0;      // output dtype, or within abs + rel * |expected|,
+  double rel = 0;
+  double rel_l2 = 0;  // and ||got - want||2 <= rel_l2 * ||want||2 (0 = not checked)
+};
 struct OpCase {
   std::string op;
   // Short, unique among the op's cases: "f32 broadcast [2,3]+[3]", "i32 empty", "f32 1M".
@@ -55,6 +65,9 @@ struct OpCase {
   // f32 and in each integer dtype it takes; f16/bf16/f64 and the 1M-element cases are
   // mandatory too only for the ops where `mandatory` is set on them.
   bool mandatory = true;
+  // Where the op's attributes let a backend compute less exactly than the op's tier
+  // (quant_matmul at accuracy_level 4), the tolerance of this case; else ToleranceFor's.
+  std::optional<Tolerance> tolerance;
 };
 
 // Every case of `op`, covering each dtype the op's schema allows: a scalar (rank 0)
@@ -63,15 +76,6 @@ struct OpCase {
 // special values. Empty for an unknown op.
 std::vector<OpCase> CasesFor(std::string_view op);
 
-// How a result is compared with cpu-ref's.
-struct Tolerance {
-  bool exact = false;  // bit-exact (data movement, integer, bool and comparison results;
-                       // NaN matches NaN)
-  double max_ulp = 0;  // else each element within max_ulp units in the last place of the
-  double abs = 0;      // output dtype, or within abs + rel * |expected|,
-  double rel = 0;
-  double rel_l2 = 0;  // and ||got - want||2 <= rel_l2 * ||want||2 (0 = not checked)
-};
 // The tolerance for `op` producing `dtype` (docs/conformance.md lists them).
 Tolerance ToleranceFor(std::string_view op, DType dtype);
 

@@ -108,7 +108,7 @@ std::vector<OpCase> DetCases() {
 
 // quant_matmul: 4- and 8-bit codes (any byte: the generator's integers wrap), block sizes
 // 16 and 32, K filling its last block or not, with zero points in [0, 16) and without,
-// a batch dim, no rows.
+// a batch dim, no rows, and accuracy_level 4 (int8 activations allowed).
 std::vector<OpCase> QuantMatmulCases() {
   auto attrs = [](int64_t bits, int64_t block_size) {
     Attrs a;
@@ -134,6 +134,20 @@ std::vector<OpCase> QuantMatmulCases() {
     b.Add(d, "8-bit block 16 zero points [1,33] N=3", in(d, {1, 33}, 3, 8, 16, true), attrs(8, 16));
     b.Add(d, "8-bit block 32 [5,32] N=9", in(d, {5, 32}, 9, 8, 32, false), attrs(8, 32));
     b.Add(d, "empty rows [0,16] N=4", in(d, {0, 16}, 4, 4, 16, false), attrs(4, 16));
+    // accuracy_level 4 lets a backend quantize a to int8 per block (docs/ops.md): each
+    // output within sum over blocks of max|a| / 254 * sum |w| of the exact product. Here
+    // |a| < 2, |w| <= 15 (4 bits) or 255 (8 bits) times 0.5, K = 64 or 32: elements
+    // within 64 * 2 / 254 * 7.5 and 32 * 2 / 254 * 127.5, and the error's norm, about
+    // 1 / 250 of the output's for random data, within 2% of it.
+    Attrs level4 = attrs(4, 32);
+    level4.Set("accuracy_level", I(4));
+    b.Add(d, "4-bit block 32 accuracy level 4 [4,64] N=33", in(d, {4, 64}, 33, 4, 32, true), level4)
+        .tolerance = Tolerance{false, 0, 3.8, 0, 0.02};
+    Attrs level4_8 = attrs(8, 16);
+    level4_8.Set("accuracy_level", I(4));
+    b.Add(d, "8-bit block 16 accuracy level 4 [1,32] N=17", in(d, {1, 32}, 17, 8, 16, false),
+          level4_8)
+        .tolerance = Tolerance{false, 0, 32.2, 0, 0.02};
   }
   const DType f = DType::kF32;
   b.Large(f, "1M 4-bit block 32 [1024,64] N=1024", in(f, {1024, 64}, 1024, 4, 32, true),

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "kernel.h"
 
@@ -43,6 +44,10 @@ std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx,
                                                      PrepareFn f32_prepare);
 void AddConvBlasKernels(KernelTable& table);         // conv: f32 2-D via im2col + cblas_sgemm
 void AddQuantMatmulFastKernels(KernelTable& table);  // quant_matmul: f32, weights kept packed
+// For tests and benchmarks: caps the instruction set of quant_matmul's vector paths at
+// `isa` ("baseline", "avx2", "avxvnni"; anything else: none) and returns the one they now
+// run on here ("baseline", "avx2", "avxvnni" or "avx512vnni"). Process-wide.
+std::string LimitQuantMatmulIsaForTesting(std::string_view isa);
 
 // oneDNN primitives built at prepare (fast/onednn/), attached to the entries above: f32
 // matmul and gemm (weights prepacked when constant), f32 conv with 1 to 3 spatial dims
