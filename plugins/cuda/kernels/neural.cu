@@ -1,5 +1,6 @@
 #include "neural.h"
 
+#include "attention_mask.h"
 #include "op_common.cuh"
 
 namespace sy::cuda::kern {
@@ -14,7 +15,21 @@ constexpr int kAttnThreads = 128;  // also the keys per chunk
 // accumulator (the online softmax), rescaling what came before by exp(old max - new max).
 // A chunk whose keys are all -inf so far is skipped (it contributes nothing); a NaN score
 // makes the running maximum NaN and so the row NaN, as the reference's max does; a row
-// whose every bias is -inf (or whose biased scores are all -inf) is zeros.
+// whose every bias is -inf (or whose biased scores are all -inf) is zeros. Keys the row
+// excludes (plugins/common/attention_mask.h) are never read.
+template <class T, int kMaskKind>
+__device__ typename Num<T>::Acc RowBias(const void* __restrict__ mask, int64_t at, int64_t i,
+                                        int64_t j, bool causal) {
+  using A = typename Num<T>::Acc;
+  A bias = 0;
+  if constexpr (kMaskKind == 1) {
+    bias = Num<T>::Load(static_cast<const T*>(mask), at);
+  } else if constexpr (kMaskKind == 2) {
+    bias = static_cast<const uint8_t*>(mask)[at] != 0 ? A(0) : -Infinity<A>();
+  }
+  return causal && j > i ? -Infinity<A>() : bias;
+}
+
 template <class T, int kMaskKind>
 __global__ void __launch_bounds__(kAttnThreads)
     AttentionKernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
@@ -43,42 +58,51 @@ __global__ void __launch_bounds__(kAttnThreads)
     }
     for (int64_t e = tid; e < dims.dv; e += kAttnThreads) acc[e] = 0;
     __syncthreads();
+    // Whether some key's bias is above the dominant bound (then fills at or below the
+    // excluded bound are excluded).
+    int dominant_here = 0;
+    for (int64_t j = tid; j < dims.t; j += kAttnThreads) {
+      const A bias = RowBias<T, kMaskKind>(mask, mask_row + j * dims.mask_strides[3], i, j, causal);
+      if (bias > A(plugin::kAttentionDominantBias)) dominant_here = 1;
+    }
+    const bool dominant = __syncthreads_or(dominant_here) != 0;
     A m_run = -Infinity<A>();
     A sum = 0;
-    int unmasked = 0;  // this thread saw a bias other than -inf
+    int unmasked = 0;  // this thread saw a key it does not exclude
     for (int64_t j0 = 0; j0 < dims.t; j0 += kAttnThreads) {
       const int64_t j = j0 + tid;
       const bool valid = j < dims.t;
+      bool excluded = true;
       A s = -Infinity<A>();
       if (valid) {
-        A bias = 0;
-        if constexpr (kMaskKind == 1) {
-          bias = Num<T>::Load(static_cast<const T*>(mask), mask_row + j * dims.mask_strides[3]);
-        } else if constexpr (kMaskKind == 2) {
-          bias = static_cast<const uint8_t*>(mask)[mask_row + j * dims.mask_strides[3]] != 0
-                     ? A(0)
-                     : -Infinity<A>();
+        const A bias =
+            RowBias<T, kMaskKind>(mask, mask_row + j * dims.mask_strides[3], i, j, causal);
+        excluded = bias == -Infinity<A>() ||
+                   (dominant && bias <= A(plugin::kAttentionExcludedBias));
+        if (!excluded) {
+          unmasked = 1;
+          A score = 0;  // with D = 0, 0 whatever the scale (as the reference)
+          const int64_t kr = k_base + j * dims.d;
+          for (int64_t d = 0; d < dims.d; ++d) score += qs[d] * Num<T>::Load(k, kr + d);
+          s = score + bias;
         }
-        if (causal && j > i) bias += -Infinity<A>();  // NaN stays NaN, +inf becomes NaN
-        if (!(bias == -Infinity<A>())) unmasked = 1;
-        A score = 0;  // with D = 0, 0 whatever the scale (as the reference)
-        const int64_t kr = k_base + j * dims.d;
-        for (int64_t d = 0; d < dims.d; ++d) score += qs[d] * Num<T>::Load(k, kr + d);
-        s = score + bias;
       }
       const A chunk_max = BlockReduce(s, MaxNanOp{}, scratch);
       const A m_new = NanMax(m_run, chunk_max);
       if (m_new == -Infinity<A>()) continue;  // the same in every thread
       const A factor = Exp(m_run - m_new);    // 0 while nothing was accumulated
-      const A pj = valid ? Exp(s - m_new) : A(0);
-      p[tid] = pj;
+      const A pj = valid && !excluded ? Exp(s - m_new) : A(0);
+      // -0 marks an excluded key (exp never gives -0), whose v is not read.
+      p[tid] = valid && excluded ? -A(0) : pj;
       sum = sum * factor + BlockReduce(pj, AddOp{}, scratch);
       __syncthreads();  // p complete
       const int64_t keys = dims.t - j0 < kAttnThreads ? dims.t - j0 : kAttnThreads;
       for (int64_t e = tid; e < dims.dv; e += kAttnThreads) {
         A a = acc[e] * factor;
         const T* vr = v + v_base + j0 * dims.dv + e;
-        for (int64_t jj = 0; jj < keys; ++jj) a += p[jj] * Num<T>::Load(vr, jj * dims.dv);
+        for (int64_t jj = 0; jj < keys; ++jj) {
+          if (!signbit(p[jj])) a += p[jj] * Num<T>::Load(vr, jj * dims.dv);
+        }
         acc[e] = a;
       }
       __syncthreads();  // p and acc consumed before the next chunk

@@ -11,7 +11,8 @@
 // query row (b, h, i): a pass for the maximum of the biased scores, a pass summing
 // exp(score - max) and accumulating the weighted values in `acc` (rows x Dv scratch of
 // the compute type). Semantics of plugins/cpu/src/ref/neural_ref.cpp: grouped-query heads
-// (g = h / (Hq / Hkv)), is_causal masks j > i, a fully masked row gives zeros.
+// (g = h / (Hq / Hkv)), is_causal masks j > i, excluded keys are not read, a fully masked
+// row gives zeros.
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -27,8 +28,15 @@ inline ct sy_bias(__global const uchar* mb, ulong mo, long at, long i, long j, i
   bias = LOAD_M(mask, at) != 0 ? (ct)0 : (ct)(-INFINITY);
 #endif
 #endif
-  if (causal && j > i) bias += (ct)(-INFINITY);  // NaN stays NaN
+  if (causal && j > i) bias = (ct)(-INFINITY);
   return bias;
+}
+
+// Whether the row excludes a key of this bias (plugins/common/attention_mask.h, whose
+// values the host passes as SY_EXCLUDED_BIAS and SY_DOMINANT_BIAS): an excluded key is
+// never read.
+inline int sy_excluded(ct bias, int dominant) {
+  return bias == (ct)(-INFINITY) || (dominant && bias <= (ct)SY_EXCLUDED_BIAS);
 }
 
 __kernel void sy_attention(__global const uchar* qb, ulong qo, __global const uchar* kb, ulong ko,
@@ -53,11 +61,16 @@ __kernel void sy_attention(__global const uchar* qb, ulong qo, __global const uc
   const long m_base = b * ms0 + h * ms1 + i * ms2;
   __global ct* out = acc + r * (ulong)Dv;
 
+  int dominant = 0;
+  for (long j = 0; j < T; ++j) {
+    if (sy_bias(mb, mo, m_base + j * ms3, i, j, causal) > (ct)SY_DOMINANT_BIAS) dominant = 1;
+  }
   ct m = -INFINITY;
   int all_masked = 1;
   for (long j = 0; j < T; ++j) {
     const ct bias = sy_bias(mb, mo, m_base + j * ms3, i, j, causal);
-    if (bias != -INFINITY) all_masked = 0;
+    if (sy_excluded(bias, dominant)) continue;
+    all_masked = 0;
     ct score = 0;
     for (long d = 0; d < D; ++d) score += scale * LOAD_A(q, q_base + d) * LOAD_A(k, k_base + j * D + d);
     score += bias;
@@ -72,6 +85,7 @@ __kernel void sy_attention(__global const uchar* qb, ulong qo, __global const uc
   ct sum = 0;
   for (long j = 0; j < T; ++j) {
     const ct bias = sy_bias(mb, mo, m_base + j * ms3, i, j, causal);
+    if (sy_excluded(bias, dominant)) continue;
     ct score = 0;
     for (long d = 0; d < D; ++d) score += scale * LOAD_A(q, q_base + d) * LOAD_A(k, k_base + j * D + d);
     const ct p = exp(score + bias - m);

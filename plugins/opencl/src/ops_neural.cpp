@@ -5,11 +5,13 @@
 // reference kernels (plugins/cpu/src/ref/neural_ref.cpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attention_mask.h"
 #include "cl_op.h"
 #include "kernel_sources.h"
 #include "resize_taps.h"
@@ -42,6 +44,15 @@ class AttentionOp : public ClOp {
       }
       defines += SlotDefines('M', node.inputs[3].dtype) + "#define HAS_MASK 1\n";
     }
+    // The keys a row excludes (plugins/common/attention_mask.h), as literals of the
+    // compute type (a float literal where the kernel computes in float).
+    const auto literal = [this](double value) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g%s", value, dtype_ == DType::kF64 ? "" : "f");
+      return std::string(text);
+    };
+    defines += "#define SY_EXCLUDED_BIAS " + literal(plugin::kAttentionExcludedBias) +
+               "\n#define SY_DOMINANT_BIAS " + literal(plugin::kAttentionDominantBias) + "\n";
     kernel_ = ctx.Kernel("neural", defines + "#define SY_ATTENTION\n", dtype_ == DType::kF64,
                          "sy_attention");
     const uint64_t scratch = static_cast<uint64_t>(rows_ * dv_) * (dtype_ == DType::kF64 ? 8 : 4);

@@ -14,11 +14,16 @@
 // intact where score + bias in f32 would round them to multiples of 1e-3, as the reference's double
 // sum does not.
 //
+// Keys a row excludes (plugins/common/attention_mask.h: its causal future, -inf or false,
+// finfo.min-like fill beside open keys) are never read: each (batch, head) reads keys up
+// to the last one some row reads (KeyExtents), so a decoder's fixed-capacity cache costs
+// the positions held, not the capacity.
+//
 // What runs the reference kernel instead: any dtype but f32 (the mask: bool or f32), D =
 // 0, misaligned buffers, and inputs whose f32 results could differ from the reference's
-// beyond rounding: a NaN or infinity in q, k or v, NaN or +inf in the mask (these make
-// whole rows NaN in the reference, also through keys this kernel skips: the causal
-// future), or |q| |k| |scale| D large enough to overflow an f32 score.
+// beyond rounding: a NaN or infinity in q or in the k and v this kernel reads, NaN or +inf
+// in the mask (these make whole rows NaN in the reference), or scores that could exceed
+// 1e28 in size (|q| |k| |scale| D).
 #include <cblas.h>
 #if SY_CPU_HAS_ONEDNN
 #include <dnnl.h>
@@ -37,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_mask.h"
 #include "fast/fast_kernels.h"
 #include "fast/softmax_avx512.h"
 #include "fast/vec_math.h"
@@ -271,7 +277,14 @@ struct Problem {
   bool avx512 = false;
   int64_t key_block, dv_pad;
 
+  // Per (batch, q head): the keys [0, extent) that some row reads; the rest are excluded
+  // for every row (plugins/common/attention_mask.h) and never read. Empty: all T.
+  std::vector<int64_t> key_extent;
+
   bool has_mask() const { return mask_f32 != nullptr || mask_bool != nullptr; }
+  int64_t KeyExtent(int64_t b, int64_t h) const {
+    return key_extent.empty() ? kv_seq : key_extent[static_cast<size_t>(b * hq + h)];
+  }
   // Floats of scratch one work item needs.
   int64_t ScratchFloats() const {
     const int64_t packed = blas ? 0 : dim * key_block + key_block * dv_pad;
@@ -329,8 +342,9 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
     for (int64_t d = 0; d < dim; ++d) qs[r * dim + d] = r < rows ? q[r * dim + d] * p.scale : 0.0f;
   }
   // Each row's bias maximum over the keys it may see; -inf: nothing to attend.
+  const int64_t extent = p.KeyExtent(b, h);
   for (int64_t r = 0; r < rows_pad; ++r) {
-    const int64_t end = r < rows ? KeyEnd(p, i0 + r) : 0;
+    const int64_t end = r < rows ? std::min(KeyEnd(p, i0 + r), extent) : 0;
     float mx = end > 0 && !p.has_mask() ? 0.0f : -kInf;
     for (int64_t j0 = 0; p.has_mask() && j0 < end; j0 += tk) {
       const int64_t n = std::min(tk, end - j0);
@@ -343,7 +357,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
   }
   std::fill(acc, acc + rows_pad * dvp, 0.0f);
 
-  const int64_t key_end = KeyEnd(p, i0 + rows - 1);
+  const int64_t key_end = std::min(KeyEnd(p, i0 + rows - 1), extent);
   for (int64_t j0 = 0; j0 < key_end; j0 += tk) {
     const int64_t n = std::min(tk, key_end - j0);
     const int64_t n_pad = p.blas ? n : RoundUp(n, kTileCols);
@@ -367,7 +381,8 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
       const int64_t i = i0 + r;
       // Keys this row may not see (causal) count as -inf; a row with none, or a dead or
       // padding row, adds nothing (zeros in P).
-      const int64_t seen = r < rows ? std::clamp<int64_t>(KeyEnd(p, i) - j0, 0, n) : 0;
+      const int64_t seen =
+          r < rows ? std::clamp<int64_t>(std::min(KeyEnd(p, i), extent) - j0, 0, n) : 0;
       if (bmax[r] == -kInf || seen == 0) {
         std::fill(t, t + n_pad, 0.0f);
         continue;
@@ -428,6 +443,39 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
     const float inv = 1.0f / l[r];
     for (int64_t e = 0; e < dv; ++e) out[e] = a[e] * inv;
   }
+}
+
+// Per (batch, q head): one past the last key some row reads (plugins/common/
+// attention_mask.h: a row excludes its causal future, -inf biases, and fills at or below
+// kAttentionExcludedBias when some key's bias is above kAttentionDominantBias). A decoder's
+// cache of fixed capacity is read up to its current length, not the capacity. Rows of a
+// mask that broadcasts over the heads are scanned once.
+std::vector<int64_t> KeyExtents(const Problem& p) {
+  std::vector<int64_t> extent(static_cast<size_t>(p.batch * p.hq), 0);
+  std::vector<float> bias(static_cast<size_t>(p.kv_seq));
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t h = 0; h < p.hq; ++h) {
+      int64_t& e = extent[static_cast<size_t>(b * p.hq + h)];
+      if (h > 0 && p.mask_stride[1] == 0) {
+        e = extent[static_cast<size_t>(b * p.hq)];
+        continue;
+      }
+      for (int64_t i = 0; i < p.seq; ++i) {
+        const int64_t end = KeyEnd(p, i);
+        if (end <= e) continue;
+        MaskRow(p, b, h, i, 0, end, bias.data());
+        bool dominant = false;
+        for (int64_t j = 0; j < end; ++j) {
+          dominant = dominant || bias[static_cast<size_t>(j)] > plugin::kAttentionDominantBias;
+        }
+        const double floor = dominant ? plugin::kAttentionExcludedBias : -kInf;
+        int64_t last = end;
+        while (last > e && bias[static_cast<size_t>(last - 1)] <= floor) --last;
+        e = std::max(e, last);
+      }
+    }
+  }
+  return extent;
 }
 
 // Scratch for the work items that run at once. A chunk of ParallelFor runs on one thread
@@ -492,16 +540,6 @@ bool MakeProblem(const KernelContext& ctx, Problem& p) {
   p.v = reinterpret_cast<const float*>(v.data);
   p.y = reinterpret_cast<float*>(y.data);
 
-  // Inputs whose f32 results could leave the reference's (see the top).
-  float q_max, k_max, v_max;
-  if (!AllFinite(ctx.pool, p.q, q.count(), &q_max) ||
-      !AllFinite(ctx.pool, p.k, k.count(), &k_max) ||
-      !AllFinite(ctx.pool, p.v, v.count(), &v_max)) {
-    return false;
-  }
-  if (static_cast<double>(q_max) * k_max * std::fabs(scale) * static_cast<double>(p.dim) > 1e30) {
-    return false;
-  }
   if (mask != nullptr) {
     const std::vector<int64_t> strides = Strides(mask->shape());
     const size_t lead = 4 - static_cast<size_t>(mask->rank());
@@ -517,6 +555,31 @@ bool MakeProblem(const KernelContext& ctx, Problem& p) {
       for (int64_t j = 0; j < n; ++j) bad |= !(p.mask_f32[j] < kInf);
       if (bad) return false;
     }
+  }
+  if (p.has_mask() || p.causal) p.key_extent = KeyExtents(p);
+  // Inputs whose f32 results could leave the reference's (see the top), over what the
+  // kernel reads: all of q, and per kv head the keys some row of its q heads reads.
+  float q_max, k_max = 0, v_max = 0;
+  if (!AllFinite(ctx.pool, p.q, q.count(), &q_max)) return false;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    for (int64_t g = 0; g < p.hkv; ++g) {
+      int64_t keys = 0;
+      for (int64_t h = g * p.group; h < (g + 1) * p.group; ++h)
+        keys = std::max(keys, p.KeyExtent(b, h));
+      float km, vm;
+      if (!AllFinite(ctx.pool, p.k + (b * p.hkv + g) * p.kv_seq * p.dim, keys * p.dim, &km) ||
+          !AllFinite(ctx.pool, p.v + (b * p.hkv + g) * p.kv_seq * p.dv, keys * p.dv, &vm)) {
+        return false;
+      }
+      k_max = std::max(k_max, km);
+      v_max = std::max(v_max, vm);
+    }
+  }
+  // Scores below 1e28 in size, so that a key a row excludes by a fill at or below -1e30
+  // beside one above -1e29 gets a weight of exactly zero here too (its score plus bias
+  // stays below -8e29).
+  if (static_cast<double>(q_max) * k_max * std::fabs(scale) * static_cast<double>(p.dim) > 1e28) {
+    return false;
   }
 
   p.avx512 = fast::HasSoftmaxAvx512();

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_mask.h"
 #include "ref/ref_kernels.h"
 #include "resize_taps.h"
 
@@ -129,7 +130,9 @@ Status Resize(const KernelContext& ctx) {
 // broadcasting to [B, Hq, S, T] -> y [B, Hq, S, Dv]
 //   y[b, h, i] = sum_j softmax_j(scale * q[b, h, i] . k[b, g, j] + bias[b, h, i, j]) v[b, g, j]
 // with g = h / (Hq / Hkv), bias = the mask (additive, or 0 / -inf for bool true / false)
-// plus -inf where is_causal and j > i. Fully masked rows give zeros (see the top).
+// plus -inf where is_causal and j > i. The sum runs over the keys the row does not exclude
+// (plugins/common/attention_mask.h: -inf biases, and fills at or below -1e30 beside a key
+// above -1e29), which are never read. Fully masked rows give zeros (see the top).
 Status Attention(const KernelContext& ctx) {
   const ConstTensorView& q = ctx.inputs[0];
   const ConstTensorView& k = ctx.inputs[1];
@@ -155,7 +158,8 @@ Status Attention(const KernelContext& ctx) {
       if (mask->shape()[d] != 1) mask_stride[lead + d] = strides[d];
     }
   }
-  std::vector<double> s(static_cast<size_t>(kv_seq));
+  std::vector<double> s(static_cast<size_t>(kv_seq)), bias(static_cast<size_t>(kv_seq));
+  std::vector<uint8_t> excluded(static_cast<size_t>(kv_seq));
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t h = 0; h < hq; ++h) {
       const int64_t kvh = h / group;
@@ -163,44 +167,56 @@ Status Attention(const KernelContext& ctx) {
       const int64_t v_base = (b * hkv + kvh) * kv_seq * dv;
       for (int64_t i = 0; i < seq; ++i) {
         const int64_t q_base = ((b * hq + h) * seq + i) * dim;
-        double m = -kInf;        // max of the biased scores, NaN if any is NaN
-        bool all_masked = true;  // every bias is -inf
+        // The row's biases, then the keys it excludes (plugins/common/attention_mask.h):
+        // those are never read, whatever k and v hold there.
+        bool dominant = false;  // some key's bias is above kAttentionDominantBias
         for (int64_t j = 0; j < kv_seq; ++j) {
-          double bias = 0;
+          double bj = 0;
           if (mask != nullptr) {
             const int64_t at =
                 b * mask_stride[0] + h * mask_stride[1] + i * mask_stride[2] + j * mask_stride[3];
-            bias = mask->dtype() == DType::kBool
-                       ? (LoadInt(DType::kBool, mask->data, at) != 0 ? 0.0 : -kInf)
-                       : LoadFloat(mask->dtype(), mask->data, at);
+            bj = mask->dtype() == DType::kBool
+                     ? (LoadInt(DType::kBool, mask->data, at) != 0 ? 0.0 : -kInf)
+                     : LoadFloat(mask->dtype(), mask->data, at);
           }
-          if (causal && j > i) bias += -kInf;  // NaN stays NaN
-          if (bias != -kInf) all_masked = false;
+          if (causal && j > i) bj = -kInf;
+          bias[static_cast<size_t>(j)] = bj;
+          dominant = dominant || bj > plugin::kAttentionDominantBias;
+        }
+        double m = -kInf;        // max of the biased scores, NaN if any is NaN
+        bool all_masked = true;  // every key excluded
+        for (int64_t j = 0; j < kv_seq; ++j) {
+          const double bj = bias[static_cast<size_t>(j)];
+          const bool out = bj == -kInf || (dominant && bj <= plugin::kAttentionExcludedBias);
+          excluded[static_cast<size_t>(j)] = out;
+          if (out) continue;
+          all_masked = false;
           double score = 0;  // with D = 0, 0 whatever the scale (as the reference)
           for (int64_t d = 0; d < dim; ++d) {
             score += scale * LoadFloat(q.dtype(), q.data, q_base + d) *
                      LoadFloat(k.dtype(), k.data, k_base + j * dim + d);
           }
-          score += bias;
+          score += bj;
           s[static_cast<size_t>(j)] = score;
           if (std::isnan(m)) continue;
           if (std::isnan(score) || score > m) m = score;
         }
         const int64_t y_base = ((b * hq + h) * seq + i) * dv;
-        // No key left to attend (decided on the bias, so a NaN or +inf score under a
-        // fully masked row does not matter), or every biased score is -inf: zeros.
+        // No key left to attend, or every biased score is -inf: zeros.
         if (all_masked || m == -kInf) {
           for (int64_t e = 0; e < dv; ++e) StoreFloat(y.dtype(), y.data, y_base + e, 0.0);
           continue;
         }
         double sum = 0;
-        for (double& p : s) {
-          p = std::exp(p - m);
+        for (int64_t j = 0; j < kv_seq; ++j) {
+          double& p = s[static_cast<size_t>(j)];
+          p = excluded[static_cast<size_t>(j)] ? 0.0 : std::exp(p - m);
           sum += p;
         }
         for (int64_t e = 0; e < dv; ++e) {
           double acc = 0;
           for (int64_t j = 0; j < kv_seq; ++j) {
+            if (excluded[static_cast<size_t>(j)]) continue;
             acc += s[static_cast<size_t>(j)] * LoadFloat(v.dtype(), v.data, v_base + j * dv + e);
           }
           StoreFloat(y.dtype(), y.data, y_base + e, acc / sum);

@@ -302,7 +302,7 @@ TEST(AttentionFast, OtherCasesUseTheReference) {
     for (const double bad : {nan, kInf, -kInf}) {
       std::vector<Tensor> in = qkv;
       std::vector<double> values = Values(in[which]);
-      values[values.size() - 1] = bad;  // the last key: in the causal future of row 0
+      values[values.size() / 2 + 1] = bad;  // head 1, key 0 (row 1 of q): read by row 1 on
       in[which] = Make(DType::kF32, in[which].type().shape, values);
       expect_reference(in, Causal(), "input " + std::to_string(which) + " " + std::to_string(bad));
     }
@@ -325,6 +325,73 @@ TEST(AttentionFast, OtherCasesUseTheReference) {
     expect_reference(in, {}, std::string(DTypeName(dt)));
   }
   expect_reference(Qkv(1, 1, 1, 2, 3, 0, 2, 12), {}, "D = 0");
+}
+
+// Keys a row excludes (plugins/common/attention_mask.h) are never read: NaN and infinities
+// there (a decoder's cache past its length; the causal future beyond the last query) leave
+// the kernel computing the case itself, and the result is that of the keys it reads.
+// Exporters' finfo(f32).min fill beside open keys excludes; a row of nothing but fill does
+// not (every key weighs the same, as the reference's double sum gives).
+TEST(AttentionFast, ExcludedKeysAreNotRead) {
+  const int64_t s = 2, t = 12, open = 5;
+  const double lowest = std::numeric_limits<float>::lowest();
+  const std::vector<Tensor> qkv = Qkv(1, 2, 1, s, t, 8, 4, 21);
+  std::vector<Tensor> poisoned = qkv;
+  for (int which : {1, 2}) {  // k and v past the open keys: NaN, +inf, -inf
+    std::vector<double> values = Values(poisoned[which]);
+    const int64_t width = poisoned[which].type().shape[3];
+    for (int64_t j = open; j < t; ++j) {
+      for (int64_t e = 0; e < width; ++e)
+        values[j * width + e] = j % 3 == 0 ? std::nan("") : (j % 3 == 1 ? kInf : -kInf);
+    }
+    poisoned[which] = Make(DType::kF32, poisoned[which].type().shape, values);
+  }
+  // The same case with the excluded keys cut off: what the result must be.
+  std::vector<Tensor> cut;
+  cut.push_back(qkv[0]);
+  for (int which : {1, 2}) {
+    const int64_t width = qkv[which].type().shape[3];
+    std::vector<double> values = Values(qkv[which]);
+    values.resize(open * width);
+    cut.push_back(Make(DType::kF32, {1, 1, open, width}, values));
+  }
+  for (const double fill : {-kInf, lowest, -1e30}) {
+    std::vector<double> mask(s * t, 0.0);
+    for (int64_t i = 0; i < s; ++i) {
+      for (int64_t j = open; j < t; ++j) mask[i * t + j] = fill;
+    }
+    std::vector<Tensor> in = poisoned;
+    in.push_back(Make(DType::kF32, {1, 1, s, t}, mask));
+    const std::string what = "fill " + std::to_string(fill);
+    ExpectAttentionMatches(in, {}, what);
+    std::vector<Tensor> want_in = cut;
+    want_in.push_back(Make(DType::kF32, {1, 1, s, open}, std::vector<double>(s * open, 0.0)));
+    const Tensor want = RunRef1("attention", want_in);
+    Expected<std::vector<Tensor>> got = RunFast(in, {}, Pool(2));
+    SY_ASSERT_OK(got);
+    ExpectWithinConformance((*got)[0], want, what + " against the keys it reads");
+  }
+  // A bool mask, the same.
+  std::vector<double> keep(s * t, 1.0);
+  for (int64_t i = 0; i < s; ++i) {
+    for (int64_t j = open; j < t; ++j) keep[i * t + j] = 0;
+  }
+  std::vector<Tensor> in = poisoned;
+  in.push_back(Make(DType::kBool, {s, t}, keep));
+  ExpectAttentionMatches(in, {}, "bool mask");
+  // is_causal with fewer queries than keys: keys past the last query are never read.
+  ExpectAttentionMatches({qkv[0], poisoned[1], poisoned[2]}, Causal(), "causal");
+  // A row of nothing but finfo.min fill: no key excluded, all weigh the same.
+  std::vector<double> all_fill(s * t, lowest);
+  std::vector<Tensor> uniform = qkv;
+  uniform.push_back(Make(DType::kF32, {1, 1, s, t}, all_fill));
+  ExpectAttentionMatches(uniform, {}, "all fill");
+  const std::vector<double> out = Values(RunRef1("attention", uniform)), v = Values(qkv[2]);
+  for (int64_t e = 0; e < 4; ++e) {
+    double mean = 0;
+    for (int64_t j = 0; j < t; ++j) mean += v[j * 4 + e] / t;
+    EXPECT_NEAR(out[e], mean, 1e-7) << "row 0, column " << e;  // f32 output
+  }
 }
 
 #if SY_CPU_HAS_ONEDNN
