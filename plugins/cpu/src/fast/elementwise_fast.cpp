@@ -5,9 +5,15 @@
 // [C, 1, 1] scale of [N, C, H, W]). Tight loops the compiler vectorises, split over the context's
 // threads; everything else (other dtypes, general broadcasting) goes to the reference
 // kernel of the same op. `where` on bool conditions and 4-byte values reads its three
-// inputs the same ways. relu is with the unary kernels (unary_fast.cpp).
+// inputs the same ways. `pow` of f32 by one exponent that is an integer from -4 to 4 or
+// 1/2 (x^2 in RMSNorm and T5's norms, x^3 in tanh-GELU) is multiplications, a division or
+// a square root in double, rounded once to f32: the reference's std::pow(double, double)
+// to within its last bit, so the same f32 but in the rarest ties. relu is with the unary
+// kernels (unary_fast.cpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "fast/fast_kernels.h"
@@ -233,12 +239,99 @@ Status Where(const KernelContext& ctx) {
 
 }  // namespace
 
+// x^e for a fixed e, in double (x^2 is exact there: 48 bits), rounded once to f32.
+template <int kExponent>
+SY_CPU_ISA_CLONES void PowLoop(const float* x, float* z, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    const double d = x[i];
+    double r;
+    if constexpr (kExponent == 0) {
+      r = 1.0;  // pow(x, 0) is 1 for every x, NaN included
+    } else if constexpr (kExponent == 1) {
+      r = d;
+    } else if constexpr (kExponent == 2) {
+      r = d * d;
+    } else if constexpr (kExponent == 3) {
+      r = (d * d) * d;
+    } else if constexpr (kExponent == 4) {
+      r = (d * d) * (d * d);
+    } else if constexpr (kExponent == -1) {
+      r = 1.0 / d;
+    } else if constexpr (kExponent == -2) {
+      r = 1.0 / (d * d);
+    } else if constexpr (kExponent == -3) {
+      r = 1.0 / ((d * d) * d);
+    } else if constexpr (kExponent == -4) {
+      r = 1.0 / ((d * d) * (d * d));
+    } else {  // 1/2 (kExponent 100): pow's square root, +0 for -0 and +inf for -inf
+      r = d == 0.0 ? 0.0 : (d == -std::numeric_limits<double>::infinity() ? -d : std::sqrt(d));
+    }
+    z[i] = static_cast<float>(r);
+  }
+}
+
+// pow(a, b) with b one f32 element whose value PowLoop takes; anything else runs the
+// reference kernel.
+Status Pow(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  const ConstTensorView& b = ctx.inputs[1];
+  const TensorView& out = ctx.outputs[0];
+  const KernelFn reference = RefKernels().Find(ctx.op);
+  if (a.dtype() != DType::kF32 || b.dtype() != DType::kF32 || b.count() != 1 ||
+      a.count() != out.count() || !fast::IsF32Aligned(a.data) || !fast::IsF32Aligned(b.data) ||
+      !fast::IsF32Aligned(out.data)) {
+    return reference(ctx);
+  }
+  const float e = *reinterpret_cast<const float*>(b.data);
+  void (*loop)(const float*, float*, int64_t, int64_t) = nullptr;
+  switch (e == 0.5f ? 100 : (e == std::floor(e) && std::fabs(e) <= 4 ? static_cast<int>(e) : 99)) {
+    case -4:
+      loop = PowLoop<-4>;
+      break;
+    case -3:
+      loop = PowLoop<-3>;
+      break;
+    case -2:
+      loop = PowLoop<-2>;
+      break;
+    case -1:
+      loop = PowLoop<-1>;
+      break;
+    case 0:
+      loop = PowLoop<0>;
+      break;
+    case 1:
+      loop = PowLoop<1>;
+      break;
+    case 2:
+      loop = PowLoop<2>;
+      break;
+    case 3:
+      loop = PowLoop<3>;
+      break;
+    case 4:
+      loop = PowLoop<4>;
+      break;
+    case 100:
+      loop = PowLoop<100>;
+      break;
+    default:
+      return reference(ctx);
+  }
+  const float* x = reinterpret_cast<const float*>(a.data);
+  float* z = reinterpret_cast<float*>(out.data);
+  ParallelFor(ctx.pool, out.count(), fast::kCheapGrain,
+              [x, z, loop](int64_t begin, int64_t end) { loop(x, z, begin, end); });
+  return Status::Ok();
+}
+
 void AddElementwiseFastKernels(KernelTable& table) {
   table.Add("add", Binary<AddOp>);
   table.Add("sub", Binary<SubOp>);
   table.Add("mul", Binary<MulOp>);
   table.Add("div", Binary<DivOp>);
   table.Add("where", Where);
+  table.Add("pow", Pow);
 }
 
 }  // namespace sy::cpu

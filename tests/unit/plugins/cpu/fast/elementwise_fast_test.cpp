@@ -176,6 +176,25 @@ TEST(ElementwiseFast, Int32WrapsAsTheReference) {
   }
 }
 
+// pow by one exponent from -4 to 4 or 1/2: the reference's f32 results bit for bit on
+// random values and every special value (NaN, +-inf, +-0, negatives, tiny and huge
+// values); other exponents, and an exponent tensor, run the reference.
+TEST(ElementwiseFast, PowBySmallIntegersAndHalfIsTheReferences) {
+  std::vector<double> x = test::Uniform(50000, -30, 30, 5);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double specials[] = {std::nan(""), inf,    -inf, 0.0,   -0.0,  -1.0,    1.0,
+                             1e-30,        -1e-30, 3e38, -3e38, 1e-45, 65504.0, -2.5};
+  for (size_t i = 0; i < std::size(specials); ++i) x[i * 97] = specials[i];
+  const Tensor base = Make(DType::kF32, {50000}, x);
+  for (const double e : {-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.5, 1.5, 7.0, -0.5}) {
+    SCOPED_TRACE(::testing::Message() << "exponent " << e);
+    test::ExpectMatchesReference("pow", {base, Make(DType::kF32, {}, {e})}, {0, 0});
+    test::ExpectMatchesReference("pow", {base, Make(DType::kF32, {1}, {e})}, {0, 0});
+  }
+  test::ExpectMatchesReference(
+      "pow", {base, Make(DType::kF32, {50000}, test::Uniform(50000, -3, 3, 6))}, {0, 0});
+}
+
 TEST(ElementwiseFast, IntegerDivisionByZeroStillReported) {
   Expected<std::vector<Tensor>> out = test::Run(
       FastKernels(), "div", {Make(DType::kI32, {2}, {1, 2}), Make(DType::kI32, {2}, {1, 0})});
