@@ -1,5 +1,6 @@
-// Fast binary elementwise kernels (add sub mul div; add sub mul on i32 too) for the common
-// f32 cases: both
+// Fast binary elementwise kernels (add sub mul div; add sub mul on i32 too; the
+// comparisons on f32, i32 and i64 and and/or/xor on bool, giving bool; not) for the common
+// cases: both
 // inputs of the output's shape, one side a single element, or one side broadcast as one
 // block of the output's dims (BlockInner: a bias [C] added to [N, C], a per-channel
 // [C, 1, 1] scale of [N, C, H, W]). Tight loops the compiler vectorises, split over the context's
@@ -59,8 +60,8 @@ int64_t BlockInner(const Shape& in, const Shape& out) {
 // z[i] = op(x[i], y[(i / inner) % m]) (kRepeatB) or op(x[(i / inner) % m], y[i])
 // (!kRepeatB) over [begin, end), in runs that stay inside one repetition (inner == 1) or
 // one repeated element (inner > 1) so that the inner loop vectorises.
-template <typename Op, bool kRepeatB, typename T>
-SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64_t inner,
+template <typename Op, bool kRepeatB, typename T, typename R>
+SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, R* z, int64_t m, int64_t inner,
                                   int64_t begin, int64_t end) {
   if (inner == 1) {
     for (int64_t i = begin; i < end;) {
@@ -68,7 +69,7 @@ SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64
       const int64_t len = std::min(m - j, end - i);
       const T* xs = kRepeatB ? x + i : x + j;
       const T* ys = kRepeatB ? y + j : y + i;
-      T* zs = z + i;
+      R* zs = z + i;
       for (int64_t k = 0; k < len; ++k) zs[k] = Op()(xs[k], ys[k]);
       i += len;
     }
@@ -78,20 +79,21 @@ SY_CPU_ISA_CLONES void RepeatLoop(const T* x, const T* y, T* z, int64_t m, int64
     const int64_t len = std::min(inner - i % inner, end - i);
     const T v = kRepeatB ? y[(i / inner) % m] : x[(i / inner) % m];
     const T* full = (kRepeatB ? x : y) + i;
-    T* zs = z + i;
+    R* zs = z + i;
     for (int64_t k = 0; k < len; ++k) zs[k] = kRepeatB ? Op()(full[k], v) : Op()(v, full[k]);
     i += len;
   }
 }
 
 // z[i] = op(x[i], y[i]) over [begin, end); kScalarX / kScalarY: x[0] / y[0] for every i.
-template <typename Op, bool kScalarX, bool kScalarY, typename T>
-SY_CPU_ISA_CLONES void BinaryLoop(const T* x, const T* y, T* z, int64_t begin, int64_t end) {
+template <typename Op, bool kScalarX, bool kScalarY, typename T, typename R>
+SY_CPU_ISA_CLONES void BinaryLoop(const T* x, const T* y, R* z, int64_t begin, int64_t end) {
   const T sx = kScalarX ? x[0] : T(0), sy = kScalarY ? y[0] : T(0);
   for (int64_t i = begin; i < end; ++i) z[i] = Op()(kScalarX ? sx : x[i], kScalarY ? sy : y[i]);
 }
 
-template <typename Op, typename T>
+// R: the output's element type (T, or uint8_t for the comparisons' bool).
+template <typename Op, typename T, typename R = T>
 Status BinaryAs(const KernelContext& ctx) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
@@ -106,7 +108,7 @@ Status BinaryAs(const KernelContext& ctx) {
   }
   const T* x = reinterpret_cast<const T*>(a.data);
   const T* y = reinterpret_cast<const T*>(b.data);
-  T* z = reinterpret_cast<T*>(out.data);
+  R* z = reinterpret_cast<R*>(out.data);
   constexpr int64_t kGrain = fast::kCheapGrain;
   if (n == 0) return Status::Ok();
   if (na == n && nb == n) {
@@ -160,6 +162,83 @@ struct MulOp {
 struct DivOp {
   float operator()(float a, float b) const { return a / b; }
 };
+
+// Comparisons (f32 as IEEE compares them, NaN unordered; i32 and i64) and logic on bool
+// (nonzero is true), each giving 0 or 1: the reference's results.
+struct EqualOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct LessOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct LessEqualOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct GreaterOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct GreaterEqualOp {
+  template <typename T>
+  uint8_t operator()(T a, T b) const {
+    return a >= b;
+  }
+};
+struct AndOp {
+  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) & (b != 0); }
+};
+struct OrOp {
+  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) | (b != 0); }
+};
+struct XorOp {
+  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) ^ (b != 0); }
+};
+
+template <typename Op>
+Status Comparison(const KernelContext& ctx) {
+  switch (ctx.inputs[0].dtype()) {
+    case DType::kF32:
+      return BinaryAs<Op, float, uint8_t>(ctx);
+    case DType::kI32:
+      return BinaryAs<Op, int32_t, uint8_t>(ctx);
+    case DType::kI64:
+      return BinaryAs<Op, int64_t, uint8_t>(ctx);
+    default:
+      return RefKernels().Find(ctx.op)(ctx);
+  }
+}
+
+template <typename Op>
+Status Logic(const KernelContext& ctx) {
+  if (ctx.inputs[0].dtype() != DType::kBool) return RefKernels().Find(ctx.op)(ctx);
+  return BinaryAs<Op, uint8_t>(ctx);
+}
+
+SY_CPU_ISA_CLONES void NotLoop(const uint8_t* x, uint8_t* z, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) z[i] = x[i] == 0;
+}
+
+// not on bool.
+Status Not(const KernelContext& ctx) {
+  const ConstTensorView& a = ctx.inputs[0];
+  if (a.dtype() != DType::kBool) return RefKernels().Find(ctx.op)(ctx);
+  const auto* x = reinterpret_cast<const uint8_t*>(a.data);
+  auto* z = reinterpret_cast<uint8_t*>(ctx.outputs[0].data);
+  ParallelFor(ctx.pool, ctx.outputs[0].count(), fast::kCheapGrain,
+              [x, z](int64_t begin, int64_t end) { NotLoop(x, z, begin, end); });
+  return Status::Ok();
+}
 
 template <typename Op>
 Status Binary(const KernelContext& ctx) {
@@ -332,6 +411,15 @@ void AddElementwiseFastKernels(KernelTable& table) {
   table.Add("div", Binary<DivOp>);
   table.Add("where", Where);
   table.Add("pow", Pow);
+  table.Add("equal", Comparison<EqualOp>);
+  table.Add("less", Comparison<LessOp>);
+  table.Add("less_equal", Comparison<LessEqualOp>);
+  table.Add("greater", Comparison<GreaterOp>);
+  table.Add("greater_equal", Comparison<GreaterEqualOp>);
+  table.Add("and", Logic<AndOp>);
+  table.Add("or", Logic<OrOp>);
+  table.Add("xor", Logic<XorOp>);
+  table.Add("not", Not);
 }
 
 }  // namespace sy::cpu

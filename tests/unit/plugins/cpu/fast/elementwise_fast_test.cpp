@@ -195,6 +195,54 @@ TEST(ElementwiseFast, PowBySmallIntegersAndHalfIsTheReferences) {
       "pow", {base, Make(DType::kF32, {50000}, test::Uniform(50000, -3, 3, 6))}, {0, 0});
 }
 
+// The comparisons (f32 with NaN, infinities and signed zeros; i32; i64) and and/or/xor/not
+// on bool: the reference's bools exactly, on every shape the fast loops take and one they
+// pass back; bool inputs holding bytes other than 0 and 1 count as true.
+TEST(ElementwiseFast, ComparisonsAndLogicAreTheReferences) {
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> small(-3, 3);
+  const auto values = [&](DType dtype, const Shape& shape) {
+    std::vector<double> v(static_cast<size_t>(ElementCount(shape)));
+    for (double& x : v) x = small(rng);
+    if (dtype == DType::kF32 && v.size() > 6) {
+      const double inf = std::numeric_limits<double>::infinity();
+      v[0] = std::nan("");
+      v[1] = inf;
+      v[2] = -inf;
+      v[3] = -0.0;
+      v[4] = 0.0;
+      v[5] = 0.5;
+    }
+    if (dtype == DType::kI64 && !v.empty()) v[0] = 9007199254740993.0;  // above 2^53
+    return Make(dtype, shape, v);
+  };
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{40001}, {40001}}, {{7001}, {}}, {{1}, {7001}}, {{99, 67}, {67}}, {{5, 1}, {3, 5, 7}}};
+  for (const char* op : {"equal", "less", "less_equal", "greater", "greater_equal"}) {
+    for (const DType dtype : {DType::kF32, DType::kI32, DType::kI64}) {
+      for (const auto& [sa, sb] : shapes) {
+        SCOPED_TRACE(::testing::Message() << op << " " << DTypeName(dtype));
+        test::ExpectMatchesReference(op, {values(dtype, sa), values(dtype, sb)}, {0, 0});
+      }
+    }
+  }
+  std::uniform_int_distribution<int> byte(0, 3);  // 2 and 3: true too
+  const auto bools = [&](const Shape& shape) {
+    Tensor t = *Tensor::Allocate(DType::kBool, shape);
+    auto* bytes = reinterpret_cast<uint8_t*>(t.mutable_data());
+    for (int64_t i = 0; i < ElementCount(shape); ++i) bytes[i] = static_cast<uint8_t>(byte(rng));
+    return t;
+  };
+  for (const char* op : {"and", "or", "xor"}) {
+    for (const auto& [sa, sb] : shapes) {
+      SCOPED_TRACE(op);
+      test::ExpectMatchesReference(op, {bools(sa), bools(sb)}, {0, 0});
+    }
+  }
+  test::ExpectMatchesReference("not", {bools({40001})}, {0, 0});
+  test::ExpectMatchesReference("not", {bools({3, 0})}, {0, 0});
+}
+
 TEST(ElementwiseFast, IntegerDivisionByZeroStillReported) {
   Expected<std::vector<Tensor>> out = test::Run(
       FastKernels(), "div", {Make(DType::kI32, {2}, {1, 2}), Make(DType::kI32, {2}, {1, 0})});
