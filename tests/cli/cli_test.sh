@@ -416,6 +416,16 @@ expect "run --input-shape disagreeing" 1 "inputs 'x' and 'm' disagree on batch: 
   -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=4,5,4 --input-shape m=3,5
 expect "run without inputs names the symbols" 1 'missing input "x" \(f32 \[batch, seq, 4\]\)' \
   -- "$SY" run "$TMP/dyn.json"
+# bench and compare make random data for inputs given no value, at --input-shape
+# (docs/dynamic-shapes.md); run does so only for --input NAME=random (above).
+expect "run --input-shape alone still asks for the input" 1 'missing input "x" \(f32 \[batch, seq, 4\]\)' \
+  -- "$SY" run "$TMP/dyn.json" --input-shape x=4,5,4 --input-shape m=4,5
+expect "compare fills inputs at --input-shape" 0 "node 1 \(reshape\) on cpu:0: y f32 \[20, 2\]" \
+  -- "$SY" compare "$TMP/dyn.json" --device cpu --input-shape x=4,5,4 --input-shape m=4,5
+expect "bench fills inputs at --input-shape" 1 "bench: inputs 'x' and 'm' disagree on batch: 4 \(dim 0 of 'x'\) and 3" \
+  -- "$SY" bench "$TMP/dyn.json" --repeat 1 --input-shape x=4,5,4 --input-shape m=3,5
+expect "bench fills inputs at the examples" 0 "no value given for x, m \(no --input, no <model>/inputs file\): using seeded random data" \
+  -- "$SY" bench "$TMP/dyn.json" --repeat 1
 # A device that runs executables at other sizes (SY_DEVICE_FLAG_RESIZABLE): one prepare
 # serves every shape (docs/plugin-abi.md, "Executables that run at other sizes").
 zeros_npy() {  # zeros_npy "(2, 3)" 6: an f32 .npy of zeros with the header NumPy writes
