@@ -162,6 +162,31 @@ Status Gelu(const KernelContext& ctx) {
   return Unary(ctx, GeluErf(), fast::kCostlyGrain);
 }
 
+// hard_sigmoid and hard_swish in double, as the reference computes them (alpha x + beta
+// clamped to [0, 1]; x times that at alpha 1/6 and beta 1/2, -0 at -inf), so f32 gives
+// the reference's results exactly and f16/bf16 round them once more from f32.
+struct HardSigmoidF {
+  double alpha, beta;
+  float operator()(float x) const {
+    double y = alpha * x + beta;
+    y = y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);  // NaN compares false and stays
+    return static_cast<float>(y);
+  }
+};
+struct HardSwishF {
+  float operator()(float x) const {
+    const double d = x;
+    double y = d * (1.0 / 6.0) + 0.5;
+    y = y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+    return x == -std::numeric_limits<float>::infinity() ? -0.0f : static_cast<float>(d * y);
+  }
+};
+
+Status HardSigmoid(const KernelContext& ctx) {
+  return Unary(ctx, HardSigmoidF{ctx.attrs.GetFloat("alpha", 0.2), ctx.attrs.GetFloat("beta", 0.5)},
+               fast::kCheapGrain);
+}
+
 // clip on f32 (every other dtype goes to the reference): compared and clamped in double
 // against the attribute bounds as the reference does, so a clamped element is the bound
 // rounded once to f32 (f16 and bf16 would round it twice here, hence the reference for
@@ -280,6 +305,8 @@ void AddUnaryFastKernels(KernelTable& table) {
   table.Add("acosh", Kernel<Acosh, kCostlyGrain>);
   table.Add("atanh", Kernel<Atanh, kCostlyGrain>);
   table.Add("gelu", Gelu);
+  table.Add("hard_sigmoid", HardSigmoid);
+  table.Add("hard_swish", Kernel<HardSwishF, kCheapGrain>);
   table.Add("round", Kernel<Round, kCheapGrain>);
   table.Add("clip", Clip);
   table.Add("cast", Cast);

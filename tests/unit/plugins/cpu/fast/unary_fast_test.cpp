@@ -128,6 +128,25 @@ TEST(UnaryFast, ClipMatchesReferenceExactly) {
   }
 }
 
+// hard_sigmoid (default and other alpha, beta) and hard_swish: the reference's f32 results
+// exactly (both compute in double), NaN, infinities (hard_swish: x at +inf, -0 at -inf)
+// and -0 included; f16 within one rounding of it.
+TEST(UnaryFast, HardSigmoidAndHardSwishMatchReferenceExactly) {
+  for (int64_t n : kSizes) {
+    const std::vector<double> v =
+        WithSpecials(Uniform(static_cast<size_t>(n), -8, 8, static_cast<uint32_t>(n) + 3));
+    ExpectMatchesReference("hard_swish", {Make(DType::kF32, {n}, v)}, {0, 0});
+    ExpectMatchesReference("hard_swish", {Make(DType::kF16, {n}, v)}, {1e-3, 1e-7});
+    ExpectMatchesReference("hard_sigmoid", {Make(DType::kF32, {n}, v)}, {0, 0});
+    Attrs attrs;
+    attrs.Set("alpha", 1.0 / 6.0);
+    attrs.Set("beta", 0.5);
+    ExpectMatchesReference("hard_sigmoid", {Make(DType::kF32, {n}, v)}, {0, 0}, attrs);
+  }
+  ExpectMatchesReference("hard_swish", {Make(DType::kF32, {4}, {INFINITY, -INFINITY, -0.0, 3e38})},
+                         {0, 0});
+}
+
 TEST(UnaryFast, F32ExpAcrossTheWholeRange) {
   // Dense over [-104, 89]: overflow to inf above ~88.72, subnormals below ~-87.3, zero
   // below ~-103.9; each result within 2 ulp (relative 2.4e-7) or 1e-44 in the subnormals.
