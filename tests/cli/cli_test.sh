@@ -546,6 +546,48 @@ for cmd in check plan; do
     echo "FAIL $cmd prints a forged line"; failures=$((failures + 1))
   else passes=$((passes + 1)); fi
 done
+# The same names in the errors of run and bench: the session's (missing, unknown, wrong
+# type) and the CLI's own (--input). An f64 [2] .npy for the wrong type:
+{ printf '\x93NUMPY\x01\x00\x76\x00'
+  dict="{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
+  printf '%s' "$dict"; printf '%*s' $((127 - 10 - ${#dict})) ''; printf '\n'
+  head -c 16 /dev/zero; } >"$TMP/f64x2.npy"
+# A dynamic model's inputs are checked by the specialising session.
+sed 's/"name": "x\\nfake: ok", "dtype": "f32", "shape": \[2\]/"name": "x\\nfake: ok", "dtype": "f32", "shape": ["n"]/; s/"name": "y\\u001b\[2K", "dtype": "f32", "shape": \[2\]/"name": "y\\u001b[2K", "dtype": "f32", "shape": ["n"]/; s/^{"format": "rml-graph", "version": 1,$/&\n "symbols": [{"name": "n", "example": 2}],/' \
+  "$TMP/ctrl.json" >"$TMP/ctrl_dyn.json"
+nl_name=$'x\nfake: ok'
+esc_name=$'q\e[2K'
+forged() {  # forged NAME COMMAND...: fails when the command prints a line "fake: ok"
+  local name=$1
+  shift
+  if "$@" 2>&1 | grep -Eq '^fake: ok'; then
+    echo "FAIL $name prints a forged line"; failures=$((failures + 1))
+  else passes=$((passes + 1)); fi
+}
+expect "run: missing input escapes its name" 1 'run: missing input "x\\nfake: ok" \(f32 \[2\]\)' \
+  -- "$SY" run "$TMP/ctrl.json"
+forged "run: missing input" "$SY" run "$TMP/ctrl.json"
+expect "run: missing dynamic input escapes its name" 1 'run: missing input "x\\nfake: ok" \(f32 \[n\]\)' \
+  -- "$SY" run "$TMP/ctrl_dyn.json"
+forged "run: missing dynamic input" "$SY" run "$TMP/ctrl_dyn.json"
+for cmd in run bench; do
+  expect "$cmd: --input that cannot be opened escapes its name" 1 \
+    "$cmd: --input x\\\\nfake: ok: cannot open $TMP/none.npy" \
+    -- "$SY" $cmd "$TMP/ctrl.json" --input "$nl_name=$TMP/none.npy"
+  forged "$cmd: --input that cannot be opened" "$SY" $cmd "$TMP/ctrl.json" --input "$nl_name=$TMP/none.npy"
+done
+expect "run: --input of no input escapes both names" 1 \
+  'run: --input q\\x1B\[2K: the model has no input "q\\x1B\[2K" \(its inputs: x\\nfake: ok\)' \
+  -- "$SY" run "$TMP/ctrl.json" --input "$esc_name=random"
+forged "run: --input of no input" "$SY" run "$TMP/ctrl.json" --input "$esc_name=random"
+expect "run: input of the wrong type escapes its name" 1 \
+  'run: input "x\\nfake: ok" is f64 \[2\] but the model expects f32 \[2\]' \
+  -- "$SY" run "$TMP/ctrl.json" --input "$nl_name=$TMP/f64x2.npy"
+forged "run: input of the wrong type" "$SY" run "$TMP/ctrl.json" --input "$nl_name=$TMP/f64x2.npy"
+expect "run: dynamic input of the wrong type escapes its name" 1 \
+  'run: input "x\\nfake: ok" is f64 \[2\] but the model expects f32 \[n\]' \
+  -- "$SY" run "$TMP/ctrl_dyn.json" --input "$nl_name=$TMP/f64x2.npy"
+forged "run: dynamic input of the wrong type" "$SY" run "$TMP/ctrl_dyn.json" --input "$nl_name=$TMP/f64x2.npy"
 
 # A graph with no nodes (its output is its input) says so instead of "ran on  in".
 cat > "$TMP/no_nodes.json" <<'JSON'

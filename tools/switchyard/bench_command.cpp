@@ -105,7 +105,8 @@ int RunBench(const std::vector<std::string>& args) {
     for (const auto& [name, tensor] : prepared->inputs) {
       Expected<DeviceTensor> on_device = DeviceTensor::FromHost(device, tensor);
       if (!on_device.ok()) {
-        PrintError("bench", on_device.status().WithContext("input '" + name + "'").message());
+        PrintError("bench",
+                   on_device.status().WithContext("input '" + PrintableName(name) + "'").message());
         return kExitFailure;
       }
       binding.BindInput(name, std::move(*on_device));

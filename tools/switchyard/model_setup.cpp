@@ -143,7 +143,7 @@ Expected<Graph> SpecializeForArgs(const Graph& graph, const po::variables_map& v
     shapes.push_back(std::move(*shape));
   }
   if (!given.empty()) {
-    return InvalidArgument("--input-shape " + given.begin()->first +
+    return InvalidArgument("--input-shape " + PrintableName(given.begin()->first) +
                            ": the model has no input of that name");
   }
   SY_ASSIGN_OR_RETURN(SymbolBinding binding, BindSymbols(graph, shapes));
@@ -169,7 +169,7 @@ Expected<TensorType> ConcreteInputType(const Session& session, size_t k,
   if (auto given = shapes.find(session.input_names()[k]); given != shapes.end()) {
     // Checked by the run as any input is (rank, constant dims, symbols that agree).
     if (CheckedElementCount(given->second).ok()) return TensorType{type.dtype, given->second};
-    return InvalidArgument("--input-shape " + session.input_names()[k] + ": " +
+    return InvalidArgument("--input-shape " + PrintableName(session.input_names()[k]) + ": " +
                            ShapeToString(given->second) + " has too many elements");
   }
   if (!session.dynamic()) return type;
@@ -188,7 +188,7 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
     for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
       SY_ASSIGN_OR_RETURN(auto parsed, ParseShapeArg(item));
       if (std::find(names.begin(), names.end(), parsed.first) == names.end()) {
-        return InvalidArgument("--input-shape " + parsed.first +
+        return InvalidArgument("--input-shape " + PrintableName(parsed.first) +
                                ": the model has no input of that name");
       }
       out.random_shapes[parsed.first] = std::move(parsed.second);
@@ -198,26 +198,28 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
     for (const std::string& item : vm["input"].as<std::vector<std::string>>()) {
       const size_t eq = item.find('=');
       if (eq == std::string::npos || eq == 0) {
-        return InvalidArgument("--input " + item + ": expected NAME=FILE.npy or NAME=random");
+        return InvalidArgument("--input " + PrintableName(item) +
+                               ": expected NAME=FILE.npy or NAME=random");
       }
       const std::string name = item.substr(0, eq), source = item.substr(eq + 1);
       const auto it = std::find(names.begin(), names.end(), name);
       if (it == names.end()) {
         std::string list;
-        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-        return InvalidArgument("--input " + name + ": the model has no input \"" + name +
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + PrintableName(n);
+        return InvalidArgument("--input " + PrintableName(name) + ": the model has no input \"" +
+                               PrintableName(name) +
                                "\" (its inputs: " + (list.empty() ? "none" : list) + ")");
       }
       if (source == "random") {
         SY_ASSIGN_OR_RETURN(TensorType type,
                             ConcreteInputType(*out.session, it - names.begin(), out.random_shapes));
         Expected<Tensor> data = RandomTensor(type, SeedOption(vm));
-        if (!data.ok()) return data.status().WithContext("--input " + name);
+        if (!data.ok()) return data.status().WithContext("--input " + PrintableName(name));
         out.inputs[name] = std::move(*data);
         continue;
       }
       Expected<Tensor> t = ReadNpy(source);
-      if (!t.ok()) return t.status().WithContext("--input " + name);
+      if (!t.ok()) return t.status().WithContext("--input " + PrintableName(name));
       out.inputs[name] = std::move(*t);
     }
   }

@@ -8,6 +8,7 @@
 
 #include "switchyard/model_io.h"
 #include "switchyard/random_stream.h"
+#include "switchyard/value_names.h"
 
 namespace sy {
 namespace {
@@ -67,7 +68,7 @@ Expected<Tensor> FillInput(const std::string& name, const TensorType& type, int6
   Shape shape = type.shape;
   const int64_t rows = static_cast<int64_t>(pads.size());
   if (shape.size() != 2 || (shape[0] >= 0 && shape[0] != rows)) {
-    return InvalidArgument("input \"" + name + "\" is " + type.ToString() +
+    return InvalidArgument("input \"" + PrintableName(name) + "\" is " + type.ToString() +
                            " (the decoder fills [" + std::to_string(rows) + ", n] inputs)");
   }
   shape[0] = rows;
@@ -91,7 +92,7 @@ Expected<Tensor> FillInput(const std::string& name, const TensorType& type, int6
           t.mutable_values<float>()[at] = static_cast<float>(v);
           break;
         default:
-          return InvalidArgument("input \"" + name + "\" is " + type.ToString() +
+          return InvalidArgument("input \"" + PrintableName(name) + "\" is " + type.ToString() +
                                  " (the decoder fills i64, i32 or f32)");
       }
     }
@@ -138,18 +139,19 @@ Expected<std::unique_ptr<Decoder>> Decoder::Create(Session& session, const Devic
   const std::vector<std::string>& names = session.input_names();
   for (const std::string& name : names) {
     if (name != ids_name && name != "attention_mask" && name != "position_ids") {
-      return InvalidArgument("the model takes input \"" + name + "\"; the decoder fills only " +
-                             ids_name + ", attention_mask and position_ids");
+      return InvalidArgument("the model takes input \"" + PrintableName(name) +
+                             "\"; the decoder fills only " + PrintableName(ids_name) +
+                             ", attention_mask and position_ids");
     }
   }
   const auto ids = std::find(names.begin(), names.end(), ids_name);
   if (ids == names.end()) {
-    return InvalidArgument("the model has no input \"" + ids_name +
+    return InvalidArgument("the model has no input \"" + PrintableName(ids_name) +
                            "\" (the token ids each run adds)");
   }
   const TensorType& ids_type = session.input_types()[static_cast<size_t>(ids - names.begin())];
   if (ids_type.dtype != DType::kI64 || ids_type.rank() != 2 || ids_type.shape[0] < 1) {
-    return InvalidArgument("the model's " + ids_name + " is " + ids_type.ToString() +
+    return InvalidArgument("the model's " + PrintableName(ids_name) + " is " + ids_type.ToString() +
                            " (the decoder passes i64 [B, n] token ids, B the fixed number of "
                            "sequences the state holds)");
   }

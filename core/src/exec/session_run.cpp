@@ -5,6 +5,7 @@
 
 #include "exec/session_parts.h"
 #include "exec/specializations.h"
+#include "switchyard/value_names.h"
 
 namespace sy {
 
@@ -43,30 +44,34 @@ Status Session::Run(IoBinding& binding) {
   auto known = [&](const std::string& name) -> Status {
     if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) return Status::Ok();
     std::string list;
-    for (const std::string& n : outputs) list += (list.empty() ? "" : ", ") + n;
-    return InvalidArgument("output \"" + name + "\" is bound but the model has no such output " +
+    for (const std::string& n : outputs) list += (list.empty() ? "" : ", ") + PrintableName(n);
+    return InvalidArgument("output \"" + PrintableName(name) +
+                           "\" is bound but the model has no such output " +
                            "(its outputs are: " + (list.empty() ? "none" : list) + ")");
   };
   for (const auto& [name, tensor] : binding.device_inputs_) {
     if (!tensor.valid()) {
-      return InvalidArgument("input \"" + name + "\" is bound to an empty DeviceTensor");
+      return InvalidArgument("input \"" + PrintableName(name) +
+                             "\" is bound to an empty DeviceTensor");
     }
   }
   for (const auto& [name, tensor] : binding.output_into_) {
     SY_RETURN_IF_ERROR(known(name));
     if (!tensor.valid()) {
-      return InvalidArgument("output \"" + name + "\" is bound to an empty DeviceTensor");
+      return InvalidArgument("output \"" + PrintableName(name) +
+                             "\" is bound to an empty DeviceTensor");
     }
     for (const auto& [input, bound] : binding.device_inputs_) {
       if (tensor.SharesStorageWith(bound)) {
-        return InvalidArgument("output \"" + name + "\" is bound to the device tensor of input \"" +
-                               input + "\": a run may not write what it reads (bind another)");
+        return InvalidArgument(
+            "output \"" + PrintableName(name) + "\" is bound to the device tensor of input \"" +
+            PrintableName(input) + "\": a run may not write what it reads (bind another)");
       }
     }
     for (const auto& [other, bound] : binding.output_into_) {
       if (other < name && tensor.SharesStorageWith(bound)) {
-        return InvalidArgument("outputs \"" + other + "\" and \"" + name +
-                               "\" are bound to the same device tensor");
+        return InvalidArgument("outputs \"" + PrintableName(other) + "\" and \"" +
+                               PrintableName(name) + "\" are bound to the same device tensor");
       }
     }
   }
@@ -91,7 +96,7 @@ Expected<DeviceTensor> Session::OutputTarget(const RunIo& io, const std::string&
   if (auto into = io.binding->output_into_.find(name); into != io.binding->output_into_.end()) {
     const DeviceTensor& t = into->second;
     if (t.type() != type) {
-      return InvalidArgument("output \"" + name + "\" is " + type.ToString() +
+      return InvalidArgument("output \"" + PrintableName(name) + "\" is " + type.ToString() +
                              " but the device tensor bound for it on " + t.device().Spec() +
                              " is " + t.type().ToString());
     }
@@ -136,8 +141,10 @@ Status Session::BindRunInputs(const RunIo& io) {
       return Status::Ok();
     }
     std::string list;
-    for (const std::string& n : input_names_) list += (list.empty() ? "" : ", ") + n;
-    return InvalidArgument("unknown input \"" + name +
+    for (const std::string& n : input_names_) {
+      list += (list.empty() ? "" : ", ") + PrintableName(n);
+    }
+    return InvalidArgument("unknown input \"" + PrintableName(name) +
                            "\" (the model's inputs are: " + (list.empty() ? "none" : list) + ")");
   };
   for (const auto& entry : *io.host) SY_RETURN_IF_ERROR(check_name(entry.first));
@@ -149,11 +156,12 @@ Status Session::BindRunInputs(const RunIo& io) {
     const Tensor* host = io.FindHost(name);
     const DeviceTensor* on_device = host == nullptr ? io.FindDevice(name) : nullptr;
     if (host == nullptr && on_device == nullptr) {
-      return InvalidArgument("missing input \"" + name + "\" (" + input_types_[k].ToString() + ")");
+      return InvalidArgument("missing input \"" + PrintableName(name) + "\" (" +
+                             input_types_[k].ToString() + ")");
     }
     const TensorType& type = host != nullptr ? host->type() : on_device->type();
     if (type != input_types_[k]) {
-      return InvalidArgument("input \"" + name + "\" is " + type.ToString() +
+      return InvalidArgument("input \"" + PrintableName(name) + "\" is " + type.ToString() +
                              (on_device != nullptr ? " on " + on_device->device().Spec() : "") +
                              " but the model expects " + input_types_[k].ToString());
     }
@@ -189,14 +197,14 @@ Status Session::BindRunInputs(const RunIo& io) {
       if (on_device != nullptr) {
         SY_RETURN_IF_ERROR(CopyBuffers(on_device->device(), on_device->buffer(), device,
                                        target.buffer->handle, bytes,
-                                       "copying input \"" + name + "\" from " +
+                                       "copying input \"" + PrintableName(name) + "\" from " +
                                            on_device->device().Spec() + " to " + device.Spec(),
                                        stats_.host_bytes_in));
         continue;
       }
       SY_RETURN_IF_ERROR(device.plugin->TakeError(
           api->copy_host_to_device(target.buffer->handle, 0, host->data(), bytes),
-          "copying input \"" + name + "\" to " + device.Spec()));
+          "copying input \"" + PrintableName(name) + "\" to " + device.Spec()));
       stats_.host_bytes_in += bytes;
     }
   }
@@ -330,7 +338,7 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
       } else {
         SY_RETURN_IF_ERROR(CopyBuffers(*out.source->device, out.source->handle, target.device(),
                                        target.buffer(), target.byte_size(),
-                                       "copying output \"" + out.name + "\" from " +
+                                       "copying output \"" + PrintableName(out.name) + "\" from " +
                                            out.source->device->Spec() + " to " +
                                            target.device().Spec(),
                                        stats_.host_bytes_out));
@@ -343,7 +351,7 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
     SY_RETURN_IF_ERROR(
         plugin.TakeError(plugin.api()->copy_device_to_host(
                              out.source->handle, 0, tensor.mutable_data(), tensor.byte_size()),
-                         "copying output \"" + out.name + "\""));
+                         "copying output \"" + PrintableName(out.name) + "\""));
     stats_.host_bytes_out += tensor.byte_size();
     results[out.name] = std::move(tensor);
   }
@@ -385,7 +393,7 @@ Status Session::DeliverOutput(const RunIo& io, const std::string& name, const Te
   } else if (!target.SharesStorageWith(*on_device)) {
     SY_RETURN_IF_ERROR(CopyBuffers(on_device->device(), on_device->buffer(), target.device(),
                                    target.buffer(), target.byte_size(),
-                                   "copying output \"" + name + "\" from " +
+                                   "copying output \"" + PrintableName(name) + "\" from " +
                                        on_device->device().Spec() + " to " + target.device().Spec(),
                                    stats_.host_bytes_out));
   }

@@ -6,6 +6,7 @@
 
 #include "exec/specializations.h"
 #include "exec/state_store.h"
+#include "switchyard/value_names.h"
 
 namespace sy {
 namespace {
@@ -13,12 +14,12 @@ namespace {
 // The size a data symbol's value holds: one integer, 0 to kMaxElementCount.
 Expected<int64_t> DataSize(const Tensor& t, const std::string& symbol, const std::string& value) {
   if (!IsInteger(t.dtype()) || t.element_count() != 1) {
-    return InvalidArgument("symbol " + symbol + " takes its size from '" + value + "', which is " +
-                           t.type().ToString() + " (expected one integer)");
+    return InvalidArgument("symbol " + symbol + " takes its size from '" + PrintableName(value) +
+                           "', which is " + t.type().ToString() + " (expected one integer)");
   }
   const double v = ElementAsDouble(t, 0);
   if (!(v >= 0) || v > static_cast<double>(kMaxElementCount)) {
-    return InvalidArgument("symbol " + symbol + " takes its size from '" + value +
+    return InvalidArgument("symbol " + symbol + " takes its size from '" + PrintableName(value) +
                            "', which holds " + std::to_string(v) +
                            " (expected a size of 0 to 2^60)");
   }
@@ -146,7 +147,7 @@ Expected<std::map<std::string, Tensor>> Session::RunSpecialization(Session& acti
 Expected<Tensor> Session::HostValue(const RunIo& io, const std::string& name) {
   if (const Tensor* host = io.FindHost(name)) return *host;
   const DeviceTensor* on_device = io.FindDevice(name);
-  if (on_device == nullptr) return InvalidArgument("missing input \"" + name + "\"");
+  if (on_device == nullptr) return InvalidArgument("missing input \"" + PrintableName(name) + "\"");
   SY_ASSIGN_OR_RETURN(Tensor copy, on_device->ToHost());
   stats_.host_bytes_in += copy.byte_size();
   return copy;
@@ -165,12 +166,12 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
     }
     const TensorType* type = io.FindType(input_names_[k]);
     if (type == nullptr) {
-      return InvalidArgument("missing input \"" + input_names_[k] + "\" (" +
+      return InvalidArgument("missing input \"" + PrintableName(input_names_[k]) + "\" (" +
                              ValueTypeString(d.graph.values[d.graph.inputs[k]]) + ")");
     }
     if (type->dtype != input_types_[k].dtype) {
-      return InvalidArgument("input \"" + input_names_[k] + "\" is " + type->ToString() +
-                             " but the model expects " +
+      return InvalidArgument("input \"" + PrintableName(input_names_[k]) + "\" is " +
+                             type->ToString() + " but the model expects " +
                              ValueTypeString(d.graph.values[d.graph.inputs[k]]));
     }
     d.input_shapes[k].assign(type->shape.begin(), type->shape.end());
@@ -184,7 +185,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
       const auto at =
           std::find(input_names_.begin(), input_names_.end(), stage_graph.values[id].name);
       if (at == input_names_.end()) {
-        return Internal("stage 0 reads '" + stage_graph.values[id].name +
+        return Internal("stage 0 reads '" + PrintableName(stage_graph.values[id].name) +
                         "', which is not a graph input");
       }
       d.shapes.push_back(d.input_shapes[static_cast<size_t>(at - input_names_.begin())]);
@@ -221,7 +222,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
         d.shapes.emplace_back(t->shape().begin(), t->shape().end());
         stage_device_inputs.emplace(name, *t);
       } else {
-        return Internal("stage " + std::to_string(s) + " reads '" + name +
+        return Internal("stage " + std::to_string(s) + " reads '" + PrintableName(name) +
                         "', which no earlier stage produced");
       }
     }
@@ -233,7 +234,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
         found = d.values.emplace(value, std::move(copy)).first;
       }
       if (found == d.values.end()) {
-        return Internal("symbol " + symbol + " takes its size from '" + value +
+        return Internal("symbol " + symbol + " takes its size from '" + PrintableName(value) +
                         "', which no earlier stage produced");
       }
       SY_ASSIGN_OR_RETURN(int64_t size, DataSize(found->second, symbol, value));
@@ -252,7 +253,7 @@ Expected<std::map<std::string, Tensor>> Session::RunDynamic(const RunIo& io) {
     auto found = d.values.find(name);
     const DeviceTensor* on_device = found == d.values.end() ? io.FindDevice(name) : nullptr;
     if (found == d.values.end() && on_device == nullptr) {
-      return Internal("no stage produced output '" + name + "'");
+      return Internal("no stage produced output '" + PrintableName(name) + "'");
     }
     const Tensor* host = found != d.values.end() ? &found->second : nullptr;
     SY_RETURN_IF_ERROR(

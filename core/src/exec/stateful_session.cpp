@@ -5,6 +5,7 @@
 
 #include "exec/state_store.h"
 #include "switchyard/session.h"
+#include "switchyard/value_names.h"
 
 namespace sy {
 
@@ -31,12 +32,12 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
   StateStore& state = *state_;
   auto refuse_state = [&](const std::string& name) -> Status {
     if (state.IsStateInput(name)) {
-      return InvalidArgument("input \"" + name +
+      return InvalidArgument("input \"" + PrintableName(name) +
                              "\" is decoding state: the session keeps it between runs on the "
                              "device (Reset() starts a new sequence); do not pass it");
     }
     if (!state.position_name.empty() && name == state.position_name) {
-      return InvalidArgument("input \"" + name +
+      return InvalidArgument("input \"" + PrintableName(name) +
                              "\" is the state's position: the session fills it with the "
                              "positions the state holds (" +
                              std::to_string(state.length) + ")");
@@ -49,13 +50,13 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
   }
   const TensorType* advance = io.FindType(state.advance_name);
   if (advance == nullptr) {
-    return InvalidArgument("missing input \"" + state.advance_name + "\" (its size along axis " +
-                           std::to_string(state.advance_axis) +
+    return InvalidArgument("missing input \"" + PrintableName(state.advance_name) +
+                           "\" (its size along axis " + std::to_string(state.advance_axis) +
                            " is the number of positions a run adds to the state)");
   }
   if (advance->rank() <= state.advance_axis) {
-    return InvalidArgument("input \"" + state.advance_name + "\" is " + advance->ToString() +
-                           " but the state advances by its axis " +
+    return InvalidArgument("input \"" + PrintableName(state.advance_name) + "\" is " +
+                           advance->ToString() + " but the state advances by its axis " +
                            std::to_string(state.advance_axis));
   }
   const int64_t adds = advance->shape[state.advance_axis];
@@ -65,8 +66,9 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
       return InvalidArgument("this run adds " + std::to_string(adds) + " positions to the " +
                              std::to_string(state.length) +
                              " the state holds, past its capacity of " + std::to_string(capacity) +
-                             " (state '" + e.name + "' " + e.type.ToString() + ", axis " +
-                             std::to_string(e.axis) + "); Reset() starts a new sequence");
+                             " (state '" + PrintableName(e.name) + "' " + e.type.ToString() +
+                             ", axis " + std::to_string(e.axis) +
+                             "); Reset() starts a new sequence");
     }
   }
   std::map<std::string, Tensor> with_position;
