@@ -78,9 +78,13 @@ nb::dict DeviceDict(const Device& device) {
 }  // namespace
 
 void BindHost(nb::module_& m) {
+  // Weakly referenceable: the package keeps its hosts in a WeakValueDictionary, so that a
+  // host, and the worker processes of its isolated plugins, goes with its last session.
   nb::class_<Host>(m, "Host",
                    "Loaded plugins (the plugin host). Made by switchyard's module functions "
-                   "and shared by the sessions made with the same plugin options.")
+                   "and shared by the sessions made with the same plugin options while any "
+                   "of them lives.",
+                   nb::is_weak_referenceable())
       .def(nb::init<const std::filesystem::path&, uint32_t, const std::vector<std::string>&, double,
                     const std::vector<std::string>&>(),
            nb::arg("prefix"), nb::arg("threads") = 0,

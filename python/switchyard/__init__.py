@@ -20,6 +20,7 @@ from __future__ import annotations
 import numbers
 import os
 import threading
+import weakref
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
@@ -55,7 +56,10 @@ _PREFIX = os.path.dirname(os.path.abspath(__file__))
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_hosts: dict = {}
+# Weak: a host (its loaded plugins, and the worker processes of isolated ones) lives as
+# long as a session, device tensor or caller holds it, not until exit for every set of
+# options ever used.
+_hosts: "weakref.WeakValueDictionary[tuple, _native.Host]" = weakref.WeakValueDictionary()
 _hosts_lock = threading.Lock()
 
 
@@ -74,7 +78,8 @@ def _names(value: Union[None, str, Iterable[str]], what: str) -> list:
 def _host(threads: int = 0, isolate: Union[None, str, Sequence[str]] = None,
           timeout: Optional[float] = None,
           plugins: Optional[Sequence[PathLike]] = None) -> _native.Host:
-    """The plugin host for these options, loaded on first use and then shared."""
+    """The plugin host for these options, loaded on first use and shared while anything
+    holds it (a session, a device tensor); loaded again after the last one is gone."""
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 4096:
         raise InvalidArgumentError(
             f"threads {threads!r}: expected 0 (the number of cores) to 4096")
