@@ -3,19 +3,21 @@
 //
 // Paths, by the number of rows of `a` (tokens, in a decoder) and the node's
 // accuracy_level:
-// - Few rows (decoding, kMaxFusedRows or fewer): each output y[r, n] is one pass over
-//   weight row n's blocks. Memory traffic is the packed weights (0.5 or 1 byte a weight)
-//   and nothing else. Outputs are split over the threads by weight row, so a result does
-//   not depend on the split.
-//   - accuracy_level 4 (ONNX Runtime's "int8 compute"): a is quantized to int8 per block
-//     once per call (scale max|a| / 127, rounded to nearest even) and each block's codes
-//     are multiplied with it as integers (vpdpbusd with VNNI, vpmaddubsw on AVX2), the
-//     sum scaled once per block. Within max|a| / 254 of each a element: docs/ops.md.
-//   - otherwise f32: codes unpacked to floats in registers, less their zero point, dotted
-//     with a's block and scaled once per block.
-// - More rows (a prompt), at every level: weight rows are dequantized tile by tile into an
+// - accuracy_level 4 (ONNX Runtime's "int8 compute"), any number of rows: a is quantized
+//   to int8 per block once per call (scale max|a| / 127, rounded to nearest even) and each
+//   block's codes are multiplied with it as integers (vpdpbusd with VNNI, vpmaddubsw on
+//   AVX2), the sum scaled once per block; within max|a| / 254 of each a element
+//   (docs/ops.md). Rows go in groups of four against blocks of 32 weight rows, which stay
+//   in the cache from one group to the next: the packed weights are read once per call.
+// - Other levels, few rows (decoding, kMaxFusedRows or fewer): each output y[r, n] is one
+//   pass over weight row n's blocks, codes unpacked to floats in registers, less their
+//   zero point, dotted with a's block and scaled once per block. Memory traffic is the
+//   packed weights (0.5 or 1 byte a weight) and nothing else.
+// - Other levels, more rows (a prompt): weight rows are dequantized tile by tile into an
 //   f32 scratch buffer (split over the threads) and each tile multiplied on OpenBLAS's
 //   sgemm, so the arithmetic runs at sgemm's speed and the scratch stays a few MiB.
+// Outputs are split over the threads by weight row, so a result does not depend on the
+// split.
 // The vector paths live in files built for their instruction sets (fast/quant_matmul_x86.h);
 // this file lays `a` out for them, adds the scalar tail past their whole chunks, and runs
 // everything on CPUs without AVX2. Other dtypes, and buffers not aligned for floats, go to
@@ -284,18 +286,29 @@ float Int8DotScalar(const PackedWeights& w, const Int8Layout& l, int64_t r, int6
 void Int8Rows(Isa isa, const PackedWeights& w, const Int8Layout& l, int64_t rows, float* y,
               int64_t j0, int64_t j1) {
 #ifdef SY_QUANT_MATMUL_VECTOR
+  // Rows of a in groups of kMaxFusedRows against blocks of weight rows small enough to
+  // stay in the L1/L2 cache from one group to the next, so that a prompt reads the packed
+  // weights once from memory however many rows it has.
+  constexpr int64_t kWeightRowsPerBlock = 32;
   const quant::Int8Lanes lanes = l.View();
-  if (isa == Isa::kAvx512Vnni) {
-    quant::Int8RowsAvx512Vnni(w, lanes, rows, y, j0, j1);
+  for (int64_t jb = j0; isa != Isa::kBaseline && jb < j1; jb += kWeightRowsPerBlock) {
+    const int64_t je = std::min(j1, jb + kWeightRowsPerBlock);
+    for (int64_t r0 = 0; r0 < rows; r0 += kMaxFusedRows) {
+      const int64_t count = std::min(kMaxFusedRows, rows - r0);
+      const quant::Int8Lanes group{lanes.q + r0 * w.k, lanes.lane_scales + r0 * l.chunks * 8,
+                                   lanes.block_sums + r0 * w.n_blocks, l.chunks, l.chunk};
+      float* yg = y + r0 * w.n;
+      if (isa == Isa::kAvx512Vnni) {
+        quant::Int8RowsAvx512Vnni(w, group, count, yg, jb, je);
 #ifdef SY_QUANT_MATMUL_AVXVNNI
-  } else if (isa == Isa::kAvxVnni) {
-    quant::Int8RowsAvxVnni(w, lanes, rows, y, j0, j1);
+      } else if (isa == Isa::kAvxVnni) {
+        quant::Int8RowsAvxVnni(w, group, count, yg, jb, je);
 #endif
-  } else {
-    quant::Int8RowsAvx2(w, lanes, rows, y, j0, j1);
+      } else {
+        quant::Int8RowsAvx2(w, group, count, yg, jb, je);
+      }
+    }
   }
-#else
-  (void)isa;
 #endif
   const int64_t span = isa == Isa::kBaseline ? 0 : l.chunks * l.chunk;
   for (int64_t j = j0; j < j1; ++j) {
@@ -380,16 +393,23 @@ Status QuantMatmulFast(const KernelContext& ctx) {
   if (!environment_cap.ok()) return environment_cap.status();
   const Isa isa = DetectIsa(*environment_cap);
   const int64_t grain = fast::RowGrain(fast::kCheapGrain, k * rows);
+  // At accuracy level 4 the int8 path takes every row count: a prompt's rows in groups of
+  // four reuse each block of weights from the cache.
+  if (ctx.attrs.GetInt("accuracy_level", 0) == kInt8Accuracy) {
+    try {
+      Int8Layout layout;
+      if (QuantizeActivations(w, x, rows, isa != Isa::kBaseline, &layout)) {
+        ParallelFor(ctx.pool, n, grain,
+                    [&](int64_t j0, int64_t j1) { Int8Rows(isa, w, layout, rows, out, j0, j1); });
+        return Status::Ok();
+      }
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("quant_matmul: no memory to quantize " + std::to_string(rows) +
+                               " rows of a");
+    }
+  }
   if (rows <= kMaxFusedRows) {
     try {
-      if (ctx.attrs.GetInt("accuracy_level", 0) == kInt8Accuracy) {
-        Int8Layout layout;
-        if (QuantizeActivations(w, x, rows, isa != Isa::kBaseline, &layout)) {
-          ParallelFor(ctx.pool, n, grain,
-                      [&](int64_t j0, int64_t j1) { Int8Rows(isa, w, layout, rows, out, j0, j1); });
-          return Status::Ok();
-        }
-      }
       FloatLayout layout;
       if (isa != Isa::kBaseline) layout = LayOutFloats(w, x, rows);
       ParallelFor(ctx.pool, n, grain,
