@@ -273,6 +273,36 @@ def qoperator_cases():
                 ("bz", RNG.integers(100, 156, 8, dtype=np.uint8)),
                 ("bias", RNG.standard_normal(8).astype(np.float32))],
                [("y",)], consts=("w", "bs", "bz", "bias"))
+    # ONNX's MatMulInteger onto matmul_integer: values small enough that no pair of
+    # products passes 2^15 (ONNX Runtime's u8s8 kernel saturates there on AVX2), weights
+    # as initializers (the cpu device's prepared kernel) and as inputs, per-column zero
+    # points, u8 and i8 weights. ONNX Runtime takes a scalar zero point for a only, so a's
+    # per-row zero points, and ONNX's per-batch ones [2, 3, 1] (the shifted-operand
+    # mapping), are checked against NumPy's exact product.
+    small_u8 = lambda *shape: RNG.integers(0, 60, shape, dtype=np.uint8)
+    small_i8 = lambda *shape: RNG.integers(-60, 60, shape, dtype=np.int8)
+
+    def exact(a, b, az=None, bz=None):
+        a = a.astype(np.int64) - (0 if az is None else az.astype(np.int64))
+        return [(a @ (b.astype(np.int64) - (0 if bz is None else bz.astype(np.int64))))
+                .astype(np.int32)]
+
+    for weights, w in (("u8", small_u8(16, 8)), ("i8", small_i8(16, 8))):
+        bz = (small_u8 if weights == "u8" else small_i8)(8)
+        for consts in (("b", "bz"), ()):
+            yield case(f"matmul_integer_{weights}_{'const' if consts else 'input'}",
+                       "MatMulInteger",
+                       [("a", small_u8(2, 3, 16)), ("b", w), ("az", small_u8()), ("bz", bz)],
+                       [("y", TensorProto.INT32)], domain="", consts=consts)
+    w, bz = small_i8(16, 8), small_i8(8)
+    yield case("matmul_integer_row_zero_points", "MatMulInteger",
+               [("a", small_u8(2, 3, 16)), ("b", w), ("az", small_u8(3)), ("bz", bz)],
+               [("y", TensorProto.INT32)], domain="", consts=("b", "bz"),
+               reference=lambda f: exact(f["a"], w, f["az"][:, None], bz))
+    yield case("matmul_integer_batch_zero_points", "MatMulInteger",
+               [("a", small_u8(2, 3, 16)), ("b", small_i8(16, 8)), ("az", small_u8(2, 3, 1))],
+               [("y", TensorProto.INT32)], domain="",
+               reference=lambda f: exact(f["a"], f["b"], f["az"]))
 
 
 def refusals():

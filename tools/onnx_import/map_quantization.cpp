@@ -213,7 +213,49 @@ Expected<ValueId> Shifted(NodeContext& ctx, size_t x_input, size_t zp_input, DTy
   return ctx.Emit1("sub", {x, zp});
 }
 
+// MatMulInteger onto the catalogue's matmul_integer (u8/i8 operands and zero points as
+// they are: the cpu device multiplies bytes, docs/ops.md) where its zero points are
+// scalars or 1-D (a's per row, b's per column); other zero-point shapes (ONNX allows
+// [..., M, 1] per batch) onto matmul over the shifted operands in i32.
 Status MapMatMulInteger(NodeContext& ctx) {
+  const Shape& as = ctx.InputType(0).shape;
+  const Shape& bs = ctx.InputType(1).shape;
+  const auto one_d = [&](size_t input, int64_t per) {
+    if (!ctx.HasInput(input)) return true;
+    const Shape& z = ctx.InputType(input).shape;
+    return z.empty() || (z.size() == 1 && (z[0] == 1 || z[0] == per));
+  };
+  const bool bytes = [&] {
+    for (size_t i : {0, 1}) {
+      const DType d = ctx.InputType(i).dtype;
+      if (d != DType::kU8 && d != DType::kI8) return false;
+    }
+    return true;
+  }();
+  if (bytes && as.size() >= 1 && bs.size() >= 2 &&
+      one_d(2, as.size() >= 2 ? as[as.size() - 2] : 1) && one_d(3, bs.back())) {
+    SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+    std::vector<ValueId> inputs = {a, b};
+    if (ctx.HasInput(2) || ctx.HasInput(3)) {
+      ValueId za;
+      if (ctx.HasInput(2)) {
+        SY_ASSIGN_OR_RETURN(za, ctx.Input(2));
+      } else {  // b's zero point alone: a's is 0
+        const std::vector<double> zeros = {0.0};
+        SY_ASSIGN_OR_RETURN(Tensor zero, FromDoubles(ctx.InputType(0).dtype, {}, zeros));
+        za = ctx.state().AddConstant(zero, ctx.node().output(0) + "/a_zero_point");
+      }
+      inputs.push_back(za);
+    }
+    if (ctx.HasInput(3)) {
+      SY_ASSIGN_OR_RETURN(ValueId zb, ctx.Input(3));
+      inputs.push_back(zb);
+    }
+    SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("matmul_integer", inputs));
+    ctx.SetOutput(0, out);
+    return Status::Ok();
+  }
   // a's zero point is per row (axis -2 of a), b's per column (the last axis).
   const int64_t a_rank = static_cast<int64_t>(ctx.InputType(0).shape.size());
   SY_ASSIGN_OR_RETURN(ValueId a, Shifted(ctx, 0, 2, DType::kI32, a_rank >= 2 ? -2 : 0));

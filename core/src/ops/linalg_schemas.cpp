@@ -1,7 +1,8 @@
 // Linear-algebra ops of the catalogue (spec/ops.md, "Linear algebra"): matmul with NumPy
 // semantics (1-D promotion, broadcast batch dims), gemm (rank-2 operands, optional
 // transposes, C broadcast unidirectionally to [M, N]), and the extensions det (ONNX Det:
-// the determinants of [..., M, M] square matrices) and quant_matmul (seed 000's
+// the determinants of [..., M, M] square matrices), matmul_integer (ONNX MatMulInteger:
+// u8/i8 operands less their zero points, multiplied exactly into i32) and quant_matmul (seed 000's
 // quant_matmul: float activations times block-quantized 4- or 8-bit weights that stay
 // packed, ONNX Runtime's MatMulNBits; docs/ops.md).
 #include <algorithm>
@@ -181,6 +182,30 @@ Expected<std::vector<TensorType>> InferQuantMatmul(const InferContext& ctx) {
   return std::vector<TensorType>{{a.dtype, std::move(out)}};
 }
 
+// matmul_integer (ONNX MatMulInteger): matmul's shapes over u8/i8 a and b, whose zero
+// points are each a scalar ([] or [1]) or, for a, one per row of a (1-D, a's second-to-last
+// dim M) and, for b, one per column (1-D, b's last dim N) -> i32.
+Expected<std::vector<TensorType>> InferMatmulInteger(const InferContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<TensorType> out, InferMatmul(ctx));
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  const auto check = [&](int index, std::string_view name, int64_t per,
+                         std::string_view what) -> Status {
+    if (ctx.num_inputs() <= static_cast<size_t>(index)) return Status::Ok();
+    const Shape& z = ctx.input(index).shape;
+    if (z.empty() || (z.size() == 1 && (z[0] == 1 || z[0] == per))) return Status::Ok();
+    return InvalidModel("input " + std::string(name) + " has shape " + ShapeToString(z) +
+                        " but must be a scalar ([] or [1]) or 1-D of " + std::string(what) + " (" +
+                        std::to_string(per) + ")");
+  };
+  SY_RETURN_IF_ERROR(check(2, "a_zero_point", a.rank() >= 2 ? a.shape[a.rank() - 2] : 1,
+                           "a's rows, its second-to-last dimension"));
+  SY_RETURN_IF_ERROR(check(3, "b_zero_point", b.rank() >= 2 ? b.shape[b.rank() - 1] : 1,
+                           "b's columns, its last dimension"));
+  out[0].dtype = DType::kI32;
+  return out;
+}
+
 }  // namespace
 
 void AddLinalgSchemas(std::vector<OpSchema>& out) {
@@ -212,6 +237,20 @@ void AddLinalgSchemas(std::vector<OpSchema>& out) {
     s.type_vars = OneTypeVar(kF);
     s.inputs = {{"x", 0}};
     s.infer = InferDet;
+    out.push_back(std::move(s));
+  }
+  {  // Extension (docs/ops.md): ONNX MatMulInteger.
+    OpSchema s;
+    s.name = "matmul_integer";
+    s.onnx_name = "MatMulInteger";
+    s.type_vars = {{"Ta", DTypeSet{DType::kU8, DType::kI8}},
+                   {"Tb", DTypeSet{DType::kU8, DType::kI8}}};
+    s.inputs = {{"a", 0},
+                {"b", 1},
+                {"a_zero_point", 0, /*optional=*/true},
+                {"b_zero_point", 1, /*optional=*/true}};
+    s.infer = InferMatmulInteger;
+    s.cost = OpCost::kCompute;
     out.push_back(std::move(s));
   }
   {  // Extension (docs/ops.md): ONNX Runtime's com.microsoft MatMulNBits.

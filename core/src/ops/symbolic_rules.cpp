@@ -656,6 +656,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"layer_norm", SameAsFirst},
       {"log_softmax", SameAsFirst},
       {"matmul", Matmul},
+      {"matmul_integer", Matmul},
       {"max_pool", Pool},
       {"mod", BroadcastInputs},
       {"pad", Pad},

@@ -7,6 +7,36 @@
 // batch broadcasting, computed once by the host); y is contiguous [batch, M, N].
 // ACC_T accumulates: float for f32 f16 bf16, double for f64, ulong for the integers
 // (wrapping like NumPy's 64-bit accumulation, then again on store).
+#ifdef MATMUL_INTEGER
+// matmul_integer (ONNX MatMulInteger): y[bi, row, col] = sum_k (a - za)(b - zb), a and b u8
+// or i8, za one per row (za_count M) or one in all (1; 0: absent), zb one per column or
+// one; summed exactly in 64 bits, stored wrapped to i32. One work-item per output;
+// batch[2 bi], batch[2 bi + 1]: the element offsets of batch bi's a and b.
+__kernel void sy_matmul_integer(__global const uchar* ab, ulong ao, __global const uchar* bb,
+                                ulong bo, __global const uchar* zab, ulong zao,
+                                __global const uchar* zbb, ulong zbo, __global uchar* yb, ulong yo,
+                                long M, long N, long K, __global const long* batch, long za_count,
+                                long zb_count) {
+  const long col = get_global_id(0);
+  const long row = get_global_id(1);
+  const long bi = get_global_id(2);
+  if (row >= M || col >= N) return;
+  __global const ST_A* a = SY_CPTR(ST_A, ab, ao);
+  __global const ST_B* b = SY_CPTR(ST_B, bb, bo);
+  __global const ST_A* za = SY_CPTR(ST_A, zab, zao);
+  __global const ST_B* zb = SY_CPTR(ST_B, zbb, zbo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long zero_a = za_count == 0 ? 0 : (long)LOAD_A(za, za_count > 1 ? row : 0);
+  const long zero_b = zb_count == 0 ? 0 : (long)LOAD_B(zb, zb_count > 1 ? col : 0);
+  const long a_base = batch[2 * bi] + row * K;
+  const long b_base = batch[2 * bi + 1] + col;
+  long acc = 0;
+  for (long k = 0; k < K; ++k) {
+    acc += ((long)LOAD_A(a, a_base + k) - zero_a) * ((long)LOAD_B(b, b_base + k * N) - zero_b);
+  }
+  STORE_Y(y, bi * M * N + row * N + col, (CT_Y)as_int((uint)(ulong)acc));  // wraps
+}
+#else
 #ifndef QUANT_MATMUL
 #ifndef TS
 #define TS 16
@@ -89,3 +119,4 @@ __kernel void sy_quant_matmul(__global const uchar* ab, ulong ao, __global const
   STORE_Y(y, idx, acc);
 }
 #endif
+#endif  // MATMUL_INTEGER

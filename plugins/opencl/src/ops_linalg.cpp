@@ -62,7 +62,8 @@ class GemmOp : public ClOp {
     dtype_ = dtype;
     const Shape& out = node.outputs[0].shape;
     std::vector<int64_t> batch_offsets;
-    if (node.op == "matmul") {
+    integer_ = node.op == "matmul_integer";
+    if (node.op == "matmul" || integer_) {
       Shape sa = node.inputs[0].shape, sb = node.inputs[1].shape;
       if (sa.size() == 1) sa.insert(sa.begin(), 1);
       if (sb.size() == 1) sb.push_back(1);
@@ -123,6 +124,18 @@ class GemmOp : public ClOp {
       batch_offsets = {0, 0};
     }
     if (batch_offsets.empty()) batch_offsets = {0, 0};
+    if (integer_) {
+      // matmul_integer: a naive kernel, one work-item per output, zero points taken off
+      // each operand as it is read, summed exactly in 64 bits (kernels/linalg.cl).
+      batch_ = ctx.Upload(batch_offsets);
+      za_count_ = node.inputs.size() > 2 ? ElementCount(node.inputs[2].shape) : 0;
+      zb_count_ = node.inputs.size() > 3 ? ElementCount(node.inputs[3].shape) : 0;
+      const std::string defines = SlotDefines('A', node.inputs[0].dtype) +
+                                  SlotDefines('B', node.inputs[1].dtype) + SlotDefines('Y', dtype) +
+                                  "#define MATMUL_INTEGER 1\n";
+      kernel_ = ctx.Kernel("linalg", defines, false, "sy_matmul_integer");
+      return;
+    }
     if (ClblastEnabled() && (dtype == DType::kF32 || dtype == DType::kF64) && m_ > 0 && n_ > 0 &&
         k_ > 0 && batches_ > 0) {
       for (size_t i = 0; i < batch_offsets.size(); i += 2) {
@@ -148,6 +161,22 @@ class GemmOp : public ClOp {
 
   void Enqueue(const EnqueueContext& ctx) override {
     if (m_ == 0 || n_ == 0 || batches_ == 0) return;
+    if (integer_) {
+      // Absent zero points: any buffer in their place, never read (count 0).
+      const ClTensor& za = za_count_ > 0 ? ctx.inputs[2] : ctx.outputs[0];
+      const ClTensor& zb = zb_count_ > 0 ? ctx.inputs[3] : ctx.outputs[0];
+      KernelArgs args(kernel_.get());
+      args.Tensor(ctx.inputs[0]).Tensor(ctx.inputs[1]).Tensor(za).Tensor(zb).Tensor(ctx.outputs[0]);
+      for (int64_t v : {m_, n_, k_}) args.Add(static_cast<cl_long>(v));
+      args.Add(batch_.get());
+      for (int64_t v : {za_count_, zb_count_}) args.Add(static_cast<cl_long>(v));
+      const size_t global[3] = {static_cast<size_t>(n_), static_cast<size_t>(m_),
+                                static_cast<size_t>(batches_)};
+      CheckCl(clEnqueueNDRangeKernel(ctx.queue, kernel_.get(), 3, nullptr, global, nullptr, 0,
+                                     nullptr, nullptr),
+              "clEnqueueNDRangeKernel(sy_matmul_integer)");
+      return;
+    }
     if (use_clblast_) {
       EnqueueClblast(ctx.queue, ctx.inputs, ctx.outputs[0]);
       return;
@@ -180,6 +209,8 @@ class GemmOp : public ClOp {
   int64_t sam_ = 0, sak_ = 0, sbk_ = 0, sbn_ = 0, csm_ = 0, csn_ = 0;
   double alpha_ = 1.0, beta_ = 1.0;
   bool has_c_ = false;
+  bool integer_ = false;  // matmul_integer
+  int64_t za_count_ = 0, zb_count_ = 0;
   int ts_ = 16;
   UniqueMem batch_;
   UniqueKernel kernel_;
@@ -369,6 +400,7 @@ std::unique_ptr<ClOp> CreateQuantMatmul(const NodeInfo&) {
 
 void RegisterLinalgOps(ClOpRegistry& registry) {
   registry.Add("matmul", SupportsGemm, CreateGemm);
+  registry.Add("matmul_integer", SupportsGemm, CreateGemm);
   registry.Add("gemm", SupportsGemm, CreateGemm);
   registry.Add("quant_matmul", SupportsFloatOnly, CreateQuantMatmul);
 }

@@ -138,6 +138,7 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "random_normal",
                                           "det",
                                           "quant_matmul",
+                                          "matmul_integer",
                                           "roi_align",
                                           "deform_conv",
                                           "tfidf_vectorizer",
@@ -161,10 +162,10 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
 // convolutions and attention (linear_attention too), fused forms included, do work that
 // grows faster than bytes.
 TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
-  const std::set<std::string> compute = {"matmul",           "gemm",         "conv",
-                                         "conv_transpose",   "deform_conv",  "attention",
-                                         "linear_attention", "fused_matmul", "fused_conv",
-                                         "quant_matmul"};
+  const std::set<std::string> compute = {"matmul",           "gemm",          "conv",
+                                         "conv_transpose",   "deform_conv",   "attention",
+                                         "linear_attention", "fused_matmul",  "fused_conv",
+                                         "quant_matmul",     "matmul_integer"};
   for (const OpSchema& s : OpRegistry::Global().schemas()) {
     EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
   }

@@ -1,4 +1,5 @@
 // Op cases of linear algebra, convolution and pooling: matmul, gemm, det, quant_matmul,
+// matmul_integer,
 // roi_align, deform_conv, conv, conv_transpose, max_pool, avg_pool and global_avg_pool.
 //
 // Sizes are odd and not multiples of any vector width or tile (7, 13, 17, 33, 65) so that
@@ -152,6 +153,33 @@ std::vector<OpCase> QuantMatmulCases() {
   const DType f = DType::kF32;
   b.Large(f, "1M 4-bit block 32 [1024,64] N=1024", in(f, {1024, 64}, 1024, 4, 32, true),
           attrs(4, 32));
+  return b.Take();
+}
+
+// matmul_integer: every pairing of u8 and i8 operands (the generator's integers wrap into
+// the whole byte range), without zero points, with scalar ones, with a's per row and b's
+// per column, a batch against one matrix and against a batch, a 1-D a, no rows; the
+// result is exact (i32).
+std::vector<OpCase> MatmulIntegerCases() {
+  const DType u8 = DType::kU8, i8 = DType::kI8;
+  CaseBuilder b("matmul_integer");
+  for (const DType ta : {u8, i8}) {
+    for (const DType tb : {u8, i8}) {
+      const std::string x = "x " + std::string(DTypeName(tb)) + " ";
+      b.Add(ta, x + "[3,5]x[5,7]", {In(ta, {3, 5}), In(tb, {5, 7})});
+      b.Add(ta, x + "zero points [3,5]x[5,7]",
+            {In(ta, {3, 5}), In(tb, {5, 7}), In(ta, {}), In(tb, {})});
+      b.Add(ta, x + "per-row and per-column zero points [17,33]x[33,13]",
+            {In(ta, {17, 33}), In(tb, {33, 13}), In(ta, {17}), In(tb, {13})});
+      b.Add(ta, x + "batch [2,3,5]x[5,7] zero points [1] [7]",
+            {In(ta, {2, 3, 5}), In(tb, {5, 7}), In(ta, {1}), In(tb, {7})});
+      b.Add(ta, x + "batches [2,3,5]x[2,5,7]", {In(ta, {2, 3, 5}), In(tb, {2, 5, 7})});
+      b.Add(ta, x + "1-D a [5]x[5,7]", {In(ta, {5}), In(tb, {5, 7}), In(ta, {})});
+      b.Add(ta, x + "empty M=0 [0,5]x[5,4]", {In(ta, {0, 5}), In(tb, {5, 4})});
+    }
+  }
+  b.Large(u8, "x i8 1M [1024,32]x[32,1024]",
+          {In(u8, {1024, 32}), In(i8, {32, 1024}), In(u8, {}), In(i8, {1024})});
   return b.Take();
 }
 
@@ -383,6 +411,7 @@ std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "gemm") return GemmCases();
   if (op == "det") return DetCases();
   if (op == "quant_matmul") return QuantMatmulCases();
+  if (op == "matmul_integer") return MatmulIntegerCases();
   if (op == "roi_align") return RoiAlignCases();
   if (op == "deform_conv") return DeformConvCases();
   if (op == "conv") return ConvCases();

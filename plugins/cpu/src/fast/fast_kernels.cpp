@@ -23,6 +23,7 @@ const KernelTable& FastKernels() {
     AddMatmulBlasKernels(t);
     AddConvBlasKernels(t);
     AddQuantMatmulFastKernels(t);
+    AddMatmulIntegerFastKernels(t);
     AttachOneDnnKernels(t);
     // matmul's prepare: the integer one with a constant b first, then oneDNN's (f32).
     static const PrepareFn onednn_matmul = t.FindEntry("matmul")->prepare;

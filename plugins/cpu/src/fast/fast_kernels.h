@@ -42,8 +42,9 @@ void AddMatmulBlasKernels(KernelTable& table);  // matmul gemm: f32 f64 via cbla
 // else runs on OpenBLAS. FastKernels() puts it before oneDNN's prepare of the entry.
 std::unique_ptr<PreparedKernel> PrepareIntegerMatMul(const PrepareContext& ctx,
                                                      PrepareFn f32_prepare);
-void AddConvBlasKernels(KernelTable& table);         // conv: f32 2-D via im2col + cblas_sgemm
-void AddQuantMatmulFastKernels(KernelTable& table);  // quant_matmul: f32, weights kept packed
+void AddConvBlasKernels(KernelTable& table);           // conv: f32 2-D via im2col + cblas_sgemm
+void AddQuantMatmulFastKernels(KernelTable& table);    // quant_matmul: f32, weights kept packed
+void AddMatmulIntegerFastKernels(KernelTable& table);  // matmul_integer: widened, exact
 // For tests and benchmarks: caps the instruction set of quant_matmul's vector paths at
 // `isa` ("baseline", "avx2", "avxvnni"; anything else: none) and returns the one they now
 // run on here ("baseline", "avx2", "avxvnni" or "avx512vnni"). Process-wide.

@@ -22,7 +22,10 @@ namespace {
 // matmul: NumPy semantics. A 1-D a is promoted to [1, K] and a 1-D b to [K, 1] (the
 // promoted dim is absent from the output); batch dims broadcast.
 
-Status MatMul(const KernelContext& ctx) {
+// The product; matmul_integer passes its zero points (a's per row or scalar, b's per
+// column or scalar), which integer operands lose before they meet.
+Status MatMulWith(const KernelContext& ctx, const ConstTensorView* a_zero,
+                  const ConstTensorView* b_zero) {
   const ConstTensorView& a = ctx.inputs[0];
   const ConstTensorView& b = ctx.inputs[1];
   const TensorView& y = ctx.outputs[0];
@@ -62,10 +65,16 @@ Status MatMul(const KernelContext& ctx) {
           }
           StoreFloat(y.dtype(), y.data, out, acc);
         } else {
+          const int64_t za = a_zero == nullptr ? 0
+                                               : LoadInt(a_zero->dtype(), a_zero->data,
+                                                         a_zero->count() > 1 ? i : 0);
+          const int64_t zb = b_zero == nullptr ? 0
+                                               : LoadInt(b_zero->dtype(), b_zero->data,
+                                                         b_zero->count() > 1 ? j : 0);
           uint64_t acc = 0;  // wraps modulo 2^64 like NumPy's int64 accumulation
           for (int64_t l = 0; l < k; ++l) {
-            acc += static_cast<uint64_t>(LoadInt(a.dtype(), a.data, a_base + i * k + l)) *
-                   static_cast<uint64_t>(LoadInt(b.dtype(), b.data, b_base + l * n + j));
+            acc += static_cast<uint64_t>(LoadInt(a.dtype(), a.data, a_base + i * k + l) - za) *
+                   static_cast<uint64_t>(LoadInt(b.dtype(), b.data, b_base + l * n + j) - zb);
           }
           StoreInt(y.dtype(), y.data, out, static_cast<int64_t>(acc));
         }
@@ -75,6 +84,17 @@ Status MatMul(const KernelContext& ctx) {
     cursor_b.Next();
   }
   return Status::Ok();
+}
+
+Status MatMul(const KernelContext& ctx) { return MatMulWith(ctx, nullptr, nullptr); }
+
+// matmul_integer (ONNX MatMulInteger): sum_k (a - a_zero_point) (b - b_zero_point), exact,
+// wrapped to i32 as any integer store.
+Status MatMulInteger(const KernelContext& ctx) {
+  const auto input = [&ctx](size_t i) {
+    return ctx.inputs.size() > i && ctx.inputs[i].data != nullptr ? &ctx.inputs[i] : nullptr;
+  };
+  return MatMulWith(ctx, input(2), input(3));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -201,6 +221,7 @@ Status QuantMatmul(const KernelContext& ctx) {
 
 void AddLinalgRefKernels(KernelTable& table) {
   table.Add("matmul", MatMul);
+  table.Add("matmul_integer", MatMulInteger);
   table.Add("gemm", Gemm);
   table.Add("det", Det);
   table.Add("quant_matmul", QuantMatmul);

@@ -5,9 +5,10 @@
 
 namespace sy::cpu {
 
-void AttachOneDnnMatmulKernels(KernelTable& table);  // onednn_matmul.cpp
-void AttachOneDnnConvKernels(KernelTable& table);    // onednn_conv.cpp
-void AttachOneDnnPoolKernels(KernelTable& table);    // onednn_pool.cpp
+void AttachOneDnnMatmulKernels(KernelTable& table);         // onednn_matmul.cpp
+void AttachOneDnnConvKernels(KernelTable& table);           // onednn_conv.cpp
+void AttachOneDnnPoolKernels(KernelTable& table);           // onednn_pool.cpp
+void AttachOneDnnMatmulIntegerKernels(KernelTable& table);  // onednn_matmul_integer.cpp
 
 void AttachOneDnnKernels(KernelTable& table) {
   // The fused ops have no tuned plain kernel: their entries run the reference kernel for
@@ -18,6 +19,7 @@ void AttachOneDnnKernels(KernelTable& table) {
   AttachOneDnnMatmulKernels(table);
   AttachOneDnnConvKernels(table);
   AttachOneDnnPoolKernels(table);
+  AttachOneDnnMatmulIntegerKernels(table);
 }
 
 std::string OneDnnDescription() { return onednn::Selected() ? onednn::Description() : ""; }

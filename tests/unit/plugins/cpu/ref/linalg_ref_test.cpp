@@ -14,6 +14,28 @@ TEST(LinalgRefMatmul, HandTwoByTwo) {
   ExpectExact(y, {2, 2}, {19, 22, 43, 50});
 }
 
+// matmul_integer by hand: a u8 [2, 3] less its per-row zero points (10, 200), b i8 [3, 2]
+// less its per-column ones (-1, 2):
+//   a' = [[2, 0, 5], [-200, 55, 0]], b' = [[4, 1], [0, -5], [-128 + 1, 125]]
+//   y = [[2*4 + 5*-127, 2*1 + 5*125], [-200*4, -200*1 + 55*-5]] = [[-627, 627], [-800, -475]]
+TEST(LinalgRefMatmulInteger, HandZeroPointsPerRowAndColumn) {
+  const Tensor a = Make(DType::kU8, {2, 3}, {12, 10, 15, 0, 255, 200});
+  const Tensor b = Make(DType::kI8, {3, 2}, {3, 3, -1, -3, -128, 127});
+  const Tensor za = Make(DType::kU8, {2}, {10, 200});
+  const Tensor zb = Make(DType::kI8, {2}, {-1, 2});
+  const Tensor y = RunRef1("matmul_integer", {a, b, za, zb});
+  EXPECT_EQ(y.dtype(), DType::kI32);
+  EXPECT_EQ(Values(y), (std::vector<double>{-627, 627, -800, -475}));
+  // Scalar zero points, and none (the plain integer product).
+  EXPECT_EQ(Values(RunRef1("matmul_integer",
+                           {a, b, Make(DType::kU8, {}, {10}), Make(DType::kI8, {1}, {0})})),
+            (std::vector<double>{2 * 3 + 0 + 5 * -128, 2 * 3 + 5 * 127,
+                                 -10 * 3 + 245 * -1 + 190 * -128, -10 * 3 + 245 * -3 + 190 * 127}));
+  EXPECT_EQ(Values(RunRef1("matmul_integer", {a, b})),
+            (std::vector<double>{12 * 3 + 10 * -1 + 15 * -128, 12 * 3 + 10 * -3 + 15 * 127,
+                                 255 * -1 + 200 * -128, 255 * -3 + 200 * 127}));
+}
+
 TEST(LinalgRefMatmul, VectorPromotion) {
   // 1-D x 1-D is a dot product with a scalar result.
   ExpectExact(RunRef1("matmul", {F32({3}, {1, 2, 3}), F32({3}, {4, 5, 6})}), {}, {32});
