@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -165,44 +166,16 @@ struct DivOp {
 
 // Comparisons (f32 as IEEE compares them, NaN unordered; i32 and i64) and logic on bool
 // (nonzero is true), each giving 0 or 1: the reference's results.
-struct EqualOp {
+template <typename Cmp>
+struct CompareOp {
   template <typename T>
   uint8_t operator()(T a, T b) const {
-    return a == b;
+    return Cmp()(a, b);
   }
 };
-struct LessOp {
-  template <typename T>
-  uint8_t operator()(T a, T b) const {
-    return a < b;
-  }
-};
-struct LessEqualOp {
-  template <typename T>
-  uint8_t operator()(T a, T b) const {
-    return a <= b;
-  }
-};
-struct GreaterOp {
-  template <typename T>
-  uint8_t operator()(T a, T b) const {
-    return a > b;
-  }
-};
-struct GreaterEqualOp {
-  template <typename T>
-  uint8_t operator()(T a, T b) const {
-    return a >= b;
-  }
-};
-struct AndOp {
-  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) & (b != 0); }
-};
-struct OrOp {
-  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) | (b != 0); }
-};
-struct XorOp {
-  uint8_t operator()(uint8_t a, uint8_t b) const { return (a != 0) ^ (b != 0); }
+template <typename Op>
+struct LogicOp {
+  uint8_t operator()(uint8_t a, uint8_t b) const { return Op()(a != 0, b != 0); }
 };
 
 template <typename Op>
@@ -411,14 +384,14 @@ void AddElementwiseFastKernels(KernelTable& table) {
   table.Add("div", Binary<DivOp>);
   table.Add("where", Where);
   table.Add("pow", Pow);
-  table.Add("equal", Comparison<EqualOp>);
-  table.Add("less", Comparison<LessOp>);
-  table.Add("less_equal", Comparison<LessEqualOp>);
-  table.Add("greater", Comparison<GreaterOp>);
-  table.Add("greater_equal", Comparison<GreaterEqualOp>);
-  table.Add("and", Logic<AndOp>);
-  table.Add("or", Logic<OrOp>);
-  table.Add("xor", Logic<XorOp>);
+  table.Add("equal", Comparison<CompareOp<std::equal_to<>>>);
+  table.Add("less", Comparison<CompareOp<std::less<>>>);
+  table.Add("less_equal", Comparison<CompareOp<std::less_equal<>>>);
+  table.Add("greater", Comparison<CompareOp<std::greater<>>>);
+  table.Add("greater_equal", Comparison<CompareOp<std::greater_equal<>>>);
+  table.Add("and", Logic<LogicOp<std::bit_and<>>>);
+  table.Add("or", Logic<LogicOp<std::bit_or<>>>);
+  table.Add("xor", Logic<LogicOp<std::bit_xor<>>>);
   table.Add("not", Not);
 }
 
