@@ -494,10 +494,31 @@ Status MapQGemm(NodeContext& ctx) {
 Status MapDynamicQuantizeMatMul(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(ValueId x, ctx.Input(0));
   SY_ASSIGN_OR_RETURN(const DynamicCodes q, DynamicQuantizeCodes(ctx, x));
-  SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("sub", {q.codes, q.zero_point}));
-  SY_ASSIGN_OR_RETURN(a, CastTo(ctx, a, DType::kI32));
-  SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 1, 3, DType::kI32, -1));
-  SY_ASSIGN_OR_RETURN(ValueId acc, ctx.Emit1("matmul", {a, b}));
+  ValueId acc;
+  const Shape& bs_shape = ctx.InputType(1).shape;
+  const DType bt = ctx.InputType(1).dtype;
+  const bool per_column_zero =
+      !ctx.HasInput(3) || ctx.InputType(3).shape.empty() ||
+      (ctx.InputType(3).shape.size() == 1 && !bs_shape.empty() &&
+       (ctx.InputType(3).shape[0] == 1 || ctx.InputType(3).shape[0] == bs_shape.back()));
+  if ((bt == DType::kU8 || bt == DType::kI8) && bs_shape.size() >= 2 && per_column_zero) {
+    // The codes (integers 0 to 255) and their zero point as bytes: matmul_integer, which
+    // the cpu device multiplies as bytes.
+    SY_ASSIGN_OR_RETURN(ValueId codes, CastTo(ctx, q.codes, DType::kU8));
+    SY_ASSIGN_OR_RETURN(ValueId zero, CastTo(ctx, q.zero_point, DType::kU8));
+    SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
+    std::vector<ValueId> inputs = {codes, b, zero};
+    if (ctx.HasInput(3)) {
+      SY_ASSIGN_OR_RETURN(ValueId bz, ctx.Input(3));
+      inputs.push_back(bz);
+    }
+    SY_ASSIGN_OR_RETURN(acc, ctx.Emit1("matmul_integer", inputs));
+  } else {
+    SY_ASSIGN_OR_RETURN(ValueId a, ctx.Emit1("sub", {q.codes, q.zero_point}));
+    SY_ASSIGN_OR_RETURN(a, CastTo(ctx, a, DType::kI32));
+    SY_ASSIGN_OR_RETURN(ValueId b, Shifted(ctx, 1, 3, DType::kI32, -1));
+    SY_ASSIGN_OR_RETURN(acc, ctx.Emit1("matmul", {a, b}));
+  }
   const DType f = ctx.TypeOf(x).dtype;
   SY_ASSIGN_OR_RETURN(acc, CastTo(ctx, acc, f));
   SY_ASSIGN_OR_RETURN(ValueId bs, ctx.Input(2));
