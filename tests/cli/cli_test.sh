@@ -140,6 +140,15 @@ expect "run --out refuses a symbolic link in the folder" 1 "y.npy: is a symbolic
   -- "$SY" run "$SRC/examples/mlp" --out "$TMP/out_link"
 grep -qx "keep me" "$TMP/link_target" && passes=$((passes + 1)) ||
   { echo "FAIL run --out wrote through a symbolic link"; failures=$((failures + 1)); }
+# A hard link planted in --out: the output replaces it (written beside it, renamed into
+# place); the file it was linked to keeps its contents.
+mkdir -p "$TMP/out_hard"
+echo "keep me" >"$TMP/hard_target"
+ln "$TMP/hard_target" "$TMP/out_hard/y.npy"
+expect "run --out replaces a hard link in the folder" 0 "y" \
+  -- "$SY" run "$SRC/examples/mlp" --out "$TMP/out_hard"
+grep -qx "keep me" "$TMP/hard_target" && [ "$(stat -c %h "$TMP/hard_target")" = 1 ] &&
+  passes=$((passes + 1)) || { echo "FAIL run --out wrote through a hard link"; failures=$((failures + 1)); }
 expect "run --input refuses a device file" 1 "not a regular file" \
   -- "$SY" run "$SRC/examples/mlp" --input x=/dev/zero
 # Arguments out of range are usage errors (exit 2) naming the option.

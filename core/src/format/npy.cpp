@@ -1,12 +1,14 @@
 #include "switchyard/npy.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
+#include "format/atomic_file.h"
 #include "format/mapped_file.h"
 
 namespace sy {
@@ -190,27 +192,17 @@ Expected<std::string> SerializeNpy(const Tensor& tensor) {
 
 Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor) {
   SY_ASSIGN_OR_RETURN(std::string bytes, SerializeNpy(tensor));
-  // O_NOFOLLOW: a symbolic link placed where the file goes is refused, not written
-  // through (it could point anywhere the user may write).
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ELOOP) return IoError(path.string() + ": is a symbolic link (not following it)");
-    return IoError(path.string() + ": cannot create: " + std::strerror(err));
+  // A symbolic link where the file goes is refused (it names somewhere else the user may
+  // have meant). Otherwise the file is written whole beside `path` and renamed into place
+  // (format/atomic_file.h): a hard link planted there is replaced, not written through,
+  // and runs writing the same file at once leave one whole file.
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return IoError(path.string() + ": is a symbolic link (not following it)");
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      return IoError(path.string() + ": write failed: " + std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::close(fd) != 0) return IoError(path.string() + ": write failed: " + std::strerror(errno));
-  return Status::Ok();
+  return format::WriteFileAtomically(path, [&bytes](int fd) {
+    return format::WriteAll(fd, reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+  });
 }
 
 }  // namespace sy

@@ -25,6 +25,7 @@
 
 #include <boost/json.hpp>
 
+#include "format/atomic_file.h"
 #include "format/utf8.h"
 #include "switchyard/safetensors.h"
 
@@ -37,10 +38,6 @@ namespace {
 namespace json = boost::json;
 
 constexpr std::string_view kMetadataKey = "__metadata__";
-
-std::string ErrnoText(int error) {
-  return std::error_code(error, std::generic_category()).message();
-}
 
 json::string_view JsonView(std::string_view s) { return json::string_view(s.data(), s.size()); }
 
@@ -137,44 +134,6 @@ void EncodeLength(uint64_t n, std::byte out[8]) {
 }
 
 // Writes all of `size` bytes, retrying short writes and EINTR. Returns errno or 0.
-int WriteAll(int fd, const std::byte* data, size_t size) {
-  while (size > 0) {
-    const size_t chunk = std::min<size_t>(size, size_t{1} << 30);
-    const ssize_t written = ::write(fd, data, chunk);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (written == 0) return EIO;
-    data += written;
-    size -= static_cast<size_t>(written);
-  }
-  return 0;
-}
-
-// Creates a fresh temporary file next to `path`: same directory, so rename is atomic.
-Expected<std::pair<int, std::filesystem::path>> CreateTemp(const std::filesystem::path& path) {
-  static std::atomic<uint64_t> counter{0};
-  std::filesystem::path dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  // Cut long names so that the temporary name stays under NAME_MAX.
-  const std::string base = path.filename().string().substr(0, 100);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const std::filesystem::path temp =
-        dir / ("." + base + ".tmp." + std::to_string(::getpid()) + "." +
-               std::to_string(counter.fetch_add(1, std::memory_order_relaxed)));
-    int fd;
-    do {
-      fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    } while (fd < 0 && errno == EINTR);
-    if (fd >= 0) return std::make_pair(fd, temp);
-    if (errno != EEXIST) {
-      return IoError("cannot create temporary file " + temp.string() + ": " + ErrnoText(errno));
-    }
-  }
-  return IoError("cannot create a temporary file in " + dir.string());
-}
-
 }  // namespace
 
 Expected<std::vector<std::byte>> SerializeSafetensors(
@@ -214,45 +173,20 @@ Status WriteSafetensors(const std::filesystem::path& path,
     if (!planned.ok()) return planned.status().WithContext(context);
     const Layout& layout = *planned;
 
-    Expected<std::pair<int, std::filesystem::path>> created = CreateTemp(path);
-    if (!created.ok()) return created.status().WithContext(context);
-    int fd = created->first;
-    const std::filesystem::path temp = std::move(created->second);
-
-    // From here on every failure removes the temporary file.
-    auto fail = [&](std::string what, int error) {
-      if (fd >= 0) ::close(fd);
-      ::unlink(temp.c_str());
-      return IoError(context + ": " + what + ": " + ErrnoText(error));
-    };
-    std::byte length[8];
-    EncodeLength(layout.header.size(), length);
-    int error = WriteAll(fd, length, 8);
-    if (error == 0) {
-      error = WriteAll(fd, reinterpret_cast<const std::byte*>(layout.header.data()),
-                       layout.header.size());
-    }
-    for (size_t i = 0; error == 0 && i < layout.order.size(); ++i) {
-      const Tensor& t = tensors[layout.order[i]].second;
-      if (t.byte_size() != 0) error = WriteAll(fd, t.data(), t.byte_size());
-    }
-    if (error != 0) return fail("writing " + temp.string(), error);
-    if (::fsync(fd) != 0) return fail("syncing " + temp.string(), errno);
-    const int closed = ::close(fd);
-    fd = -1;
-    if (closed != 0) return fail("closing " + temp.string(), errno);
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-      return fail("renaming " + temp.string() + " into place", errno);
-    }
-    // Best effort: make the rename itself durable.
-    std::filesystem::path dir = path.parent_path();
-    if (dir.empty()) dir = ".";
-    const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-      ::fsync(dir_fd);
-      ::close(dir_fd);
-    }
-    return Status::Ok();
+    return format::WriteFileAtomically(path, [&](int fd) {
+      std::byte length[8];
+      EncodeLength(layout.header.size(), length);
+      int error = format::WriteAll(fd, length, 8);
+      if (error == 0) {
+        error = format::WriteAll(fd, reinterpret_cast<const std::byte*>(layout.header.data()),
+                                 layout.header.size());
+      }
+      for (size_t i = 0; error == 0 && i < layout.order.size(); ++i) {
+        const Tensor& t = tensors[layout.order[i]].second;
+        if (t.byte_size() != 0) error = format::WriteAll(fd, t.data(), t.byte_size());
+      }
+      return error;
+    });
   } catch (const std::bad_alloc&) {
     return ResourceExhausted(context + ": out of memory");
   }

@@ -1,5 +1,6 @@
 // The .npy reader against files NumPy wrote (tools/make_npy_test_data.py), and the
-// writer by reading its output back and by its exact header bytes.
+// writer by reading its output back and by its exact header bytes, and as a file written
+// whole and renamed into place (links planted where it goes, writers racing).
 #include "switchyard/npy.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "switchyard/half.h"
 #include "test_util.h"
@@ -127,6 +131,41 @@ TEST(Npy, ReadsOnlyRegularFiles) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   SY_EXPECT_ERROR(ReadNpy(fifo), "not a regular file");
   SY_EXPECT_ERROR(ReadNpy(dir.path()), "not a regular file");
+}
+
+// A hard link planted where the file goes is replaced (the file is written beside it and
+// renamed into place), so the file it shares its contents with is left as it was; and
+// threads writing one file at once leave one whole file.
+TEST(Npy, WriterReplacesAHardLinkAndNeverTearsAFile) {
+  test::TempDir dir;
+  const auto target = dir / "elsewhere.txt";
+  { std::ofstream(target) << "keep me"; }
+  const auto out = dir / "y.npy";
+  std::filesystem::create_hard_link(target, out);
+  const Tensor t = *Tensor::Allocate(DType::kF32, {3});
+  SY_ASSERT_OK(WriteNpy(out, t));
+  std::ifstream in(target);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "keep me");
+  Expected<Tensor> back = ReadNpy(out);
+  SY_ASSERT_OK(back);
+  EXPECT_EQ(back->shape(), (Shape{3}));
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 8; ++i) {
+    writers.emplace_back([&out, i] {
+      const Tensor big = *Tensor::Allocate(DType::kF32, {1000 + 100 * i});
+      for (int r = 0; r < 5; ++r) EXPECT_TRUE(WriteNpy(out, big).ok());
+    });
+  }
+  for (std::thread& w : writers) w.join();
+  Expected<Tensor> last = ReadNpy(out);
+  SY_ASSERT_OK(last);  // one writer's whole file, whichever renamed last
+  EXPECT_EQ((last->shape()[0] - 1000) % 100, 0);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos)
+        << "a temporary file was left: " << entry.path();
+  }
 }
 
 TEST(Npy, WriterDoesNotFollowASymbolicLink) {
