@@ -35,9 +35,12 @@ std::string StepText(const std::string& step) {
 
 // ---- the verdict cache ---------------------------------------------------------------
 
+// A plugin file as the cache knows it. ctime as well as mtime: a file overwritten in place
+// with its mtime set back (touch -d, utimensat) still gets a new ctime, which no call can
+// set, so a rewritten plugin is probed again.
 struct Identity {
   uint64_t device = 0, inode = 0, size = 0;
-  int64_t mtime_ns = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
   bool operator==(const Identity&) const = default;
 };
 
@@ -48,6 +51,7 @@ bool IdentityOf(const fs::path& path, Identity* id) {
   id->inode = st.st_ino;
   id->size = static_cast<uint64_t>(st.st_size);
   id->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id->ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   return true;
 }
 
@@ -60,7 +64,7 @@ fs::path CacheFile() {
   } else {
     return {};
   }
-  return dir / "switchyard" / "plugin-probes-v1.tsv";
+  return dir / "switchyard" / "plugin-probes-v2.tsv";
 }
 
 struct CacheEntry {
@@ -69,30 +73,61 @@ struct CacheEntry {
   std::string reason;
 };
 
-// Lines: path \t device \t inode \t size \t mtime_ns \t ok|rejected \t reason. A line that
-// does not parse is dropped (the file is only a cache).
-std::map<std::string, CacheEntry> ReadCache(const fs::path& file) {
+// The cache file's bytes: read only from a regular file (not through a symbolic link),
+// without blocking (a FIFO put there would otherwise hang the host), and only up to
+// kMaxCacheBytes (a file that large is not one this code wrote: it is ignored). "" when
+// there is no usable file: the cache is only a cache.
+constexpr off_t kMaxCacheBytes = 1 << 20;
+
+std::string ReadCacheBytes(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxCacheBytes) {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    bytes.resize(done);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+// Lines: path \t device \t inode \t size \t mtime_ns \t ctime_ns \t ok|rejected \t
+// reason. A line that does not parse is dropped (the file is only a cache).
+std::map<std::string, CacheEntry> ParseCache(const std::string& text) {
   std::map<std::string, CacheEntry> entries;
-  std::ifstream in(file);
+  std::stringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     std::string part;
     while (std::getline(fields, part, '\t')) f.push_back(part);
-    if (f.size() == 6) f.emplace_back();  // an empty reason: getline reads no last field
-    if (f.size() != 7 || (f[5] != "ok" && f[5] != "rejected")) continue;
+    if (f.size() == 7) f.emplace_back();  // an empty reason: getline reads no last field
+    if (f.size() != 8 || (f[6] != "ok" && f[6] != "rejected")) continue;
     CacheEntry e;
     char* end = nullptr;
     e.id.device = std::strtoull(f[1].c_str(), &end, 10);
     e.id.inode = std::strtoull(f[2].c_str(), &end, 10);
     e.id.size = std::strtoull(f[3].c_str(), &end, 10);
     e.id.mtime_ns = std::strtoll(f[4].c_str(), &end, 10);
-    e.usable = f[5] == "ok";
-    e.reason = f[6];
+    e.id.ctime_ns = std::strtoll(f[5].c_str(), &end, 10);
+    e.usable = f[6] == "ok";
+    e.reason = f[7];
     entries[f[0]] = std::move(e);
   }
   return entries;
+}
+
+std::map<std::string, CacheEntry> ReadCache(const fs::path& file) {
+  return ParseCache(ReadCacheBytes(file));
 }
 
 // Rewrites the cache with `path`'s entry replaced: a temporary file renamed over the old
@@ -111,7 +146,8 @@ void WriteCache(const fs::path& file, const std::string& path, const CacheEntry&
       std::string reason = e.reason;
       for (char& c : reason) c = (c == '\t' || c == '\n') ? ' ' : c;
       out << p << '\t' << e.id.device << '\t' << e.id.inode << '\t' << e.id.size << '\t'
-          << e.id.mtime_ns << '\t' << (e.usable ? "ok" : "rejected") << '\t' << reason << '\n';
+          << e.id.mtime_ns << '\t' << e.id.ctime_ns << '\t' << (e.usable ? "ok" : "rejected")
+          << '\t' << reason << '\n';
     }
     if (!out.flush()) {
       fs::remove(temp, ec);

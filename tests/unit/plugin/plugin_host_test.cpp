@@ -5,11 +5,16 @@
 // the reason. Loading and unloading is clean (run under ASan: no leak, no use after
 // unload) and really unloads the library.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -312,6 +317,71 @@ TEST(PluginHost, ProbeVerdictsFollowTheFile) {
   EXPECT_EQ((*host)->candidates()[0].probe, "probed");
   host->reset();
   fs::remove_all(dir);
+}
+
+// A plugin overwritten in place (same path, inode and size) with its mtime set back is
+// probed again: the cache also keys on ctime, which no call can set back.
+TEST(PluginHost, ProbeVerdictsFollowARewriteWithItsMtimeRestored) {
+  ScopedProbeCache cache;
+  const fs::path dir =
+      fs::temp_directory_path() / ("sy_probe_rewrite_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path plugin = dir / "libswitchyard_test_rewrite.so";
+  const fs::path bad = TestPlugin("crash_in_initialize", "crash_in_initialize");
+  // Both files padded with zeros to one size (an ELF file ignores bytes past its end).
+  const auto bytes_of = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string good_bytes = bytes_of(kCpuPlugin), bad_bytes = bytes_of(bad);
+  const size_t size = std::max(good_bytes.size(), bad_bytes.size());
+  good_bytes.resize(size, '\0');
+  bad_bytes.resize(size, '\0');
+  { std::ofstream(plugin, std::ios::binary) << good_bytes; }
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {plugin};
+  {
+    Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+    SY_ASSERT_OK(host);
+  }
+  struct stat before {};
+  ASSERT_EQ(::stat(plugin.c_str(), &before), 0);
+  {
+    std::fstream out(plugin, std::ios::binary | std::ios::in | std::ios::out);  // same inode
+    out.write(bad_bytes.data(), static_cast<std::streamsize>(bad_bytes.size()));
+  }
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, plugin.c_str(), times, 0), 0);
+  struct stat after {};
+  ASSERT_EQ(::stat(plugin.c_str(), &after), 0);
+  ASSERT_EQ(after.st_ino, before.st_ino);
+  ASSERT_EQ(after.st_size, before.st_size);
+  SY_EXPECT_ERROR(PluginHost::Create(options), " in initialize");
+  fs::remove_all(dir);
+}
+
+// The cache file is read only as a bounded regular file: a FIFO there does not hang the
+// host, a symbolic link to /dev/zero is not followed, and a huge file is ignored.
+TEST(PluginHost, ProbeCacheThatIsNotAFileIsIgnored) {
+  ScopedProbeCache cache;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  ASSERT_NE(xdg, nullptr);
+  const fs::path dir = fs::path(xdg) / "switchyard";
+  fs::create_directories(dir);
+  const fs::path file = dir / "plugin-probes-v2.tsv";
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {kCpuPlugin};
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  SY_ASSERT_OK(PluginHost::Create(options));  // would block on the FIFO if it were read
+  fs::remove(file);
+  fs::create_symlink("/dev/zero", file);
+  SY_ASSERT_OK(PluginHost::Create(options));
+  fs::remove(file);
+  { std::ofstream(file) << std::string((2 << 20) + 1, 'x'); }
+  SY_ASSERT_OK(PluginHost::Create(options));
 }
 
 TEST(PluginHost, ExplicitMissingFileIsAnError) {
