@@ -57,9 +57,12 @@ Expected<onnx::ModelProto> ParseModel(const std::string& bytes, ImportProblem* p
   onnx::ModelProto model;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
     if (problem) *problem = ImportProblem::kBadFile;
+    // protobuf does not say why; its nesting limit (100 messages deep, which keeps a hostile
+    // file from exhausting the stack) is the one cause a well-formed file can meet.
     return InvalidModel(
-        "not an ONNX model: the bytes do not parse as an ONNX ModelProto "
-        "(truncated, or not protobuf)");
+        "not an ONNX model: the bytes do not parse as an ONNX ModelProto (truncated, not "
+        "protobuf, or graphs nested more than 100 deep: subgraphs of If/Loop/Scan within "
+        "each other, which the parser refuses)");
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
     if (problem) *problem = ImportProblem::kBadFile;
