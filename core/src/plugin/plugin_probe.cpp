@@ -310,4 +310,10 @@ ProbeResult ProbePlugin(const fs::path& plugin, uint32_t threads, double timeout
   return result;
 }
 
+std::vector<std::string> ProbeCachePaths(const std::string& text) {
+  std::vector<std::string> paths;
+  for (const auto& [path, entry] : ParseCache(text)) paths.push_back(path);
+  return paths;
+}
+
 }  // namespace sy

@@ -7,14 +7,20 @@
 // the plugin exactly as the host does and reports each step on a pipe. It is found
 // through SWITCHYARD_PLUGIN_PROBE (a path; "0" turns probing off), else next to the
 // running program, else in <prefix>/libexec/switchyard (install_layout.h). Verdicts are
-// cached by the file's identity (device, inode, size, modification time) in
-// $XDG_CACHE_HOME/switchyard/plugin-probes-v1.tsv (else ~/.cache/...), so later runs do
+// cached by the file's identity (device, inode, size, modification and change times) in
+// $XDG_CACHE_HOME/switchyard/plugin-probes-v2.tsv (else ~/.cache/...), so later runs do
 // not pay again.
+//
+// What the probe guards against: plugins that crash, exit or hang by accident while they
+// are loaded. A plugin is code the host runs in its own process once it is loaded, and
+// its constructor runs inside the probe too, so a hostile plugin (which could write the
+// probe's answer itself) is beyond it: install only plugins you trust (docs/security.md).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace sy {
 
@@ -41,5 +47,9 @@ std::filesystem::path FindProbeProgram(bool* disabled, const std::filesystem::pa
 
 // The probe's side of the pipe: the file descriptor it writes its report to.
 inline constexpr int kProbeReportFd = 3;
+
+// The plugin paths a verdict cache's text holds entries for (lines that do not parse are
+// dropped, as the host drops them): the fuzz target's entry to the cache parser.
+std::vector<std::string> ProbeCachePaths(const std::string& text);
 
 }  // namespace sy
