@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fast/fast_kernels.h"
+#include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
 
 namespace sy::cpu {
@@ -217,10 +218,8 @@ Status MatMulIntegerAs(const KernelContext& ctx, DType float_type) {
   return MatMulWidenedB<T>(ctx, float_type, fb.data());
 }
 
-// K * max|a| * max|b| below 2^24 (f32 exact), with a margin for the double product's
-// rounding.
-bool ExactInF32(double bound) { return bound < 0x1p24 * (1 - 0x1p-20); }
-bool ExactInF64(double bound) { return bound < 0x1p53 * (1 - 0x1p-20); }
+using fast::ExactInF32;
+using fast::ExactInF64;
 
 Status MatMulIntegerExact(const KernelContext& ctx) {
   const ConstTensorView& a = ctx.inputs[0];

@@ -3,10 +3,10 @@
 // product on CPUs with VNNI).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 
 #include "kernel.h"
 
@@ -19,8 +19,14 @@ struct MatMulIntegerShape {
 
 // The shape of a case the fast kernels take: b one matrix (its batch dims all 1), sizes
 // within BLAS's int; nullopt for the rest (the reference kernel runs them).
-std::optional<MatMulIntegerShape> MatMulIntegerShapeOf(std::span<const ConstTensorView> inputs,
-                                                       const TensorView& y);
+std::optional<MatMulIntegerShape> MatMulIntegerShapeOf(const Shape& a, const Shape& b,
+                                                       int64_t y_count);
+
+// Element i of u8 or i8 data.
+inline int64_t LoadByte(DType dtype, const std::byte* data, int64_t i) {
+  return dtype == DType::kU8 ? static_cast<int64_t>(reinterpret_cast<const uint8_t*>(data)[i])
+                             : static_cast<int64_t>(reinterpret_cast<const int8_t*>(data)[i]);
+}
 
 // The prepared kernel that widens a constant b (less its zero point) to f32 once, or
 // nullptr when b (or its zero point) is not a constant. oneDNN's prepare falls back to it.

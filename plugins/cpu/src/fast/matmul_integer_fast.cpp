@@ -18,13 +18,13 @@
 #include <memory>
 #include <new>
 #include <optional>
-#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "fast/fast_kernels.h"
 #include "fast/matmul_integer.h"
+#include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
 #include "thread_pool.h"
 
@@ -33,25 +33,18 @@ namespace {
 
 Status Reference(const KernelContext& ctx) { return RefKernels().Find("matmul_integer")(ctx); }
 
-int64_t LoadInt8(DType dtype, const std::byte* data, int64_t i) {
-  return dtype == DType::kU8 ? static_cast<int64_t>(reinterpret_cast<const uint8_t*>(data)[i])
-                             : static_cast<int64_t>(reinterpret_cast<const int8_t*>(data)[i]);
-}
-
 // v - zero into out[0, count) as F, with each element's zero point zero(i); returns
 // max |v - zero|.
 template <typename F, typename Zero>
 int64_t Shift(DType dtype, const std::byte* data, int64_t count, Zero zero, F* out) {
   int64_t largest = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const int64_t v = LoadInt8(dtype, data, i) - zero(i);
+    const int64_t v = LoadByte(dtype, data, i) - zero(i);
     largest = std::max(largest, v < 0 ? -v : v);
     out[i] = static_cast<F>(v);
   }
   return largest;
 }
-
-bool Below(double bound, double limit) { return bound < limit * (1 - 0x1p-20); }
 
 // y [rows, n] = a' [rows, k] b' [k, n] on BLAS, stored as i32 (exact integers).
 template <typename F>
@@ -81,23 +74,28 @@ WidenedB<F> WidenB(const MatMulIntegerShape& s, DType dtype, const std::byte* b,
   WidenedB<F> w;
   w.values.resize(static_cast<size_t>(s.k * s.n));
   const auto zero = [&](int64_t i) {
-    return zb == nullptr ? 0 : LoadInt8(zb->dtype(), zb->data, zb->count() > 1 ? i % s.n : 0);
+    return zb == nullptr ? 0 : LoadByte(zb->dtype(), zb->data, zb->count() > 1 ? i % s.n : 0);
   };
   w.largest = Shift(dtype, b, s.k * s.n, zero, w.values.data());
   return w;
 }
 
-// The product with b' given (widened here or at prepare): a shifted and widened, then
-// sgemm, or both in f64 (b widened again) when f32 is not exact.
-Status RunWidened(const KernelContext& ctx, const MatMulIntegerShape& s,
-                  const WidenedB<float>* b32) {
+// The product with b' given (widened at prepare) or not (widened here): a shifted and
+// widened, then sgemm, or both in f64 (b widened again) when f32 is not exact. Shapes the
+// fast kernels do not take go to the reference.
+Status RunWidened(const KernelContext& ctx, const WidenedB<float>* b32) {
   const ConstTensorView& a = ctx.inputs[0];
+  const std::optional<MatMulIntegerShape> shape =
+      MatMulIntegerShapeOf(a.shape(), ctx.inputs[1].shape(), ctx.outputs[0].count());
+  if (!shape) return Reference(ctx);
+  const MatMulIntegerShape& s = *shape;
+  if (s.rows * s.n == 0) return Status::Ok();
   const ConstTensorView* za = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
   const ConstTensorView* zb = ctx.inputs.size() > 3 ? &ctx.inputs[3] : nullptr;
   auto* y = reinterpret_cast<int32_t*>(ctx.outputs[0].data);
   const auto a_zero = [&](int64_t i) {
     return za == nullptr ? 0
-                         : LoadInt8(za->dtype(), za->data, za->count() > 1 ? (i / s.k) % s.m : 0);
+                         : LoadByte(za->dtype(), za->data, za->count() > 1 ? (i / s.k) % s.m : 0);
   };
   try {
     std::vector<float> a32(static_cast<size_t>(s.rows * s.k)),
@@ -110,11 +108,11 @@ Status RunWidened(const KernelContext& ctx, const MatMulIntegerShape& s,
     }
     const double bound = static_cast<double>(s.k) * static_cast<double>(a_largest) *
                          static_cast<double>(b32->largest);
-    if (Below(bound, 0x1p24)) {
+    if (fast::ExactInF32(bound)) {
       Product(s.rows, s.k, s.n, a32.data(), b32->values.data(), c32.data(), y);
       return Status::Ok();
     }
-    if (!Below(bound, 0x1p53)) return Reference(ctx);
+    if (!fast::ExactInF64(bound)) return Reference(ctx);
     std::vector<double> a64(a32.begin(), a32.end()), c64(static_cast<size_t>(s.rows * s.n));
     const WidenedB<double> b64 = WidenB<double>(s, ctx.inputs[1].dtype(), ctx.inputs[1].data, zb);
     Product(s.rows, s.k, s.n, a64.data(), b64.values.data(), c64.data(), y);
@@ -126,23 +124,13 @@ Status RunWidened(const KernelContext& ctx, const MatMulIntegerShape& s,
   }
 }
 
-Status MatMulIntegerFast(const KernelContext& ctx) {
-  const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(ctx.inputs, ctx.outputs[0]);
-  if (!s) return Reference(ctx);
-  if (s->rows * s->n == 0) return Status::Ok();
-  return RunWidened(ctx, *s, nullptr);
-}
+Status MatMulIntegerFast(const KernelContext& ctx) { return RunWidened(ctx, nullptr); }
 
 // A constant b widened once (with its zero point), at prepare.
 class WidenedMatMulInteger final : public PreparedKernel {
  public:
   explicit WidenedMatMulInteger(WidenedB<float> b) : b_(std::move(b)) {}
-  Status Run(const KernelContext& ctx) override {
-    const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(ctx.inputs, ctx.outputs[0]);
-    if (!s) return Reference(ctx);
-    if (s->rows * s->n == 0) return Status::Ok();
-    return RunWidened(ctx, *s, &b_);
-  }
+  Status Run(const KernelContext& ctx) override { return RunWidened(ctx, &b_); }
   std::string Implementation() const override { return "widened_sgemm"; }
 
  private:
@@ -151,10 +139,8 @@ class WidenedMatMulInteger final : public PreparedKernel {
 
 }  // namespace
 
-std::optional<MatMulIntegerShape> MatMulIntegerShapeOf(std::span<const ConstTensorView> inputs,
-                                                       const TensorView& y) {
-  const Shape& a = inputs[0].shape();
-  const Shape& b = inputs[1].shape();
+std::optional<MatMulIntegerShape> MatMulIntegerShapeOf(const Shape& a, const Shape& b,
+                                                       int64_t y_count) {
   if (a.empty() || b.size() < 2) return std::nullopt;
   for (size_t d = 0; d + 2 < b.size(); ++d) {
     if (b[d] != 1) return std::nullopt;  // a batch of b matrices: the reference
@@ -163,10 +149,10 @@ std::optional<MatMulIntegerShape> MatMulIntegerShapeOf(std::span<const ConstTens
   s.k = a.back();
   s.n = b.back();
   s.m = a.size() >= 2 ? a[a.size() - 2] : 1;
-  s.rows = s.n > 0 ? y.count() / s.n : 0;
-  if (s.k != b[b.size() - 2] || s.rows * s.n != y.count()) return std::nullopt;
-  if (inputs[0].count() != s.rows * s.k) return std::nullopt;  // b's batch dims broadcast a
-  const int64_t limit = int64_t{1} << 30;                      // BLAS's int, with room
+  s.rows = s.n > 0 ? y_count / s.n : 0;
+  if (s.k != b[b.size() - 2] || s.rows * s.n != y_count) return std::nullopt;
+  if (ElementCount(a) != s.rows * s.k) return std::nullopt;  // b's batch dims broadcast a
+  const int64_t limit = int64_t{1} << 30;                    // BLAS's int, with room
   if (s.rows > limit || s.k > limit || s.n > limit) return std::nullopt;
   return s;
 }
@@ -175,17 +161,14 @@ std::unique_ptr<PreparedKernel> PrepareWidenedMatMulInteger(const PrepareContext
   if (ctx.constant_inputs.size() < 2 || ctx.constant_inputs[1] == nullptr) return nullptr;
   const bool zb_given = ctx.inputs.size() > 3;
   if (zb_given && ctx.constant_inputs[3] == nullptr) return nullptr;
-  const Shape& b = ctx.inputs[1].shape;
-  if (b.size() < 2) return nullptr;
-  MatMulIntegerShape s;
-  s.k = b[b.size() - 2];
-  s.n = b.back();
-  if (ElementCount(b) != s.k * s.n) return nullptr;
+  const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(
+      ctx.inputs[0].shape, ctx.inputs[1].shape, ElementCount(ctx.outputs[0].shape));
+  if (!s) return nullptr;
   std::optional<ConstTensorView> zb;
   if (zb_given) zb = ConstTensorView{ctx.inputs[3], ctx.constant_inputs[3]};
   try {
     return std::make_unique<WidenedMatMulInteger>(
-        WidenB<float>(s, ctx.inputs[1].dtype, ctx.constant_inputs[1], zb ? &*zb : nullptr));
+        WidenB<float>(*s, ctx.inputs[1].dtype, ctx.constant_inputs[1], zb ? &*zb : nullptr));
   } catch (const std::bad_alloc&) {
     return nullptr;  // the plain kernel widens per run
   }

@@ -181,7 +181,6 @@ struct Int8Layout {
   }
 };
 
-// false when a holds a NaN or an infinity (no int8 scale for it: the f32 path runs).
 // One block of a row of a to int8 codes, ONNX Runtime's choice (MLAS's int8 row
 // quantizer): a * (127 / max|a|), rounded to nearest even; an all-zero block has scale 0
 // and codes 0. *amax gets max|a|; false where the block holds a NaN or an infinity. The
@@ -205,7 +204,9 @@ SY_CPU_ISA_CLONES bool QuantizeBlock(const float* a, int64_t n, int8_t* q, float
   return true;
 }
 
-// Without the vector paths (`lanes` false) a's codes stay in their order.
+// a quantized and laid out; false when a holds a NaN or an infinity (no int8 scale for it:
+// the f32 path runs). Without the vector paths (`lanes` false) a's codes stay in their
+// order.
 bool QuantizeActivations(const PackedWeights& w, const float* a, int64_t rows, bool lanes,
                          Int8Layout* l) {
   constexpr int64_t kChunkBytes = 32;

@@ -51,6 +51,13 @@ inline bool IsF32Aligned(const void* p) {
 
 inline float Select(bool c, float a, float b) { return c ? a : b; }
 
+// Whether integer products whose partial sums are bounded by `bound` (K * max|a| * max|b|,
+// formed in double) are exact when summed in f32 (below 2^24) or f64 (below 2^53), in any
+// order, with a margin for the double product's own rounding. The integer matmuls widen
+// their operands where this holds.
+inline bool ExactInF32(double bound) { return bound < 0x1p24 * (1 - 0x1p-20); }
+inline bool ExactInF64(double bound) { return bound < 0x1p53 * (1 - 0x1p-20); }
+
 // Double sums over a row are kept as kSumLanes interleaved partial sums (two AVX-512
 // registers; fewer leave the vector units waiting on one add's latency) and combined
 // pairwise in a fixed order, so that the result does not depend on the CPU.

@@ -36,11 +36,6 @@ bool HasVnni() {
          isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
 }
 
-int64_t Load8(DType dtype, const std::byte* data, int64_t i) {
-  return dtype == DType::kU8 ? static_cast<int64_t>(reinterpret_cast<const uint8_t*>(data)[i])
-                             : static_cast<int64_t>(reinterpret_cast<const int8_t*>(data)[i]);
-}
-
 class OneDnnMatMulInteger final : public PreparedKernel {
  public:
   // b [K, N] (u8 or i8) and its zero points (nullptr: 0) are the constants' bytes.
@@ -62,12 +57,13 @@ class OneDnnMatMulInteger final : public PreparedKernel {
     column_sums_.assign(static_cast<size_t>(s.n), 0);
     shift_.resize(static_cast<size_t>(s.n));
     for (int64_t i = 0; i < s.k * s.n; ++i) {
-      const int64_t v = Load8(b_dtype, b, i) - off_;
+      const int64_t v = LoadByte(b_dtype, b, i) - off_;
       bs[static_cast<size_t>(i)] = static_cast<int8_t>(v);
       column_sums_[static_cast<size_t>(i % s.n)] += v;
     }
     for (int64_t j = 0; j < s.n; ++j) {
-      const int64_t z = zb == nullptr ? 0 : Load8(zb->dtype(), zb->data, zb->count() > 1 ? j : 0);
+      const int64_t z =
+          zb == nullptr ? 0 : LoadByte(zb->dtype(), zb->data, zb->count() > 1 ? j : 0);
       shift_[static_cast<size_t>(j)] = off_ - z;
     }
     stream_ = dnnl::stream(eng);
@@ -82,11 +78,14 @@ class OneDnnMatMulInteger final : public PreparedKernel {
   }
 
   bool ok() const { return ok_; }
+  // The widened kernel given at construction, for a caller that finds !ok().
+  std::unique_ptr<PreparedKernel> TakeFallback() { return std::move(fallback_); }
   std::string Implementation() const override { return "onednn_matmul_u8s8"; }
 
   Status Run(const KernelContext& ctx) override {
     const ConstTensorView& a = ctx.inputs[0];
-    const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(ctx.inputs, ctx.outputs[0]);
+    const std::optional<MatMulIntegerShape> s =
+        MatMulIntegerShapeOf(a.shape(), ctx.inputs[1].shape(), ctx.outputs[0].count());
     if (!s || s->rows != s_.rows || a.dtype() != DType::kU8) return fallback_->Run(ctx);
     if (s_.rows * s_.n == 0) return Status::Ok();
     auto* y = reinterpret_cast<int32_t*>(ctx.outputs[0].data);
@@ -105,7 +104,7 @@ class OneDnnMatMulInteger final : public PreparedKernel {
         int64_t row_sum = 0;
         for (int64_t l = 0; l < s_.k; ++l) row_sum += au[r * s_.k + l];
         const int64_t z =
-            za == nullptr ? 0 : Load8(za->dtype(), za->data, za->count() > 1 ? r % s_.m : 0);
+            za == nullptr ? 0 : LoadByte(za->dtype(), za->data, za->count() > 1 ? r % s_.m : 0);
         int32_t* out = y + r * s_.n;
         for (int64_t j = 0; j < s_.n; ++j) {
           const int64_t shift = shift_[static_cast<size_t>(j)];
@@ -134,26 +133,17 @@ std::unique_ptr<PreparedKernel> PrepareMatMulInteger(const PrepareContext& ctx) 
   std::unique_ptr<PreparedKernel> widened = PrepareWidenedMatMulInteger(ctx);
   if (widened == nullptr || !onednn::Selected() || !HasVnni()) return widened;
   if (ctx.inputs[0].dtype != DType::kU8) return widened;  // a's zero point is read per run
-  const Shape& a = ctx.inputs[0].shape;
-  const Shape& b = ctx.inputs[1].shape;
-  const Shape& y = ctx.outputs[0].shape;
-  MatMulIntegerShape s;
-  s.k = b[b.size() - 2];
-  s.n = b.back();
-  s.m = a.size() >= 2 ? a[a.size() - 2] : 1;
-  s.rows = s.n > 0 ? ElementCount(y) / s.n : 0;
-  if (a.empty() || ElementCount(b) != s.k * s.n || s.rows * s.k != ElementCount(a) || s.rows == 0 ||
-      s.k == 0 || s.n == 0 || s.k > 65536) {
-    return widened;
-  }
+  const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(
+      ctx.inputs[0].shape, ctx.inputs[1].shape, ElementCount(ctx.outputs[0].shape));
+  if (!s || s->rows == 0 || s->k == 0 || s->n == 0 || s->k > 65536) return widened;
   std::optional<ConstTensorView> zb;
   if (ctx.inputs.size() > 3) zb = ConstTensorView{ctx.inputs[3], ctx.constant_inputs[3]};
   try {
-    auto kernel = std::make_unique<OneDnnMatMulInteger>(s, ctx.inputs[1].dtype,
+    auto kernel = std::make_unique<OneDnnMatMulInteger>(*s, ctx.inputs[1].dtype,
                                                         ctx.constant_inputs[1], zb ? &*zb : nullptr,
                                                         ctx.num_threads, std::move(widened));
     if (kernel->ok()) return kernel;
-    return PrepareWidenedMatMulInteger(ctx);
+    return kernel->TakeFallback();
   } catch (const dnnl::error&) {
     return PrepareWidenedMatMulInteger(ctx);
   }
