@@ -9,9 +9,24 @@
 // defines from their host code.
 #pragma once
 
+#include <limits>
+
 namespace sy::plugin {
 
 inline constexpr double kAttentionExcludedBias = -1e30;
 inline constexpr double kAttentionDominantBias = -1e29;
+
+// Whether a key of this bias makes its row's fill excludable (some key of the row does).
+template <typename T>
+constexpr bool AttentionBiasDominates(T bias) {
+  return bias > T(kAttentionDominantBias);
+}
+
+// Whether a row excludes a key of this bias; `dominant`: some key of the row dominates.
+template <typename T>
+constexpr bool AttentionKeyExcluded(T bias, bool dominant) {
+  return bias == -std::numeric_limits<T>::infinity() ||
+         (dominant && bias <= T(kAttentionExcludedBias));
+}
 
 }  // namespace sy::plugin

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kAttnThreads)
     int dominant_here = 0;
     for (int64_t j = tid; j < dims.t; j += kAttnThreads) {
       const A bias = RowBias<T, kMaskKind>(mask, mask_row + j * dims.mask_strides[3], i, j, causal);
-      if (bias > A(plugin::kAttentionDominantBias)) dominant_here = 1;
+      if (plugin::AttentionBiasDominates(bias)) dominant_here = 1;
     }
     const bool dominant = __syncthreads_or(dominant_here) != 0;
     A m_run = -Infinity<A>();
@@ -77,8 +77,7 @@ __global__ void __launch_bounds__(kAttnThreads)
       if (valid) {
         const A bias =
             RowBias<T, kMaskKind>(mask, mask_row + j * dims.mask_strides[3], i, j, causal);
-        excluded = bias == -Infinity<A>() ||
-                   (dominant && bias <= A(plugin::kAttentionExcludedBias));
+        excluded = plugin::AttentionKeyExcluded(bias, dominant);
         if (!excluded) {
           unmasked = 1;
           A score = 0;  // with D = 0, 0 whatever the scale (as the reference)

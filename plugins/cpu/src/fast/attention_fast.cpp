@@ -447,7 +447,7 @@ void RunItem(const Problem& p, int64_t b, int64_t h, int64_t i0, int64_t rows, f
 
 // Per (batch, q head): one past the last key some row reads (plugins/common/
 // attention_mask.h: a row excludes its causal future, -inf biases, and fills at or below
-// kAttentionExcludedBias when some key's bias is above kAttentionDominantBias). A decoder's
+// kAttentionExcludedBias when some key's bias dominates). A decoder's
 // cache of fixed capacity is read up to its current length, not the capacity. Rows of a
 // mask that broadcasts over the heads are scanned once.
 std::vector<int64_t> KeyExtents(const Problem& p) {
@@ -466,11 +466,13 @@ std::vector<int64_t> KeyExtents(const Problem& p) {
         MaskRow(p, b, h, i, 0, end, bias.data());
         bool dominant = false;
         for (int64_t j = 0; j < end; ++j) {
-          dominant = dominant || bias[static_cast<size_t>(j)] > plugin::kAttentionDominantBias;
+          dominant = dominant || plugin::AttentionBiasDominates(bias[static_cast<size_t>(j)]);
         }
-        const double floor = dominant ? plugin::kAttentionExcludedBias : -kInf;
         int64_t last = end;
-        while (last > e && bias[static_cast<size_t>(last - 1)] <= floor) --last;
+        while (last > e &&
+               plugin::AttentionKeyExcluded(bias[static_cast<size_t>(last - 1)], dominant)) {
+          --last;
+        }
         e = std::max(e, last);
       }
     }

@@ -181,13 +181,13 @@ Status Attention(const KernelContext& ctx) {
           }
           if (causal && j > i) bj = -kInf;
           bias[static_cast<size_t>(j)] = bj;
-          dominant = dominant || bj > plugin::kAttentionDominantBias;
+          dominant = dominant || plugin::AttentionBiasDominates(bj);
         }
         double m = -kInf;        // max of the biased scores, NaN if any is NaN
         bool all_masked = true;  // every key excluded
         for (int64_t j = 0; j < kv_seq; ++j) {
           const double bj = bias[static_cast<size_t>(j)];
-          const bool out = bj == -kInf || (dominant && bj <= plugin::kAttentionExcludedBias);
+          const bool out = plugin::AttentionKeyExcluded(bj, dominant);
           excluded[static_cast<size_t>(j)] = out;
           if (out) continue;
           all_masked = false;
