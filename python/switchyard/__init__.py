@@ -147,17 +147,16 @@ class Session(_native.Session):
                     f"memory_limit {spec}: expected bytes (an int, or text such as '64MiB'), "
                     f"got {limit!r}")
             limits[str(spec)] = str(limit)
+        accuracy = -1 if quant_accuracy_level is None else quant_accuracy_level  # -1: the node's
         for name, value in (("optimize", optimize), ("max_specializations", max_specializations),
-                            ("quant_accuracy_level", -1 if quant_accuracy_level is None
-                             else quant_accuracy_level)):
+                            ("quant_accuracy_level", accuracy)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise InvalidArgumentError(f"{name} {value!r}: expected an int")
         self._host = _host(threads, isolate, timeout, plugins)
         self._model_path = os.fspath(model)
         self._tokenizer = None
         super().__init__(self._host, os.fspath(model), _names(device, "device"), bool(strict),
-                         limits, optimize, max_specializations, bool(island_pass),
-                         -1 if quant_accuracy_level is None else quant_accuracy_level)
+                         limits, optimize, max_specializations, bool(island_pass), accuracy)
 
     def to_device(self, array: Any, device: Optional[str] = None) -> DeviceTensor:
         """A DeviceTensor holding a copy of `array` on `device` (default: the first device

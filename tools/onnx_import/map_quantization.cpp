@@ -217,23 +217,21 @@ Expected<ValueId> Shifted(NodeContext& ctx, size_t x_input, size_t zp_input, DTy
 // they are: the cpu device multiplies bytes, docs/ops.md) where its zero points are
 // scalars or 1-D (a's per row, b's per column); other zero-point shapes (ONNX allows
 // [..., M, 1] per batch) onto matmul over the shifted operands in i32.
+// What matmul_integer takes (docs/ops.md): u8 or i8 operands, and a zero point (input
+// `zero`, where given) that is a scalar ([] or [1]) or 1-D of `per` elements.
+bool IsByte(DType d) { return d == DType::kU8 || d == DType::kI8; }
+bool ScalarOrOneDZeroPoint(NodeContext& ctx, size_t zero, int64_t per) {
+  if (!ctx.HasInput(zero)) return true;
+  const Shape& z = ctx.InputType(zero).shape;
+  return z.empty() || (z.size() == 1 && (z[0] == 1 || z[0] == per));
+}
+
 Status MapMatMulInteger(NodeContext& ctx) {
   const Shape& as = ctx.InputType(0).shape;
   const Shape& bs = ctx.InputType(1).shape;
-  const auto one_d = [&](size_t input, int64_t per) {
-    if (!ctx.HasInput(input)) return true;
-    const Shape& z = ctx.InputType(input).shape;
-    return z.empty() || (z.size() == 1 && (z[0] == 1 || z[0] == per));
-  };
-  const bool bytes = [&] {
-    for (size_t i : {0, 1}) {
-      const DType d = ctx.InputType(i).dtype;
-      if (d != DType::kU8 && d != DType::kI8) return false;
-    }
-    return true;
-  }();
-  if (bytes && as.size() >= 1 && bs.size() >= 2 &&
-      one_d(2, as.size() >= 2 ? as[as.size() - 2] : 1) && one_d(3, bs.back())) {
+  if (IsByte(ctx.InputType(0).dtype) && IsByte(ctx.InputType(1).dtype) && !as.empty() &&
+      bs.size() >= 2 && ScalarOrOneDZeroPoint(ctx, 2, as.size() >= 2 ? as[as.size() - 2] : 1) &&
+      ScalarOrOneDZeroPoint(ctx, 3, bs.back())) {
     SY_ASSIGN_OR_RETURN(ValueId a, ctx.Input(0));
     SY_ASSIGN_OR_RETURN(ValueId b, ctx.Input(1));
     std::vector<ValueId> inputs = {a, b};
@@ -496,12 +494,8 @@ Status MapDynamicQuantizeMatMul(NodeContext& ctx) {
   SY_ASSIGN_OR_RETURN(const DynamicCodes q, DynamicQuantizeCodes(ctx, x));
   ValueId acc;
   const Shape& bs_shape = ctx.InputType(1).shape;
-  const DType bt = ctx.InputType(1).dtype;
-  const bool per_column_zero =
-      !ctx.HasInput(3) || ctx.InputType(3).shape.empty() ||
-      (ctx.InputType(3).shape.size() == 1 && !bs_shape.empty() &&
-       (ctx.InputType(3).shape[0] == 1 || ctx.InputType(3).shape[0] == bs_shape.back()));
-  if ((bt == DType::kU8 || bt == DType::kI8) && bs_shape.size() >= 2 && per_column_zero) {
+  if (IsByte(ctx.InputType(1).dtype) && bs_shape.size() >= 2 &&
+      ScalarOrOneDZeroPoint(ctx, 3, bs_shape.back())) {
     // The codes (integers 0 to 255) and their zero point as bytes: matmul_integer, which
     // the cpu device multiplies as bytes.
     SY_ASSIGN_OR_RETURN(ValueId codes, CastTo(ctx, q.codes, DType::kU8));
