@@ -76,7 +76,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
     -DSY_BUILD_BENCHMARKS=OFF -DSY_SANITIZE=address,undefined >/dev/null
-  targets="graph_json safetensors npy plugin_table probe_cache"
+  targets="graph_json single_file safetensors npy plugin_table probe_cache"
   # The ONNX importer's target where the importer is built (protobuf); its seeds are
   # the ONNX node tests' models (libonnx-testdata).
   if [ -d /usr/share/libonnx-testdata/data/node ] && command -v protoc >/dev/null; then
@@ -87,6 +87,11 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
     corpus=$(mktemp -d)
     case $target in
       graph_json) cp examples/*/*.json "$corpus/" ;;
+      single_file)
+        # The examples and the toy decoder (run-time sizes, state) as single files.
+        for m in examples/*/ tests/data/decoder/model; do
+          build/release/bin/switchyard convert "$m" -o "$corpus/$(basename "$m").symodel" >/dev/null
+        done ;;
       safetensors) cp examples/*/*.safetensors "$corpus/" ;;
       npy) cp tests/data/npy/*.npy "$corpus/" ;;
       plugin_table) printf '\x01\x02\x03\x04\x05\x06\x07\x08' >"$corpus/seed" ;;

@@ -11,6 +11,7 @@ namespace sy::python {
 void BindDecoder(nanobind::module_& m);
 void BindOnnx(nanobind::module_& m);
 void BindQuantize(nanobind::module_& m);
+void BindConvert(nanobind::module_& m);
 }  // namespace sy::python
 
 NB_MODULE(_native, m) {
@@ -22,4 +23,5 @@ NB_MODULE(_native, m) {
   sy::python::BindDecoder(m);
   sy::python::BindOnnx(m);
   sy::python::BindQuantize(m);
+  sy::python::BindConvert(m);
 }

@@ -91,16 +91,17 @@ nb::dict ImportOnnx(const std::string& path, const std::string& stem,
         failed = onnx_import::SetEndTokens(result.graph, end_tokens, "the model folder");
       }
       if (failed.ok()) {
-        Expected<std::filesystem::path> stem_path = host_options::SaveModelAt(result.graph, stem);
-        if (stem_path.ok() && decoder_state > 0) {
+        Expected<std::filesystem::path> model_file = host_options::SaveModelAt(result.graph, stem);
+        if (model_file.ok() && decoder_state > 0) {
           Expected<std::filesystem::path> copied =
-              onnx_import::CopyTokenizer(std::filesystem::path(path).parent_path(), *stem_path);
+              onnx_import::CopyTokenizer(std::filesystem::path(path).parent_path(),
+                                         std::filesystem::path(*model_file).replace_extension());
           if (!copied.ok()) failed = copied.status();
         }
-        if (stem_path.ok()) {
-          saved = stem_path->string() + ".json";
+        if (model_file.ok()) {
+          saved = model_file->string();
         } else {
-          failed = stem_path.status();
+          failed = model_file.status();
         }
       }
     }

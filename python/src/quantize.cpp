@@ -32,9 +32,8 @@ nb::dict Quantize(const std::string& model, const std::string& output, const std
   if (Status valid = ValidateGraphTypes(graph); !valid.ok()) {
     Throw(Internal("the quantized graph is not valid: " + valid.message()));
   }
-  // OUTPUT.json, as import_onnx reports its model.
-  const std::string saved =
-      ValueOrThrow(host_options::SaveModelAt(graph, output)).string() + ".json";
+  // OUTPUT.json (or OUTPUT.symodel), as import_onnx reports its model.
+  const std::string saved = ValueOrThrow(host_options::SaveModelAt(graph, output)).string();
   nb::list layers, skipped;
   uint64_t before = 0, after = 0;
   for (const QuantizedLayer& l : report.quantized) {

@@ -4,7 +4,7 @@ The API mirrors the C++ host API and the CLI (docs/python.md):
 
     import numpy as np, switchyard
     switchyard.devices()                                  # what the plugins found
-    s = switchyard.Session("examples/mlp", device="cpu")  # folder, stem or .json
+    s = switchyard.Session("examples/mlp", device="cpu")  # folder, stem, .json or .symodel
     y = s.run({"x": np.ones((2, 12), np.float32)})["y"]   # NumPy in, NumPy out, no copies
     s.plan                                                # node -> device -> reason
     x = s.to_device(np.ones((2, 12), np.float32))         # a DeviceTensor on s's device
@@ -43,6 +43,7 @@ __all__ = [
     "Session",
     "devices",
     "generate",
+    "convert",
     "import_onnx",
     "plugins",
     "quantize",
@@ -115,7 +116,7 @@ def search_path() -> list:
 class Session(_native.Session):
     """A model planned and prepared once on devices, then run many times.
 
-    model: a model folder ("examples/mlp"), stem or .json path.
+    model: a model folder ("examples/mlp"), stem, .json or .symodel path.
     device: None (GPUs, accelerators, then CPUs), a spec ("cpu", "opencl:0,cpu") or a list
       of specs in order of preference, as the CLI's --device.
     threads: CPU threads for the plugins (0: the number of cores).
@@ -182,7 +183,7 @@ class Session(_native.Session):
         if os.path.isdir(path):
             candidates = [os.path.join(path, "tokenizer.json")]
         else:
-            stem = path[:-5] if path.endswith(".json") else path
+            stem = os.path.splitext(path)[0] if path.endswith((".json", ".symodel")) else path
             candidates = [stem + ".tokenizer.json",
                           os.path.join(os.path.dirname(stem) or ".", "tokenizer.json")]
         return next((c for c in candidates if os.path.isfile(c)), None)
@@ -339,7 +340,8 @@ def import_onnx(path: PathLike, stem: PathLike, *,
                 input_values: Optional[Mapping[str, Any]] = None,
                 decoder_state: Optional[int] = None, decoder_batch: int = 1,
                 max_fold_bytes: Union[int, str] = "1GiB") -> dict:
-    """`switchyard import PATH -o STEM`: writes STEM.json (+ STEM.safetensors) and returns
+    """`switchyard import PATH -o STEM`: writes STEM.json (+ STEM.safetensors), or the single
+    file STEM.symodel when STEM ends so, and returns
     the summary `import --json` prints (model, opset, nodes, inputs, outputs, ...).
     decoder_state and decoder_batch are --decoder-state and --decoder-batch."""
     if decoder_state is not None and (isinstance(decoder_state, bool) or decoder_state < 1):
@@ -355,6 +357,14 @@ def import_onnx(path: PathLike, stem: PathLike, *,
         {k: str(v) for k, v in (dim_exprs or {}).items()},
         dict(input_values or {}), int(decoder_state or 0), int(decoder_batch),
         str(max_fold_bytes))
+
+
+def convert(model: PathLike, output: PathLike) -> str:
+    """`switchyard convert MODEL -o OUTPUT`: writes the model (graph JSON + safetensors, or
+    a single .symodel file) as OUTPUT: one file when OUTPUT ends in .symodel, else
+    OUTPUT.json + OUTPUT.safetensors (docs/format.md). The model is validated first; the
+    graph and every weight's bytes carry over unchanged. Returns the path written."""
+    return _native.convert(os.fspath(model), os.fspath(output))
 
 
 def quantize(model: PathLike, output: PathLike, *, weights: str = "int4", block: int = 32,

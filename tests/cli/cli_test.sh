@@ -52,8 +52,9 @@ expect "ops one op" 0 "attrs:   approximate \(string, default \"none\", one of n
 expect "ops names the family" 0 "^  family:  movement$" -- "$SY" ops depth_to_space
 expect "ops lists the selection family" 0 "^  family:  selection$" -- "$SY" ops non_max_suppression
 expect "ops lists the sampling family" 0 "^  family:  sampling$" -- "$SY" ops sample
-expect "ops --json" 0 '^\[\{"name":"abs","onnx":"Abs"' -- "$SY" ops --json
-expect "ops --markdown" 0 '^\| op \| family \| ONNX \|' -- "$SY" ops --markdown
+expect "ops --json" 0 '^\[\{"name":"abs","tag":200,"onnx":"Abs"' -- "$SY" ops --json
+expect "ops --markdown" 0 '^\| op \| tag \| family \| ONNX \|' -- "$SY" ops --markdown
+expect "ops names the op tag" 0 "^  tag:     0$" -- "$SY" ops matmul
 expect "ops unknown op" 1 'unknown op "matmull"' -- "$SY" ops matmull
 expect "ops --help" 0 "usage: switchyard ops" -- "$SY" ops --help
 
@@ -690,6 +691,41 @@ expect "quantize bad --block" 2 "block size 24: expected a power of two from 16 
   -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/x" --block 24
 expect "quantize without -o" 2 "expected -o OUT" -- "$SY" quantize "$SRC/examples/mlp"
 expect "quantize a missing model" 1 "nope.json: cannot open" -- "$SY" quantize "$TMP/nope" -o "$TMP/x"
+# convert: the single-file model (docs/format.md), both ways, bit for bit; every command
+# takes either encoding.
+for name in mlp cnn transformer; do
+  mkdir -p "$TMP/one/$name" && cp -r "$SRC/examples/$name/inputs" "$SRC/examples/$name/expected" "$TMP/one/$name/"
+  expect "convert $name to one file" 0 "$name.symodel: converted .*$name.json" \
+    -- "$SY" convert "$SRC/examples/$name" -o "$TMP/one/$name/$name.symodel"
+  expect "run $name from one file (its folder)" 0 "matches" \
+    -- "$SY" run "$TMP/one/$name" --compare "$TMP/one/$name/expected"
+  expect "convert $name back to JSON" 0 "back_$name.json: converted .*$name.symodel" \
+    -- "$SY" convert "$TMP/one/$name/$name.symodel" -o "$TMP/one/back_$name"
+  expect "convert $name to one file again" 0 "converted" \
+    -- "$SY" convert "$TMP/one/back_$name" -o "$TMP/one/again_$name.symodel"
+  expect "the round trip is bit-exact ($name)" 0 "" \
+    -- cmp "$TMP/one/$name/$name.symodel" "$TMP/one/again_$name.symodel"
+done
+expect "check a single file" 0 "mlp.symodel: ok: 15 values, 8 nodes, 6 constants" \
+  -- "$SY" check "$TMP/one/mlp/mlp.symodel"
+expect "check a single file by its stem" 0 "mlp.symodel: ok" -- "$SY" check "$TMP/one/mlp/mlp"
+expect "plan a single file" 0 "mlp.symodel: 3 nodes" -- "$SY" plan "$TMP/one/mlp/mlp.symodel"
+expect "bench a single file" 0 "median" -- "$SY" bench "$TMP/one/mlp/mlp.symodel" --warmup 1 --repeat 2
+expect "compare a single file" 0 "mlp.symodel on cpu" -- "$SY" compare "$TMP/one/mlp/mlp.symodel" --device cpu
+expect "convert --json" 0 '^\{"model":".*mlp.json","output":".*m2.symodel","nodes":8,"constants":6,"weight_bytes":2192,"load_ms":' \
+  -- "$SY" convert "$SRC/examples/mlp" -o "$TMP/one/m2.symodel" --json
+expect "quantize writes one file" 0 "q.symodel" \
+  -- "$SY" quantize "$SRC/examples/mlp" -o "$TMP/one/q.symodel"
+expect "a quantized single file checks" 0 "q.symodel: ok" -- "$SY" check "$TMP/one/q.symodel"
+printf 'SYMODEL\0garbage' >"$TMP/one/bad.symodel"
+expect "check a truncated single file" 1 "bad.symodel: the file is 15 bytes, shorter than the 64-byte header" \
+  -- "$SY" check "$TMP/one/bad.symodel"
+head -c 300 "$TMP/one/mlp/mlp.symodel" >"$TMP/one/cut.symodel"
+expect "run a cut single file" 1 "cut.symodel: byte 16: the graph section" \
+  -- "$SY" run "$TMP/one/cut.symodel"
+expect "convert without -o" 2 "expected -o OUT" -- "$SY" convert "$SRC/examples/mlp"
+expect "convert a missing model" 1 "nope.json: cannot open" -- "$SY" convert "$TMP/nope" -o "$TMP/x.symodel"
+expect "convert --help" 0 "usage: switchyard convert" -- "$SY" convert --help
 expect "--help" 0 "commands:" -- "$SY" --help
 expect "--version" 0 "^switchyard [0-9]+\.[0-9]+\.[0-9]+" -- "$SY" --version
 

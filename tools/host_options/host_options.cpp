@@ -49,8 +49,9 @@ Expected<std::pair<const Device*, uint64_t>> MemoryLimit(const PluginHost& host,
   Expected<uint64_t> parsed = ParseByteSize(bytes);
   if (!parsed.ok()) return InvalidArgument(parsed.status().message());
   if (*parsed == 0) {
-    return InvalidArgument("a limit of 0 bytes would hold nothing (it used to mean no limit); "
-                           "give a positive size, or leave the option out");
+    return InvalidArgument(
+        "a limit of 0 bytes would hold nothing (it used to mean no limit); "
+        "give a positive size, or leave the option out");
   }
   return std::pair{*d, *parsed};
 }
@@ -67,7 +68,8 @@ Expected<std::filesystem::path> SaveModelAt(const Graph& graph, std::filesystem:
     }
   }
   SY_RETURN_IF_ERROR(SaveModel(graph, stem));
-  return stem;
+  if (stem.extension() == kSingleFileExtension) return stem;
+  return std::filesystem::path(stem.string() + ".json");
 }
 
 }  // namespace sy::host_options

@@ -38,8 +38,9 @@ Expected<std::pair<const Device*, uint64_t>> MemoryLimit(const PluginHost& host,
                                                          const std::string& bytes);
 
 // Writes `graph` as STEM.json (+ STEM.safetensors) for an output named STEM or STEM.json,
-// making STEM's folder first (as `switchyard import -o` and the Python import_onnx do).
-// Returns the stem without .json.
+// or as the single file STEM.symodel for an output so named, making STEM's folder first
+// (as `switchyard import -o` and the Python import_onnx do). Returns the model file
+// written: STEM.json or STEM.symodel.
 Expected<std::filesystem::path> SaveModelAt(const Graph& graph, std::filesystem::path stem);
 
 }  // namespace sy::host_options

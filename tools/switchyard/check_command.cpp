@@ -77,7 +77,7 @@ int RunCheck(const std::vector<std::string>& args) {
   const bool as_json = vm.count("json") > 0;
   for (const std::string& model : vm["model"].as<std::vector<std::string>>()) {
     Expected<Graph> graph = LoadModel(model);
-    const std::string path = ResolveModelPaths(model).json.string();
+    const std::string path = ResolveModelPaths(model).file().string();
     if (!graph.ok()) {
       exit_code = kExitFailure;
       std::cerr << graph.status().message() << "\n";

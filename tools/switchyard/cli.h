@@ -47,6 +47,7 @@ int RunGenerate(const std::vector<std::string>& args);
 int RunCompare(const std::vector<std::string>& args);
 int RunImport(const std::vector<std::string>& args);
 int RunQuantize(const std::vector<std::string>& args);
+int RunConvert(const std::vector<std::string>& args);
 
 // {"name": ..., "dtype": "f32", "shape": [2, 12]}
 boost::json::object TypeToJson(std::string_view name, const TensorType& type);

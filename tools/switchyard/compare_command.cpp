@@ -272,7 +272,7 @@ int RunCompare(const std::vector<std::string>& args) {
       nodes.push_back(std::move(o));
     }
     boost::json::object out{
-        {"model", ResolveModelPaths(model).json.string()},
+        {"model", ResolveModelPaths(model).file().string()},
         {"devices", device_text},
         {"reference", reference_text},
         {"nodes", std::move(nodes)},
@@ -282,7 +282,7 @@ int RunCompare(const std::vector<std::string>& args) {
     std::cout << boost::json::serialize(out) << "\n";
     return first_bad >= 0 ? kExitFailure : kExitOk;
   }
-  std::cout << ResolveModelPaths(model).json.string() << " on " << device_text
+  std::cout << ResolveModelPaths(model).file().string() << " on " << device_text
             << ", each node checked alone on " << reference_text << " with the device's inputs:\n";
   for (const NodeDiff& d : diffs) {
     std::cout << "  " << graph.DescribeNode(d.index) << " on " << d.device << ":";

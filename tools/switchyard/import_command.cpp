@@ -213,7 +213,9 @@ int RunImport(const std::vector<std::string>& args) {
     PrintError("import", saved.status().message());
     return kExitFailure;
   }
-  const std::filesystem::path stem = *saved;
+  const std::filesystem::path model_file = *saved;
+  // STEM.json or STEM.symodel: the tokenizer goes beside it as STEM.tokenizer.json.
+  const std::filesystem::path stem = std::filesystem::path(model_file).replace_extension();
   // The tokenizer of a decoder's folder, for Python's generate(text=...).
   std::filesystem::path tokenizer;
   if (options.decoder_with_past) {
@@ -236,7 +238,7 @@ int RunImport(const std::vector<std::string>& args) {
     }
     for (const std::string& name : result->frozen_inputs)
       frozen.push_back(boost::json::value(name));
-    std::cout << boost::json::serialize(boost::json::object{{"model", stem.string() + ".json"},
+    std::cout << boost::json::serialize(boost::json::object{{"model", model_file.string()},
                                                             {"opset", result->opset},
                                                             {"onnx_nodes", result->onnx_nodes},
                                                             {"folded_nodes", result->folded_nodes},
@@ -248,7 +250,7 @@ int RunImport(const std::vector<std::string>& args) {
                                                             {"frozen_inputs", frozen}})
               << "\n";
   } else {
-    std::cout << stem.string() << ".json: imported " << model << " (opset " << result->opset
+    std::cout << model_file.string() << ": imported " << model << " (opset " << result->opset
               << "): " << result->onnx_nodes << " ONNX nodes, " << result->folded_nodes
               << " folded at import time, " << graph.nodes.size() << " catalogue nodes, "
               << graph.constants.size() << " constants (" << graph.ConstantBytes() << " bytes)\n";

@@ -24,6 +24,8 @@ constexpr sy::cli::Subcommand kSubcommands[] = {
      sy::cli::RunCompare},
     {"quantize", "quantize a model's matmul weights to int4 or int8 blocks (quant_matmul)",
      sy::cli::RunQuantize},
+    {"convert", "rewrite a model as one .symodel file or as JSON + safetensors",
+     sy::cli::RunConvert},
 };
 
 void PrintUsage(std::ostream& out) {

@@ -223,7 +223,7 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
       out.inputs[name] = std::move(*t);
     }
   }
-  const std::filesystem::path folder = ResolveModelPaths(model).json.parent_path() / "inputs";
+  const std::filesystem::path folder = ResolveModelPaths(model).file().parent_path() / "inputs";
   for (const std::string& name : names) {
     if (out.inputs.count(name)) continue;
     const std::filesystem::path file = folder / ValueFileName(name);

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "switchyard/op_schema.h"
+#include "switchyard/op_tags.h"
 
 namespace sy::cli {
 namespace {
@@ -63,6 +64,13 @@ std::string DescribeAttrs(const OpSchema& s, std::string_view separator) {
   return text;
 }
 
+// Every catalogue op has a tag (op_tags_test holds the table to that); -1 would say one
+// was forgotten.
+int64_t TagOf(const OpSchema& s) {
+  const std::optional<uint16_t> tag = FindOpTag(s.name);
+  return tag ? int64_t{*tag} : -1;
+}
+
 boost::json::object SchemaToJson(const OpSchema& s) {
   boost::json::array inputs;
   for (const InputSpec& in : s.inputs) {
@@ -86,6 +94,7 @@ boost::json::object SchemaToJson(const OpSchema& s) {
     attrs.push_back(std::move(attr));
   }
   return {{"name", s.name},
+          {"tag", TagOf(s)},
           {"onnx", s.onnx_name},
           {"family", s.family},
           {"inputs", std::move(inputs)},
@@ -100,7 +109,8 @@ int RunOps(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: switchyard ops [OP...] [--json | --markdown]\n\n"
       "Lists the op catalogue as this build implements it: each op's inputs and their\n"
-      "dtype constraints, outputs, and attributes with defaults and allowed values.\n"
+      "dtype constraints, outputs, attributes with defaults and allowed values, and\n"
+      "its op tag: the stable number that names it in the binary graph encoding.\n"
       "With OP names, only those ops (an unknown name is an error).\n\n"
       "options");
   visible.add_options()("help,h", "show this help")("json", "print a JSON array")(
@@ -132,10 +142,10 @@ int RunOps(const std::vector<std::string>& args) {
     for (const OpSchema* s : selected) out.push_back(SchemaToJson(*s));
     std::cout << boost::json::serialize(out) << "\n";
   } else if (vm.count("markdown")) {
-    std::cout << "| op | family | ONNX | inputs | types | outputs | attributes |\n"
-                 "|---|---|---|---|---|---|---|\n";
+    std::cout << "| op | tag | family | ONNX | inputs | types | outputs | attributes |\n"
+                 "|---|---|---|---|---|---|---|---|\n";
     for (const OpSchema* s : selected) {
-      std::cout << "| " << s->name << " | " << s->family << " | "
+      std::cout << "| " << s->name << " | " << TagOf(*s) << " | " << s->family << " | "
                 << (s->onnx_name.empty() ? "-" : s->onnx_name) << " | " << DescribeInputs(*s)
                 << " | " << DescribeTypeVars(*s) << " | " << Arity(s->min_outputs, s->max_outputs)
                 << " | " << (s->attrs.empty() ? "-" : DescribeAttrs(*s, "<br>")) << " |\n";
@@ -144,8 +154,8 @@ int RunOps(const std::vector<std::string>& args) {
     for (const OpSchema* s : selected) {
       std::cout << s->name;
       if (!s->onnx_name.empty()) std::cout << " (ONNX " << s->onnx_name << ")";
-      std::cout << "\n  family:  " << s->family << "\n  inputs:  " << DescribeInputs(*s)
-                << "\n  types:   " << DescribeTypeVars(*s)
+      std::cout << "\n  tag:     " << TagOf(*s) << "\n  family:  " << s->family
+                << "\n  inputs:  " << DescribeInputs(*s) << "\n  types:   " << DescribeTypeVars(*s)
                 << "\n  outputs: " << Arity(s->min_outputs, s->max_outputs) << "\n";
       if (!s->attrs.empty())
         std::cout << "  attrs:   " << DescribeAttrs(*s, "\n           ") << "\n";

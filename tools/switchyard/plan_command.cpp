@@ -170,7 +170,7 @@ int RunPlan(const std::vector<std::string>& args) {
   }
   if (vm.count("json")) {
     boost::json::object json = PlanToJson(planned, *plan);
-    json["model"] = ResolveModelPaths(model).json.string();
+    json["model"] = ResolveModelPaths(model).file().string();
     if (graph->IsSymbolic()) {
       boost::json::array inputs;
       for (ValueId id : specialised->inputs) {
@@ -181,7 +181,7 @@ int RunPlan(const std::vector<std::string>& args) {
     json["optimization"] = OptimizationToJson(optimized->report);
     std::cout << boost::json::serialize(json) << "\n";
   } else {
-    std::cout << ResolveModelPaths(model).json.string() << ": " << planned.nodes.size()
+    std::cout << ResolveModelPaths(model).file().string() << ": " << planned.nodes.size()
               << " nodes on " << DevicesUsed(*plan) << "\n";
     if (graph->IsSymbolic()) {
       // Which specialisation this is (docs/dynamic-shapes.md).

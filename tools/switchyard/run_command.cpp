@@ -166,7 +166,7 @@ int RunRun(const std::vector<std::string>& args) {
   }
   if (vm.count("json")) {
     std::cout << boost::json::serialize(boost::json::object{
-                     {"model", ResolveModelPaths(model).json.string()},
+                     {"model", ResolveModelPaths(model).file().string()},
                      {"device", session->device().Spec()},
                      {"device_name", session->device().name},
                      {"devices", DevicesUsed(plan)},

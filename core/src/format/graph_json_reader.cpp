@@ -3,8 +3,10 @@
 // (ops/validate_types.cpp).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
+#include "format/graph_checks.h"
 #include "format/inline_data.h"
 #include "format/json_util.h"
 #include "format/state_structure.h"
@@ -88,13 +90,7 @@ class GraphReader {
     SY_RETURN_IF_ERROR(ReadNodes(*obj));
     SY_RETURN_IF_ERROR(ReadOutputs(*obj));
     SY_RETURN_IF_ERROR(ReadState(*obj));
-    for (size_t id = 0; id < graph_.values.size(); ++id) {
-      if (!defined_[id]) {
-        return InvalidModel(graph_.DescribeValue(static_cast<ValueId>(id)) +
-                            " is never produced (expected a graph input, a constant or a node "
-                            "output)");
-      }
-    }
+    SY_RETURN_IF_ERROR(order_->CheckAllDefined());
     SY_RETURN_IF_ERROR(CheckSymbolicStructure(graph_));
     SY_RETURN_IF_ERROR(CheckStateStructure(graph_));
     return std::move(graph_);
@@ -150,11 +146,7 @@ class GraphReader {
           // A symbolic dim (docs/dynamic-shapes.md): a symbol, an expression or "?".
           Expected<DimExpr> expr = DimExpr::Parse(std::string_view(*text));
           if (!expr.ok()) return expr.status().WithContext(where_dim);
-          if (value.symbolic_shape.empty()) {
-            for (int64_t known : value.type.shape) value.symbolic_shape.emplace_back(known);
-          }
-          value.type.shape.push_back(expr->is_const() ? expr->value() : -1);
-          value.symbolic_shape.push_back(std::move(*expr));
+          format::AppendExprDim(value, std::move(*expr));
           continue;
         }
         const std::optional<int64_t> dim = json::AsInt64((*shape)[d]);
@@ -162,21 +154,12 @@ class GraphReader {
           return InvalidModel(where_dim + " is " + json::Describe((*shape)[d]) +
                               ", expected a non-negative integer or a dim expression string");
         }
-        value.type.shape.push_back(*dim);
-        if (value.is_symbolic()) value.symbolic_shape.emplace_back(*dim);
+        format::AppendConstantDim(value, *dim);
       }
-      if (value.is_symbolic() &&
-          std::all_of(value.symbolic_shape.begin(), value.symbolic_shape.end(),
-                      [](const DimExpr& e) { return e.is_const() && e.value() >= 0; })) {
-        value.symbolic_shape.clear();  // "3" written as a string is still the constant 3
-      }
-      if (!value.is_symbolic()) {
-        Status count = CheckedElementCount(value.type.shape).status();
-        if (!count.ok()) return InvalidModel(count.WithContext(described).message());
-      }
+      SY_RETURN_IF_ERROR(format::FinishShape(value, described));
       graph_.values.push_back(std::move(value));
     }
-    defined_.assign(graph_.values.size(), false);
+    order_.emplace(graph_);
     return Status::Ok();
   }
 
@@ -190,21 +173,12 @@ class GraphReader {
     return static_cast<ValueId>(*id);
   }
 
-  Status Define(ValueId id, const std::string& by) {
-    if (defined_[id]) {
-      return InvalidModel(graph_.DescribeValue(id) + " is defined twice: again as " + by +
-                          " (expected every value to be produced exactly once)");
-    }
-    defined_[id] = true;
-    return Status::Ok();
-  }
-
   Status ReadInputs(const bj::object& obj) {
     SY_ASSIGN_OR_RETURN(const bj::array* inputs, GetArray(obj, "inputs", "top level", true));
     for (size_t i = 0; i < inputs->size(); ++i) {
       const std::string where = "inputs[" + std::to_string(i) + "]";
       SY_ASSIGN_OR_RETURN(ValueId id, ReadId((*inputs)[i], where));
-      SY_RETURN_IF_ERROR(Define(id, "graph " + where));
+      SY_RETURN_IF_ERROR(order_->Define(id, "graph " + where));
       graph_.inputs.push_back(id);
     }
     return Status::Ok();
@@ -226,7 +200,7 @@ class GraphReader {
       Constant constant;
       SY_ASSIGN_OR_RETURN(constant.value, ReadId(*value, where + ".value"));
       where += " for " + graph_.DescribeValue(constant.value);
-      SY_RETURN_IF_ERROR(Define(constant.value, where));
+      SY_RETURN_IF_ERROR(order_->Define(constant.value, where));
       const TensorType& type = graph_.values[constant.value].type;
       const bool has_tensor = c->contains("tensor");
       const bool has_data = c->contains("data");
@@ -293,23 +267,19 @@ class GraphReader {
       where += " (" + node.op + ")";
       if (!node.name.empty()) where += " \"" + node.name + "\"";
       SY_ASSIGN_OR_RETURN(node.backend, GetString(*n, "backend", where, false));
-      SY_RETURN_IF_ERROR(CheckBackendHint(node.backend, where));
+      SY_RETURN_IF_ERROR(format::CheckBackendHint(node.backend, where));
       SY_ASSIGN_OR_RETURN(const bj::array* inputs, GetArray(*n, "inputs", where, true));
       for (size_t k = 0; k < inputs->size(); ++k) {
         SY_ASSIGN_OR_RETURN(ValueId id,
                             ReadId((*inputs)[k], where + ": inputs[" + std::to_string(k) + "]"));
-        if (!defined_[id]) {
-          return InvalidModel(where + ": input " + std::to_string(k) + " reads " +
-                              graph_.DescribeValue(id) +
-                              " before it is defined (expected nodes in topological order)");
-        }
+        SY_RETURN_IF_ERROR(order_->CheckRead(id, where, k));
         node.inputs.push_back(id);
       }
       SY_ASSIGN_OR_RETURN(const bj::array* outputs, GetArray(*n, "outputs", where, true));
       for (size_t k = 0; k < outputs->size(); ++k) {
         SY_ASSIGN_OR_RETURN(ValueId id,
                             ReadId((*outputs)[k], where + ": outputs[" + std::to_string(k) + "]"));
-        SY_RETURN_IF_ERROR(Define(id, where + " output " + std::to_string(k)));
+        SY_RETURN_IF_ERROR(order_->Define(id, where + " output " + std::to_string(k)));
         node.outputs.push_back(id);
       }
       if (const bj::value* attrs = n->if_contains("attrs")) {
@@ -319,26 +289,6 @@ class GraphReader {
         SY_RETURN_IF_ERROR(ReadAttrExprs(*exprs, where, node));
       }
       graph_.nodes.push_back(std::move(node));
-    }
-    return Status::Ok();
-  }
-
-  static Status CheckBackendHint(const std::string& hint, const std::string& where) {
-    if (hint.empty()) return Status::Ok();
-    const size_t colon = hint.find(':');
-    const std::string name = hint.substr(0, colon);
-    const std::string index = colon == std::string::npos ? "" : hint.substr(colon + 1);
-    auto name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
-    });
-    auto index_ok =
-        colon == std::string::npos ||
-        (!index.empty() && index.size() <= 9 &&
-         std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }));
-    if (!name_ok || !index_ok) {
-      return InvalidModel(where + ": backend hint \"" + hint +
-                          "\" is malformed (expected a plugin name such as \"cuda\", optionally "
-                          "with a device index such as \"cuda:1\")");
     }
     return Status::Ok();
   }
@@ -496,14 +446,10 @@ class GraphReader {
 
   Status ReadOutputs(const bj::object& obj) {
     SY_ASSIGN_OR_RETURN(const bj::array* outputs, GetArray(obj, "outputs", "top level", true));
-    std::vector<bool> is_output(graph_.values.size(), false);
     for (size_t i = 0; i < outputs->size(); ++i) {
-      SY_ASSIGN_OR_RETURN(ValueId id, ReadId((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
-      if (is_output[id]) {
-        return InvalidModel("outputs[" + std::to_string(i) + "]: " + graph_.DescribeValue(id) +
-                            " is listed twice as a graph output");
-      }
-      is_output[id] = true;
+      const std::string where = "outputs[" + std::to_string(i) + "]";
+      SY_ASSIGN_OR_RETURN(ValueId id, ReadId((*outputs)[i], where));
+      SY_RETURN_IF_ERROR(order_->AddGraphOutput(id, where));
       graph_.outputs.push_back(id);
     }
     return Status::Ok();
@@ -568,11 +514,11 @@ class GraphReader {
     SY_ASSIGN_OR_RETURN(graph_.state.advance_axis, GetAxis(*advance, "state.advance"));
     if (const bj::value* ends = state->if_contains("end_tokens")) {
       const bj::array* ids = ends->if_array();
-      if (ids == nullptr || ids->size() > kMaxEndTokens) {
+      if (ids == nullptr || ids->size() > format::kMaxEndTokens) {
         return InvalidModel("state.end_tokens is " + std::string(json::KindName(*ends)) +
                             (ids ? " of " + std::to_string(ids->size()) + " entries" : "") +
-                            ", expected an array of at most " + std::to_string(kMaxEndTokens) +
-                            " token ids");
+                            ", expected an array of at most " +
+                            std::to_string(format::kMaxEndTokens) + " token ids");
       }
       for (size_t i = 0; i < ids->size(); ++i) {
         const bj::value& id = (*ids)[i];
@@ -586,11 +532,10 @@ class GraphReader {
     return Status::Ok();
   }
 
-  static constexpr size_t kMaxEndTokens = 1024;
-
   const SafetensorsFile* weights_;
   Graph graph_;
-  std::vector<bool> defined_;  // per value id: produced by something read so far
+  // Set once the values are read: what defines each, and in what order.
+  std::optional<format::DefinitionOrder> order_;
 };
 
 }  // namespace

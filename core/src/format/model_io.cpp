@@ -69,22 +69,38 @@ ModelPaths ResolveModelPaths(const std::filesystem::path& model) {
     std::filesystem::path dir = model;
     if (dir.filename().empty()) dir = dir.parent_path();  // "examples/mlp/"
     const std::filesystem::path inner = dir / dir.filename();
-    if (!dir.filename().empty() && std::filesystem::exists(inner.string() + ".json", ec)) {
+    if (!dir.filename().empty() &&
+        (std::filesystem::exists(inner.string() + ".json", ec) ||
+         std::filesystem::exists(inner.string() + std::string(kSingleFileExtension), ec))) {
       stem = inner;
     }
   }
-  const std::string ext = stem.extension().string();
-  if (ext == ".json" || ext == ".safetensors") stem.replace_extension();
   ModelPaths paths;
+  const std::string ext = stem.extension().string();
+  if (ext == kSingleFileExtension) {
+    paths.single_file = stem;
+    return paths;
+  }
+  const bool names_json = ext == ".json" || ext == ".safetensors";
+  if (names_json) stem.replace_extension();
   paths.json = stem;
   paths.json += ".json";
   paths.safetensors = stem;
   paths.safetensors += ".safetensors";
+  if (!names_json) {
+    // "m" (or the folder m/) with no m.json: the single file m.symodel, when there is one.
+    std::filesystem::path single = stem;
+    single += kSingleFileExtension;
+    if (!std::filesystem::exists(paths.json, ec) && std::filesystem::is_regular_file(single, ec)) {
+      paths.single_file = single;
+    }
+  }
   return paths;
 }
 
 Expected<Graph> ReadModel(const std::filesystem::path& model) {
   const ModelPaths paths = ResolveModelPaths(model);
+  if (paths.is_single_file()) return ReadSingleFileModel(paths.single_file);
   const std::string where = paths.json.string();
   Expected<std::string> text = ReadTextFile(paths.json);
   if (!text.ok()) return text.status().WithContext(where);
@@ -103,6 +119,7 @@ Expected<Graph> ReadModel(const std::filesystem::path& model) {
 }
 
 Status SaveModel(const Graph& graph, const std::filesystem::path& stem) {
+  if (stem.extension() == kSingleFileExtension) return WriteSingleFileModel(graph, stem);
   const ModelPaths paths = ResolveModelPaths(stem);
   SY_ASSIGN_OR_RETURN(std::string json, SerializeGraphJson(graph));
   std::vector<std::pair<std::string, Tensor>> stored;

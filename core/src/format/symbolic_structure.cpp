@@ -6,11 +6,14 @@
 namespace sy {
 namespace {
 
+// `where` describes the user for the message; called only when something is wrong, since
+// graphs of thousands of values would otherwise build thousands of descriptions.
+template <typename Where>
 Status CheckDeclared(const std::set<std::string>& used, const std::set<std::string>& declared,
-                     const std::string& where) {
+                     const Where& where) {
   for (const std::string& name : used) {
     if (declared.count(name) == 0) {
-      return InvalidModel(where + " uses symbol " + name +
+      return InvalidModel(where() + " uses symbol " + name +
                           ", which \"symbols\" does not declare (expected every symbol a shape "
                           "or expression uses to be declared)");
     }
@@ -28,17 +31,17 @@ Status CheckSymbolicStructure(const Graph& graph) {
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const Value& value = graph.values[id];
     if (!value.is_symbolic()) continue;
-    const std::string where = graph.DescribeValue(static_cast<ValueId>(id));
+    auto where = [&] { return graph.DescribeValue(static_cast<ValueId>(id)); };
     for (size_t d = 0; d < value.symbolic_shape.size(); ++d) {
       const DimExpr& dim = value.symbolic_shape[d];
       if (dim.is_const() && dim.value() < 0) {
-        return InvalidModel(where + ": shape[" + std::to_string(d) + "] is " +
+        return InvalidModel(where() + ": shape[" + std::to_string(d) + "] is " +
                             std::to_string(dim.value()) + ", expected a size of 0 or more");
       }
       std::set<int32_t> reads;
       dim.CollectValues(reads);
       if (!reads.empty()) {
-        return InvalidModel(where + ": shape[" + std::to_string(d) + "] is " + dim.ToString() +
+        return InvalidModel(where() + ": shape[" + std::to_string(d) + "] is " + dim.ToString() +
                             ", but a recorded shape may not read another value's dims (expected "
                             "symbols, constants and \"?\")");
       }
@@ -143,7 +146,7 @@ Status CheckSymbolicStructure(const Graph& graph) {
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     for (const auto& [name, expr] : graph.nodes[n].attr_exprs) {
-      const std::string where = graph.DescribeNode(n) + ": attr_exprs." + name;
+      auto where = [&] { return graph.DescribeNode(n) + ": attr_exprs." + name; };
       for (const DimExpr& item : expr.items) {
         std::set<std::string> used;
         item.CollectSymbols(used);
@@ -152,11 +155,11 @@ Status CheckSymbolicStructure(const Graph& graph) {
         item.CollectValues(reads);
         for (int32_t id : reads) {
           if (id < 0 || static_cast<size_t>(id) >= graph.values.size()) {
-            return InvalidModel(where + " reads the dims of value " + std::to_string(id) +
+            return InvalidModel(where() + " reads the dims of value " + std::to_string(id) +
                                 ", out of range [0, " + std::to_string(graph.values.size()) + ")");
           }
           if (producer[id] >= static_cast<int64_t>(n)) {
-            return InvalidModel(where + " reads the dims of " + graph.DescribeValue(id) +
+            return InvalidModel(where() + " reads the dims of " + graph.DescribeValue(id) +
                                 ", which is not defined before the node");
           }
         }

@@ -110,7 +110,7 @@ Status ValidateGraphTypes(Graph& graph) {
 Expected<Graph> LoadModel(const std::filesystem::path& model) {
   SY_ASSIGN_OR_RETURN(Graph graph, ReadModel(model));
   Status types = ValidateGraphTypes(graph);
-  if (!types.ok()) return types.WithContext(ResolveModelPaths(model).json.string());
+  if (!types.ok()) return types.WithContext(ResolveModelPaths(model).file().string());
   return graph;
 }
 
