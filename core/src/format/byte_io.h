@@ -77,6 +77,14 @@ class ByteReader {
     pos_ += sizeof(T);
     return value;
   }
+  // For fields a Count has already found room for: no check, no Expected.
+  template <typename T>
+  T GetUnchecked() {
+    T value;
+    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return value;
+  }
   Expected<uint8_t> U8(std::string_view what) { return Get<uint8_t>(what); }
   Expected<uint16_t> U16(std::string_view what) { return Get<uint16_t>(what); }
   Expected<uint32_t> U32(std::string_view what) { return Get<uint32_t>(what); }

@@ -141,15 +141,14 @@ class GraphDecoder {
     names_.reserve(n);
     for (uint32_t id = 0; id < n; ++id) {
       const uint64_t at = in_.offset();
-      Value value;
+      Value& value = graph_.values.emplace_back();  // read in place: nothing moves
       Status read = ReadValue(value);
       if (!read.ok()) {
         return read.WithContext(value.name.empty()
                                     ? Item("values", id)
                                     : "value " + std::to_string(id) + " \"" + value.name + "\"");
       }
-      graph_.values.push_back(std::move(value));
-      const std::string_view name = graph_.values.back().name;
+      const std::string_view name = value.name;
       if (const auto [it, inserted] = names_.emplace(name, id); !inserted) {
         return in_.Error(at, graph_.DescribeValue(static_cast<ValueId>(id)) +
                                  ": name is also used by value " + std::to_string(it->second) +
@@ -161,9 +160,9 @@ class GraphDecoder {
 
   Status ReadValue(Value& value) {
     const uint64_t at = in_.offset();
-    SY_ASSIGN_OR_RETURN(std::string name, in_.String("name"));
+    SY_ASSIGN_OR_RETURN(std::string_view name, in_.StringView("name"));
     if (name.empty()) return in_.Error(at, "name is empty");
-    value.name = std::move(name);
+    value.name = name;
     const uint64_t dtype_at = in_.offset();
     SY_ASSIGN_OR_RETURN(uint8_t dtype, in_.U8("dtype"));
     if (dtype >= kNumDTypes) {
@@ -195,13 +194,19 @@ class GraphDecoder {
     return Status::Ok();
   }
 
+  // A u32 count and that many value ids, each in range; `list` names them in messages.
   Status ReadIds(std::vector<ValueId>& ids, std::string_view list) {
-    SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count(std::string(list) + " count", 4));
-    ids.reserve(n);
+    SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("id count", 4));
+    ids.resize(n);
+    const uint64_t at = in_.offset();
     for (uint32_t i = 0; i < n; ++i) {
-      Expected<ValueId> id = ReadId("value id");
-      if (!id.ok()) return id.status().WithContext(Item(list, i));
-      ids.push_back(*id);
+      const uint32_t id = in_.GetUnchecked<uint32_t>();  // Count found room for them
+      if (id >= graph_.values.size()) {
+        return in_.Error(at + 4 * i, Item(list, i) + ": value id is " + std::to_string(id) +
+                                         ", expected a value id in [0, " +
+                                         std::to_string(graph_.values.size()) + ")");
+      }
+      ids[i] = static_cast<ValueId>(id);
     }
     return Status::Ok();
   }
@@ -365,20 +370,8 @@ class GraphDecoder {
                                "docs/format.md, \"Op tags\")");
     }
     SY_RETURN_IF_ERROR(ReadAttrs(node));
-    SY_ASSIGN_OR_RETURN(uint32_t inputs, in_.Count("input count", 4));
-    node.inputs.reserve(inputs);
-    for (uint32_t k = 0; k < inputs; ++k) {
-      Expected<ValueId> id = ReadId("value id");
-      if (!id.ok()) return id.status().WithContext(Item("inputs", k));
-      node.inputs.push_back(*id);
-    }
-    SY_ASSIGN_OR_RETURN(uint32_t outputs, in_.Count("output count", 4));
-    node.outputs.reserve(outputs);
-    for (uint32_t k = 0; k < outputs; ++k) {
-      Expected<ValueId> id = ReadId("value id");
-      if (!id.ok()) return id.status().WithContext(Item("outputs", k));
-      node.outputs.push_back(*id);
-    }
+    SY_RETURN_IF_ERROR(ReadIds(node.inputs, "inputs"));
+    SY_RETURN_IF_ERROR(ReadIds(node.outputs, "outputs"));
     SY_ASSIGN_OR_RETURN(node.name, in_.String("name"));
     SY_ASSIGN_OR_RETURN(node.backend, in_.String("backend hint"));
     return Status::Ok();
@@ -411,14 +404,13 @@ class GraphDecoder {
     SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("node count", 26));
     graph_.nodes.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
-      Node node;
+      Node& node = graph_.nodes.emplace_back();  // read in place: nothing moves
       Status read = ReadNode(node);
       if (!read.ok()) {
         return read.WithContext("node " + std::to_string(i) +
                                 (node.op.empty() ? "" : " (" + node.op + ")"));
       }
       SY_RETURN_IF_ERROR(CheckNode(i, node));
-      graph_.nodes.push_back(std::move(node));
     }
     return Status::Ok();
   }

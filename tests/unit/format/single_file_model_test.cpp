@@ -260,8 +260,7 @@ TEST(SingleFileModel, ErrorsNameTheOffsetAndWhatWasExpected) {
   SY_EXPECT_ERROR(error(f), "dtype code 40 is unknown (expected 0 to 11");
   f = {};
   f.input_id = 9;
-  SY_EXPECT_ERROR(error(f), "inputs[0]: byte ");
-  SY_EXPECT_ERROR(error(f), "value id is 9, expected a value id in [0, 2)");
+  SY_EXPECT_ERROR(error(f), "byte 124: inputs[0]: value id is 9, expected a value id in [0, 2)");
   f = {};
   f.tag = 7;
   SY_EXPECT_ERROR(error(f), "node 0: byte ");
