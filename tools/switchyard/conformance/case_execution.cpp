@@ -178,34 +178,6 @@ NodeRun RunNode(const Device& device, const Graph& graph, const std::vector<Tens
   return run;
 }
 
-Expected<Graph> CaseGraph(const OpCase& c) {
-  const OpSchema* schema = OpRegistry::Global().Find(c.op);
-  if (schema == nullptr) return NotFound("unknown op \"" + c.op + "\"");
-  Graph graph;
-  std::vector<TensorType> types;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    graph.values.push_back({"in" + std::to_string(i), c.inputs[i].type});
-    graph.inputs.push_back(static_cast<ValueId>(i));
-    types.push_back(c.inputs[i].type);
-  }
-  Attrs attrs = c.attrs;
-  SY_ASSIGN_OR_RETURN(std::vector<TensorType> outputs,
-                      InferOutputTypes(*schema, types, attrs, c.num_outputs));
-  Node node;
-  node.op = c.op;
-  node.name = c.label;
-  node.attrs = attrs;
-  node.inputs = graph.inputs;
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    graph.values.push_back({"out" + std::to_string(k), outputs[k]});
-    node.outputs.push_back(static_cast<ValueId>(graph.values.size() - 1));
-    graph.outputs.push_back(node.outputs.back());
-  }
-  graph.nodes.push_back(std::move(node));
-  SY_RETURN_IF_ERROR(ValidateGraphTypes(graph));
-  return graph;
-}
-
 CaseResult RunOpCase(const OpCase& c, const Device& under_test, const Device& reference) {
   Expected<Graph> graph = CaseGraph(c);
   if (!graph.ok())

@@ -30,9 +30,6 @@ struct NodeRun {
 // `device`: support query, buffers, prepare, execute, read back.
 NodeRun RunNode(const Device& device, const Graph& graph, const std::vector<Tensor>& inputs);
 
-// The one-node graph of a case, validated (outputs typed by the op's shape rule).
-Expected<Graph> CaseGraph(const OpCase& c);
-
 enum class Outcome {
   kPass,
   kFail,

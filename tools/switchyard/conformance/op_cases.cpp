@@ -3,6 +3,8 @@
 #include "conformance/op_cases.h"
 
 #include "conformance/op_cases_internal.h"
+#include "switchyard/model_io.h"
+#include "switchyard/op_schema.h"
 
 namespace sy::conformance {
 namespace detail {
@@ -100,6 +102,34 @@ std::vector<OpCase> CasesFor(std::string_view op) {
     if (!cases.empty()) return cases;
   }
   return {};
+}
+
+Expected<Graph> CaseGraph(const OpCase& c) {
+  const OpSchema* schema = OpRegistry::Global().Find(c.op);
+  if (schema == nullptr) return NotFound("unknown op \"" + c.op + "\"");
+  Graph graph;
+  std::vector<TensorType> types;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    graph.values.push_back({"in" + std::to_string(i), c.inputs[i].type});
+    graph.inputs.push_back(static_cast<ValueId>(i));
+    types.push_back(c.inputs[i].type);
+  }
+  Attrs attrs = c.attrs;
+  SY_ASSIGN_OR_RETURN(std::vector<TensorType> outputs,
+                      InferOutputTypes(*schema, types, attrs, c.num_outputs));
+  Node node;
+  node.op = c.op;
+  node.name = c.label;
+  node.attrs = attrs;
+  node.inputs = graph.inputs;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    graph.values.push_back({"out" + std::to_string(k), outputs[k]});
+    node.outputs.push_back(static_cast<ValueId>(graph.values.size() - 1));
+    graph.outputs.push_back(node.outputs.back());
+  }
+  graph.nodes.push_back(std::move(node));
+  SY_RETURN_IF_ERROR(ValidateGraphTypes(graph));
+  return graph;
 }
 
 }  // namespace sy::conformance

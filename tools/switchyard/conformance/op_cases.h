@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "switchyard/attrs.h"
+#include "switchyard/graph.h"
 #include "switchyard/shape.h"
 
 namespace sy::conformance {
@@ -75,6 +76,10 @@ struct OpCase {
 // sizes (1x1x7x13), one case of about 1M elements, non-default attributes, and float
 // special values. Empty for an unknown op.
 std::vector<OpCase> CasesFor(std::string_view op);
+
+// The one-node graph of a case, validated (outputs typed by the op's shape rule): its
+// inputs are graph inputs named in0, in1, ...; its outputs out0, ...
+Expected<Graph> CaseGraph(const OpCase& c);
 
 // The tolerance for `op` producing `dtype` (docs/conformance.md lists them).
 Tolerance ToleranceFor(std::string_view op, DType dtype);
