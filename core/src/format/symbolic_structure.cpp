@@ -145,8 +145,10 @@ Status CheckSymbolicStructure(const Graph& graph) {
     }
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    for (const auto& [name, expr] : graph.nodes[n].attr_exprs) {
-      auto where = [&] { return graph.DescribeNode(n) + ": attr_exprs." + name; };
+    for (const auto& entry : graph.nodes[n].attr_exprs) {
+      const AttrExpr& expr = entry.second;
+      // (A lambda may not capture a structured binding before C++20's clang 16.)
+      auto where = [&] { return graph.DescribeNode(n) + ": attr_exprs." + entry.first; };
       for (const DimExpr& item : expr.items) {
         std::set<std::string> used;
         item.CollectSymbols(used);
