@@ -5,11 +5,11 @@
 #include <map>
 #include <set>
 
+#include "exec/node_runner.h"
 #include "opt/rules.h"
 #include "plugin/node_descriptors.h"
 #include "switchyard/model_io.h"
 #include "switchyard/op_schema.h"
-#include "switchyard/session.h"
 
 namespace sy {
 namespace opt {
@@ -51,37 +51,49 @@ class PluginQueries : public DeviceQueries {
 
   Expected<std::vector<Tensor>> Evaluate(const Device& device, const Graph& graph,
                                          size_t n) override {
+    // The node alone, its constant inputs fed as graph inputs, run through the plugin
+    // directly (exec/node_runner.h): folding needs no session.
     const Node& node = graph.nodes[n];
     std::map<ValueId, const Constant*> constants;
     for (const Constant& c : graph.constants) constants[c.value] = &c;
     Graph g;
     Node local = node;
     std::map<ValueId, ValueId> local_id;
+    std::vector<Tensor> feeds;
     auto local_value = [&](ValueId v) {
       auto [it, fresh] = local_id.try_emplace(v, static_cast<ValueId>(g.values.size()));
       if (fresh) g.values.push_back(graph.values[v]);
-      return it->second;
+      return std::pair{it->second, fresh};
     };
-    std::set<ValueId> added;  // local ids that already have their constant
     for (ValueId& v : local.inputs) {
-      const ValueId id = local_value(v);
-      const auto it = constants.find(v);
-      if (it != constants.end() && added.insert(id).second) {
-        g.constants.push_back({id, "", it->second->data});
+      const auto [id, fresh] = local_value(v);
+      if (fresh) {
+        const auto it = constants.find(v);
+        if (it == constants.end()) {
+          return InvalidArgument(graph.DescribeNode(n) + ": input " + graph.DescribeValue(v) +
+                                 " is not a constant, so the node cannot be folded");
+        }
+        g.inputs.push_back(id);
+        feeds.push_back(it->second->data);
       }
       v = id;
     }
     for (ValueId& v : local.outputs) {
-      v = local_value(v);
+      v = local_value(v).first;
       g.outputs.push_back(v);
     }
     g.nodes.push_back(std::move(local));
-    SY_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                        Session::Create(g, device, /*optimize_level=*/0));
-    SY_ASSIGN_OR_RETURN(auto results, session->Run({}));
-    std::vector<Tensor> outputs;
-    for (ValueId v : g.outputs) outputs.push_back(results.at(g.values[v].name));
-    return outputs;
+    NodeRun run = RunNode(device, g, feeds);
+    switch (run.kind) {
+      case NodeRun::Kind::kOk:
+        return std::move(run.outputs);
+      case NodeRun::Kind::kDeclined:
+        return Unsupported(graph.DescribeNode(n) + ": " + device.Spec() +
+                           " declines it: " + run.message);
+      case NodeRun::Kind::kError:
+        break;
+    }
+    return run.status.WithContext(graph.DescribeNode(n));
   }
 };
 

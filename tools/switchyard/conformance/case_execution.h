@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "conformance/op_cases.h"
+#include "exec/node_runner.h"
 #include "switchyard/graph.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/tensor.h"
@@ -17,18 +18,8 @@ namespace sy::conformance {
 // Bytes of guard pattern before and after every output.
 inline constexpr uint64_t kGuardBytes = 256;
 
-struct NodeRun {
-  enum class Kind { kOk, kDeclined, kError };
-  Kind kind = Kind::kOk;
-  uint32_t error_code = 0;  // sy_error_code when kError
-  std::string message;      // the decline reason or the error
-  std::vector<Tensor> outputs;
-  std::string guard_violation;  // "" when every guard byte survived
-};
-
-// Runs the single node of `graph` (whose inputs are all graph inputs, fed `inputs`) on
-// `device`: support query, buffers, prepare, execute, read back.
-NodeRun RunNode(const Device& device, const Graph& graph, const std::vector<Tensor>& inputs);
+// Each op case runs through core's RunNode (exec/node_runner.h) with this guard.
+using ::sy::NodeRun;
 
 enum class Outcome {
   kPass,
