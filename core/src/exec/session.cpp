@@ -333,7 +333,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
          ++next_copy) {
       if (where.copy_shared[next_copy]) continue;  // read in place: nothing to do per run
       const PlanCopy& c = plan.copies[next_copy];
-      auto step = std::make_unique<Step>();
+      auto step = std::make_unique<Step>(Step::Kind::kCopy);
       step->partition = k;
       step->copy = Route(where.at(c.value, c.from_device), where.at(c.value, c.to_device), c.bytes,
                          "copying " + graph.DescribeValue(c.value) + " from " +
@@ -343,7 +343,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
       steps_.push_back(std::move(step));
     }
     const Device& device = *plan.devices[part.device];
-    auto step = std::make_unique<Step>();
+    auto step = std::make_unique<Step>(Step::Kind::kExecute);
     step->partition = k;
     step->plugin = device.plugin;
     step->device = &device;
@@ -397,7 +397,7 @@ Status Session::PrepareSteps(const NodeDescriptors& descriptors, const Residency
         if (id == v.output) producer = plan.nodes[n].device;
       }
     }
-    auto step = std::make_unique<Step>();
+    auto step = std::make_unique<Step>(Step::Kind::kCopy);
     step->partition = plan.partitions.empty() ? 0 : plan.partitions.size() - 1;
     step->copy = Route(where.at(v.output, producer), where.at(v.input, st.device),
                        state_->entries()[st.index].bytes,
@@ -509,7 +509,7 @@ void Session::BindInputsAndOutputs(const Residency& where) {
                                          [&](const auto& e) { return e.second == out.source; });
       out.redirectable = !copied && sharing == 1;
       for (size_t step = 0; step < steps_.size() && out.redirectable; ++step) {
-        if (steps_[step]->executable == nullptr) {
+        if (steps_[step]->is_copy()) {
           const Transfer& t = steps_[step]->copy;
           if (t.from == out.source || t.to == out.source) out.redirectable = false;
           continue;

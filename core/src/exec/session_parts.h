@@ -38,7 +38,14 @@ struct Session::Transfer {
 
 // One step of a run: a partition's execution, or a copy before it.
 struct Session::Step {
-  Transfer copy;  // when executable is null
+  // What the step does each run: copy a value between two devices' buffers (`copy`), or
+  // run a prepared partition (`executable` on `device`, through `plugin`).
+  enum class Kind : uint8_t { kCopy, kExecute };
+  explicit Step(Kind k) : kind(k) {}
+  const Kind kind;
+  bool is_copy() const { return kind == Kind::kCopy; }
+
+  Transfer copy;  // kCopy
   const Plugin* plugin = nullptr;
   const Device* device = nullptr;
   sy_executable* executable = nullptr;  // owner's handle

@@ -12,7 +12,7 @@ void Session::RecordStep(const Step& step, std::chrono::steady_clock::time_point
   e.run = profile_.runs_;
   e.start_ns = ns(start);
   e.end_ns = ns(end);
-  if (step.executable == nullptr) {
+  if (step.is_copy()) {
     e.kind = ProfileEvent::Kind::kCopy;
     e.name = step.copy.what;
     e.op = "copy";

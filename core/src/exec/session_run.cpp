@@ -269,7 +269,7 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
   SY_RETURN_IF_ERROR(BindRunOutputs(io));
   for (const auto& step : steps_) {
     const Clock::time_point start = profiling ? Clock::now() : Clock::time_point();
-    if (step->executable == nullptr) {
+    if (step->is_copy()) {
       SY_RETURN_IF_ERROR(Copy(step->copy));
       if (profiling) RecordStep(*step, start, Clock::now(), false);
       continue;
