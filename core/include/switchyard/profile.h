@@ -27,6 +27,8 @@ struct ProfileEvent {
   bool nodes_timed = false;
 };
 
+class PlannedSession;  // core/src/exec/planned_session.h: records a run's events
+
 class Profile {
  public:
   const std::vector<ProfileEvent>& events() const { return events_; }
@@ -52,7 +54,7 @@ class Profile {
   std::string SummaryText() const;
 
  private:
-  friend class Session;  // records events; drops those of a run that failed
+  friend class PlannedSession;  // records events; drops those of a run that failed
   std::vector<ProfileEvent> events_;
   int64_t runs_ = 0;
   std::chrono::steady_clock::time_point origin_;

@@ -41,10 +41,8 @@
 
 namespace sy {
 
-class NodeDescriptors;  // the plugin host's encoding of a graph (internal to core)
-class PartitionDescriptor;
-class ExecutableShelf;  // executables a dynamic session's specialisations share
-class StateStore;       // a session's decoding state (docs/decoding.md)
+class SessionKind;  // what runs: core/src/exec/session_kind.h
+class StateStore;   // a session's decoding state (docs/decoding.md)
 
 class Session {
  public:
@@ -74,10 +72,10 @@ class Session {
 
   // The plan of graph(): the graph as the optimization pass left it (PlanOptions::
   // optimize_level), whose node indices the plan's refer to.
-  const Plan& plan() const { return shown().plan_; }
-  const Graph& graph() const { return shown().graph_; }
+  const Plan& plan() const;
+  const Graph& graph() const;
   // What the optimization pass did (level 0: nothing).
-  const OptimizeReport& optimize_report() const { return shown().optimize_report_; }
+  const OptimizeReport& optimize_report() const;
   // The device of the first partition (the only one for single-device plans).
   const Device& device() const;
   // For a dynamic session, the types as recorded: dims that are symbols are -1 here, and
@@ -107,7 +105,7 @@ class Session {
   // Dynamic sessions: the graph with its symbols, as given to Create; null for a static
   // session.
   const Graph* symbolic_graph() const;
-  bool dynamic() const { return dynamic_ != nullptr; }
+  bool dynamic() const { return symbolic_graph() != nullptr; }
 
   // Device memory operations the session has made, for tests and tools: they all
   // happen in Create.
@@ -142,168 +140,30 @@ class Session {
     // rather than into the session's memory and then copied, over all runs.
     uint64_t outputs_in_place = 0;
   };
-  const Stats& stats() const { return stats_; }
+  const Stats& stats() const;
 
   // Profiling (docs/profiling.md): while on, every Run appends its events (the run, each
   // partition and copy, and each node where the plugin times them) to profile(). Off by
   // default; off, a run pays one branch per step.
-  void set_profiling(bool on) { profiling_ = on; }
-  bool profiling() const { return profiling_; }
-  Profile& profile() { return profile_; }
-  const Profile& profile() const { return profile_; }
+  void set_profiling(bool on);
+  bool profiling() const;
+  Profile& profile();
+  const Profile& profile() const;
 
  private:
-  Session();  // defined where Buffer and Step are complete
-  // One run's inputs by name, in host memory and (from an IoBinding) on devices, and where
-  // its outputs go: `binding` null sends them all to the host; else the outputs it binds
-  // to devices go into its device_outputs_, reusing `previous` (the last run's) where
-  // nobody else holds them.
-  struct RunIo {
-    const std::map<std::string, Tensor>* host = nullptr;
-    const std::map<std::string, DeviceTensor>* device = nullptr;  // may be null
-    IoBinding* binding = nullptr;
-    std::map<std::string, DeviceTensor>* previous = nullptr;
-    const Tensor* FindHost(const std::string& name) const;
-    const DeviceTensor* FindDevice(const std::string& name) const;
-    // The type of input `name` wherever it is; null when it is not given.
-    const TensorType* FindType(const std::string& name) const;
-  };
-  struct Specializations;  // a dynamic session's graph, options and cache
-  // The dynamic path of Create and Run (specializing_session.cpp).
-  static Expected<std::unique_ptr<Session>> CreateDynamic(const Graph& graph,
-                                                          const PluginHost* host,
-                                                          const PlanOptions& options,
-                                                          const std::shared_ptr<StateStore>& state);
-  Expected<std::map<std::string, Tensor>> RunDynamic(const RunIo& io);
-  // The specialisation of stage `stage` for the shapes and data sizes in dynamic_'s
-  // scratch, from the cache or built (with `inputs`' sizes of the graph's own symbols).
-  Expected<Session*> SpecializationFor(size_t stage,
-                                       const std::map<std::string, int64_t, std::less<>>* inputs);
-  Expected<std::map<std::string, Tensor>> RunSpecialization(Session& active, const RunIo& io);
-  // Input `name` in host memory: the host tensor, or a device tensor's copy (a data
-  // symbol's size is read on the host).
-  Expected<Tensor> HostValue(const RunIo& io, const std::string& name);
-  // The session whose plan and graph the accessors show: the last specialisation used.
-  const Session& shown() const { return shown_ != nullptr ? *shown_ : *this; }
-  // `shelf` (may be null): the dynamic session's executables that devices declaring
-  // SY_DEVICE_FLAG_RESIZABLE run at other sizes (exec/shared_executables.h).
-  // `state` (may be null): the decoding state the session's plan binds.
-  static Expected<std::unique_ptr<Session>> Build(const Graph& graph, const PluginHost* host,
-                                                  const PlanOptions& options,
-                                                  ExecutableShelf* shelf,
-                                                  const std::shared_ptr<StateStore>& state);
-  // Create's last step: the state the caller's session owns, and the inputs it takes.
-  static void Finish(Session& session, std::shared_ptr<StateStore> state);
-  // Run of a session that owns decoding state (stateful_session.cpp): checks the inputs,
-  // the capacity, fills the position, then runs as RunUnstated; the length grows on
-  // success only.
-  Expected<std::map<std::string, Tensor>> RunStateful(const RunIo& io);
-  Expected<std::map<std::string, Tensor>> RunUnstated(const RunIo& io);
-  // RunUnstated's parts (session_run.cpp): the inputs bound or copied where the steps read
-  // them, and the outputs' device targets (written in place where the plan allows).
-  Status BindRunInputs(const RunIo& io);
-  Status BindRunOutputs(const RunIo& io);
-  // Output `name` of `type` in this run: the device tensor it goes into, or an invalid one
-  // when it comes back to the host.
-  static Expected<DeviceTensor> OutputTarget(const RunIo& io, const std::string& name,
-                                             const TensorType& type);
-  // Output `name` given as a host tensor or a device tensor (one of the two) delivered where
-  // io sends it: into results, or into the binding's device outputs.
-  Status DeliverOutput(const RunIo& io, const std::string& name, const TensorType& type,
-                       const Tensor* host, const DeviceTensor* on_device,
-                       std::map<std::string, Tensor>& results);
-  // Copies `bytes` between two device buffers of any plugins (through staging_ when
-  // neither has host memory), counting host traffic into `host_bytes`.
-  Status CopyBuffers(const Device& from, sy_buffer* from_buffer, const Device& to,
-                     sy_buffer* to_buffer, uint64_t bytes, std::string what, uint64_t& host_bytes);
-  struct Buffer;
-  struct Transfer;
-  struct Step;
-  struct Residency;
-  // Session::Build's three builders, in order. PlaceValues: arenas and their slices,
-  // weights, shared copies' wrapped buffers. PrepareSteps: the copies and each
-  // partition's prepare. BindInputsAndOutputs: where each run puts the graph inputs and
-  // reads the outputs.
-  Status PlaceValues(Residency& where);
-  using PrepareCallback = std::function<void(size_t, size_t, const Device&)>;
-  Status PrepareSteps(const NodeDescriptors& descriptors, const Residency& where,
-                      const PrepareCallback& on_prepare, ExecutableShelf* shelf);
-  // Prepares `descriptor` on `device` into `step` (counted in stats_.prepares); `before`
-  // (may be empty) runs first. `what` leads an error's message.
-  Status PrepareStep(Step& step, const Device& device, const PartitionDescriptor& descriptor,
-                     const std::string& what, const std::function<void()>& before);
-  void BindInputsAndOutputs(const Residency& where);
-  // A buffer of `device` over `bytes` of host memory the session owns (an arena slice of
-  // another device), owned by buffers_; null when the plugin declines.
-  const Buffer* WrapHost(const Device& device, void* host, uint64_t bytes);
-  // A buffer of `bytes` on `device`, owned by buffers_.
-  Expected<const Buffer*> Allocate(const Device& device, uint64_t bytes, std::string_view what);
-  // A slice of `arena` (or, when the plugin has no buffer_view, a buffer of its own).
-  Expected<const Buffer*> Slice(const Buffer& arena, uint64_t offset, uint64_t bytes,
-                                std::string_view what);
-  Status Copy(const Transfer& transfer);
-  // A copy between two buffers by the cheapest path their plugins offer; a staged one
-  // raises `staging_bytes` to its size.
-  static Transfer Route(const Buffer* from, const Buffer* to, uint64_t bytes, std::string what,
-                        uint64_t& staging_bytes);
-  // Profiling: the events of one step that ran from `start` to `end`.
-  void RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
-                  std::chrono::steady_clock::time_point end, bool nodes_timed);
+  // The kind of session behind this one (core/src/exec/session_kind.h: a PlannedSession,
+  // a DynamicSession, or either wrapped in a StatefulSession), and the decoding state it
+  // binds, which this session owns.
+  Session(std::unique_ptr<SessionKind> kind, std::shared_ptr<StateStore> state);
+  static Expected<std::unique_ptr<Session>> Make(const Graph& graph, const PluginHost* host,
+                                                 const PlanOptions& options);
 
-  Graph graph_;  // as planned; shares constant storage with the caller's graph
-  // graph_'s node descriptions, kept only while a step runs an executable prepared for
-  // other sizes (Step::resized points into them).
-  std::unique_ptr<NodeDescriptors> descriptors_;
-  OptimizeReport optimize_report_;
-  Plan plan_;
-  Stats stats_;
-  // Every device buffer (arenas, views, weights), freed in reverse order of creation so
-  // that views go before their arenas.
-  std::vector<std::unique_ptr<Buffer>> buffers_;
-  std::vector<std::unique_ptr<Step>> steps_;  // partitions and copies, in order
-  std::vector<std::byte> staging_;            // host memory for copies between two device memories
-  std::vector<std::string> input_names_;
-  std::vector<TensorType> input_types_;
-  // Where each graph input goes: a planned buffer on every device that reads it, and
-  // for host-memory devices that can wrap host memory, the places in the steps' bound
-  // lists to point at the caller's tensor instead (no copy).
-  struct InputTarget {
-    const Buffer* buffer = nullptr;
-    std::vector<std::pair<size_t, size_t>> uses;  // (step, index into its bound list)
-    bool in_place = false;                        // the device wraps host memory (buffer_wrap_host)
-  };
-  std::vector<std::vector<InputTarget>> input_targets_;               // per graph input
-  std::vector<std::pair<sy_buffer*, const sy_plugin_api*>> wrapped_;  // this run's
-  struct Output {
-    std::string name;
-    TensorType type;
-    const Buffer* source = nullptr;  // the producing device's buffer, or null when
-    Tensor fixed;                    // a constant,
-    int64_t from_input = -1;         // or a graph input
-    // Where the plan lets a bound device tensor take source's place for a run (nothing
-    // else shares source's bytes: no alias, no copy of the value), the places in the
-    // steps' bound lists that hold source.
-    bool redirectable = false;
-    std::vector<std::pair<size_t, size_t>> uses;
-  };
-  std::vector<Output> outputs_;
-  // Per output, this run's device target (invalid: to the host) and whether its producer
-  // writes it in place; scratch of RunUnstated.
-  std::vector<DeviceTensor> output_targets_;
-  std::vector<bool> output_in_place_;
-  bool profiling_ = false;
-  Profile profile_;
-  std::vector<std::string> node_shapes_;      // per graph node, for profiles; built on first use
-  std::unique_ptr<Specializations> dynamic_;  // dynamic sessions only
-  // Decoding state: shared by a dynamic session and its specialisations, owned (run through
-  // RunStateful) by the session Create returned.
-  std::shared_ptr<StateStore> state_;
-  bool owns_state_ = false;
+  std::shared_ptr<StateStore> state_;  // null without state
+  std::unique_ptr<SessionKind> kind_;  // destroyed first: its plans bind the state's buffers
   std::vector<std::string> caller_input_names_;
   std::vector<TensorType> caller_input_types_;
   std::vector<std::string> caller_output_names_;
   std::vector<TensorType> caller_output_types_;
-  const Session* shown_ = nullptr;  // owned by dynamic_'s cache
 };
 
 }  // namespace sy

@@ -10,18 +10,18 @@
 #include <utility>
 #include <vector>
 
+#include "exec/planned_session.h"
 #include "switchyard/graph.h"
-#include "switchyard/session.h"
 
 namespace sy {
 
 // One specialisation of a stage: the stage's input shapes and data symbol sizes it was
-// built for, and the static session.
+// built for, and its session.
 struct SpecializationEntry {
   std::vector<Shape> shapes;
   std::vector<int64_t> data_sizes;
   std::vector<Shape> input_shapes;  // the graph inputs', for stages after the first
-  std::unique_ptr<Session> session;
+  std::unique_ptr<PlannedSession> session;
 };
 
 struct Stage {

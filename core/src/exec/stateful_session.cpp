@@ -1,34 +1,14 @@
-// Sessions that keep decoding state between runs (docs/decoding.md): the checks and
-// bookkeeping around each run; the state's buffers themselves are bound by the plan
-// (Session::PlaceValues) and live in the StateStore.
+// Sessions that keep decoding state between runs (exec/stateful_session.h): the checks and
+// bookkeeping around each run; the state's buffers themselves are bound by the plans
+// (PlannedSession::PlaceValues) and live in the StateStore.
 #include <algorithm>
 
-#include "exec/state_store.h"
-#include "switchyard/session.h"
+#include "exec/stateful_session.h"
 #include "switchyard/value_names.h"
 
 namespace sy {
 
-int64_t Session::state_length() const { return state_ != nullptr ? state_->length : 0; }
-
-int64_t Session::state_capacity() const { return state_ != nullptr ? state_->capacity() : 0; }
-
-int64_t Session::StatePositions(const std::map<std::string, Tensor>& inputs) const {
-  if (state_ == nullptr) return 0;
-  auto it = inputs.find(state_->advance_name);
-  if (it == inputs.end() || it->second.type().rank() <= state_->advance_axis) return 0;
-  return it->second.shape()[state_->advance_axis];
-}
-
-Status Session::Reset() {
-  if (state_ == nullptr) {
-    return InvalidArgument(
-        "Reset: this session's model keeps no decoding state (docs/decoding.md)");
-  }
-  return state_->Clear();
-}
-
-Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
+Expected<std::map<std::string, Tensor>> StatefulSession::Run(const RunIo& io) {
   StateStore& state = *state_;
   auto refuse_state = [&](const std::string& name) -> Status {
     if (state.IsStateInput(name)) {
@@ -85,7 +65,7 @@ Expected<std::map<std::string, Tensor>> Session::RunStateful(const RunIo& io) {
     with_position[state.position_name] = std::move(position);
     run.host = &with_position;
   }
-  Expected<std::map<std::string, Tensor>> outputs = RunUnstated(run);
+  Expected<std::map<std::string, Tensor>> outputs = inner_->Run(run);
   if (outputs.ok()) state.length += adds;
   return outputs;
 }

@@ -1,141 +1,14 @@
-// Running a static session: one run's inputs bound or copied where the steps read them,
+// Running a PlannedSession: one run's inputs bound or copied where the steps read them,
 // the steps in order, and the outputs delivered to the host or to the device tensors an
 // IoBinding names (docs/host-api.md, "Device-resident inputs and outputs").
 #include <algorithm>
 
-#include "exec/session_parts.h"
-#include "exec/specializations.h"
+#include "exec/planned_session_parts.h"
 #include "switchyard/value_names.h"
 
 namespace sy {
 
-const Tensor* Session::RunIo::FindHost(const std::string& name) const {
-  auto it = host->find(name);
-  return it == host->end() ? nullptr : &it->second;
-}
-
-const DeviceTensor* Session::RunIo::FindDevice(const std::string& name) const {
-  if (device == nullptr) return nullptr;
-  auto it = device->find(name);
-  return it == device->end() ? nullptr : &it->second;
-}
-
-const TensorType* Session::RunIo::FindType(const std::string& name) const {
-  if (const Tensor* t = FindHost(name)) return &t->type();
-  if (const DeviceTensor* t = FindDevice(name)) return &t->type();
-  return nullptr;
-}
-
-Expected<std::map<std::string, Tensor>> Session::Run(const std::map<std::string, Tensor>& inputs) {
-  RunIo io;
-  io.host = &inputs;
-  if (owns_state_) return RunStateful(io);
-  return RunUnstated(io);
-}
-
-Status Session::Run(IoBinding& binding) {
-  // The last run's device outputs, reused where nobody else holds them; results of a failed
-  // run are empty.
-  std::map<std::string, DeviceTensor> previous;
-  std::swap(previous, binding.device_outputs_);
-  binding.host_outputs_.clear();
-  // Names, empties and shared storage refused before anything runs.
-  const std::vector<std::string>& outputs = caller_output_names_;
-  auto known = [&](const std::string& name) -> Status {
-    if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) return Status::Ok();
-    std::string list;
-    for (const std::string& n : outputs) list += (list.empty() ? "" : ", ") + PrintableName(n);
-    return InvalidArgument("output \"" + PrintableName(name) +
-                           "\" is bound but the model has no such output " +
-                           "(its outputs are: " + (list.empty() ? "none" : list) + ")");
-  };
-  for (const auto& [name, tensor] : binding.device_inputs_) {
-    if (!tensor.valid()) {
-      return InvalidArgument("input \"" + PrintableName(name) +
-                             "\" is bound to an empty DeviceTensor");
-    }
-  }
-  for (const auto& [name, tensor] : binding.output_into_) {
-    SY_RETURN_IF_ERROR(known(name));
-    if (!tensor.valid()) {
-      return InvalidArgument("output \"" + PrintableName(name) +
-                             "\" is bound to an empty DeviceTensor");
-    }
-    for (const auto& [input, bound] : binding.device_inputs_) {
-      if (tensor.SharesStorageWith(bound)) {
-        return InvalidArgument(
-            "output \"" + PrintableName(name) + "\" is bound to the device tensor of input \"" +
-            PrintableName(input) + "\": a run may not write what it reads (bind another)");
-      }
-    }
-    for (const auto& [other, bound] : binding.output_into_) {
-      if (other < name && tensor.SharesStorageWith(bound)) {
-        return InvalidArgument("outputs \"" + PrintableName(other) + "\" and \"" +
-                               PrintableName(name) + "\" are bound to the same device tensor");
-      }
-    }
-  }
-  for (const auto& [name, device] : binding.output_on_) SY_RETURN_IF_ERROR(known(name));
-  RunIo io;
-  io.host = &binding.host_inputs_;
-  io.device = &binding.device_inputs_;
-  io.binding = &binding;
-  io.previous = &previous;
-  Expected<std::map<std::string, Tensor>> ran = owns_state_ ? RunStateful(io) : RunUnstated(io);
-  if (!ran.ok()) {
-    binding.device_outputs_.clear();
-    return ran.status();
-  }
-  binding.host_outputs_ = std::move(*ran);
-  return Status::Ok();
-}
-
-Expected<DeviceTensor> Session::OutputTarget(const RunIo& io, const std::string& name,
-                                             const TensorType& type) {
-  if (io.binding == nullptr) return DeviceTensor();
-  if (auto into = io.binding->output_into_.find(name); into != io.binding->output_into_.end()) {
-    const DeviceTensor& t = into->second;
-    if (t.type() != type) {
-      return InvalidArgument("output \"" + PrintableName(name) + "\" is " + type.ToString() +
-                             " but the device tensor bound for it on " + t.device().Spec() +
-                             " is " + t.type().ToString());
-    }
-    return t;
-  }
-  auto on = io.binding->output_on_.find(name);
-  if (on == io.binding->output_on_.end()) return DeviceTensor();
-  if (io.previous != nullptr) {
-    auto last = io.previous->find(name);
-    if (last != io.previous->end() && last->second.use_count() == 1 &&
-        last->second.type() == type && &last->second.device() == on->second) {
-      return last->second;
-    }
-  }
-  return DeviceTensor::Allocate(*on->second, type);
-}
-
-Status Session::CopyBuffers(const Device& from, sy_buffer* from_buffer, const Device& to,
-                            sy_buffer* to_buffer, uint64_t bytes, std::string what,
-                            uint64_t& host_bytes) {
-  if (bytes == 0) return Status::Ok();
-  // Borrowed handles: these Buffers free nothing.
-  const auto borrowed = [bytes](const Device& device, sy_buffer* handle) {
-    return Buffer{&device, handle, bytes, device.plugin->api()->buffer_host_pointer(handle),
-                  /*owned=*/false};
-  };
-  const Buffer source = borrowed(from, from_buffer);
-  const Buffer destination = borrowed(to, to_buffer);
-  uint64_t staging = 0;
-  const Transfer t = Route(&source, &destination, bytes, std::move(what), staging);
-  if (t.path == Transfer::Path::kStaged) {
-    host_bytes += bytes;
-    // Host memory for the first such copy of this size; reused by later runs.
-    if (staging_.size() < staging) staging_.resize(staging);
-  }
-  return Copy(t);
-}
-
-Status Session::BindRunInputs(const RunIo& io) {
+Status PlannedSession::BindRunInputs(const RunIo& io) {
   auto check_name = [&](const std::string& name) -> Status {
     if (std::find(input_names_.begin(), input_names_.end(), name) != input_names_.end()) {
       return Status::Ok();
@@ -199,7 +72,7 @@ Status Session::BindRunInputs(const RunIo& io) {
                                        target.buffer->handle, bytes,
                                        "copying input \"" + PrintableName(name) + "\" from " +
                                            on_device->device().Spec() + " to " + device.Spec(),
-                                       stats_.host_bytes_in));
+                                       stats_.host_bytes_in, staging_));
         continue;
       }
       SY_RETURN_IF_ERROR(device.plugin->TakeError(
@@ -211,8 +84,8 @@ Status Session::BindRunInputs(const RunIo& io) {
   return Status::Ok();
 }
 
-Status Session::BindRunOutputs(const RunIo& io) {
-  if (io.binding == nullptr) return Status::Ok();
+Status PlannedSession::BindRunOutputs(const RunIo& io) {
+  if (!io.bound()) return Status::Ok();
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& out = outputs_[i];
     SY_ASSIGN_OR_RETURN(output_targets_[i], OutputTarget(io, out.name, out.type));
@@ -225,8 +98,7 @@ Status Session::BindRunOutputs(const RunIo& io) {
   return Status::Ok();
 }
 
-Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
-  if (dynamic_ != nullptr) return RunDynamic(io);
+Expected<std::map<std::string, Tensor>> PlannedSession::Run(const RunIo& io) {
   using Clock = std::chrono::steady_clock;
   const bool profiling = profiling_;
   const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point();
@@ -243,7 +115,7 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
   // The planned buffers go back into the steps' bound lists when the run ends, however it
   // ends; wrapped inputs are freed and this run's output targets let go.
   struct Unbind {
-    Session& s;
+    PlannedSession& s;
     ~Unbind() {
       for (auto& target_list : s.input_targets_) {
         for (InputTarget& target : target_list) {
@@ -270,7 +142,7 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
   for (const auto& step : steps_) {
     const Clock::time_point start = profiling ? Clock::now() : Clock::time_point();
     if (step->is_copy()) {
-      SY_RETURN_IF_ERROR(Copy(step->copy));
+      SY_RETURN_IF_ERROR(RunTransfer(step->copy, staging_));
       if (profiling) RecordStep(*step, start, Clock::now(), false);
       continue;
     }
@@ -329,7 +201,8 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
       const std::string& input = out.from_input >= 0 ? input_names_[out.from_input] : "";
       const Tensor* host = out.from_input >= 0 ? io.FindHost(input) : &out.fixed;
       SY_RETURN_IF_ERROR(DeliverOutput(io, out.name, out.type, host,
-                                       host == nullptr ? io.FindDevice(input) : nullptr, results));
+                                       host == nullptr ? io.FindDevice(input) : nullptr, results,
+                                       stats_, staging_));
       continue;
     }
     if (target.valid()) {
@@ -341,9 +214,9 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
                                        "copying output \"" + PrintableName(out.name) + "\" from " +
                                            out.source->device->Spec() + " to " +
                                            target.device().Spec(),
-                                       stats_.host_bytes_out));
+                                       stats_.host_bytes_out, staging_));
       }
-      io.binding->device_outputs_.insert_or_assign(out.name, target);
+      io.device_outputs->insert_or_assign(out.name, target);
       continue;
     }
     SY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(out.type.dtype, out.type.shape));
@@ -371,34 +244,6 @@ Expected<std::map<std::string, Tensor>> Session::RunUnstated(const RunIo& io) {
   }
   drop.done = true;
   return results;
-}
-
-Status Session::DeliverOutput(const RunIo& io, const std::string& name, const TensorType& type,
-                              const Tensor* host, const DeviceTensor* on_device,
-                              std::map<std::string, Tensor>& results) {
-  SY_ASSIGN_OR_RETURN(DeviceTensor target, OutputTarget(io, name, type));
-  if (!target.valid()) {
-    if (host != nullptr) {
-      results[name] = *host;
-      return Status::Ok();
-    }
-    SY_ASSIGN_OR_RETURN(Tensor copy, on_device->ToHost());
-    stats_.host_bytes_out += copy.byte_size();
-    results[name] = std::move(copy);
-    return Status::Ok();
-  }
-  if (host != nullptr) {
-    SY_RETURN_IF_ERROR(target.CopyFrom(*host));
-    stats_.host_bytes_out += host->byte_size();
-  } else if (!target.SharesStorageWith(*on_device)) {
-    SY_RETURN_IF_ERROR(CopyBuffers(on_device->device(), on_device->buffer(), target.device(),
-                                   target.buffer(), target.byte_size(),
-                                   "copying output \"" + PrintableName(name) + "\" from " +
-                                       on_device->device().Spec() + " to " + target.device().Spec(),
-                                   stats_.host_bytes_out));
-  }
-  io.binding->device_outputs_.insert_or_assign(name, std::move(target));
-  return Status::Ok();
 }
 
 }  // namespace sy

@@ -36,7 +36,7 @@ constexpr const char* kGraph = R"json({
   ]
 })json";
 
-class SpecializingSessionTest : public test::CpuHostSuite<> {
+class DynamicSessionTest : public test::CpuHostSuite<> {
  protected:
   std::unique_ptr<Session> Create(size_t max_specializations, const char* device = "cpu") {
     Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
@@ -84,7 +84,7 @@ class SpecializingSessionTest : public test::CpuHostSuite<> {
   }
 };
 
-TEST_F(SpecializingSessionTest, RunsEveryShapeAndReusesSeenOnes) {
+TEST_F(DynamicSessionTest, RunsEveryShapeAndReusesSeenOnes) {
   std::unique_ptr<Session> session = Create(8);
   ASSERT_TRUE(session && session->dynamic());
   // Created at the symbols' examples: plan() has something to show before any run.
@@ -108,7 +108,7 @@ TEST_F(SpecializingSessionTest, RunsEveryShapeAndReusesSeenOnes) {
 // cpu-ref declares SY_DEVICE_FLAG_RESIZABLE and none of its kernels is prepared for
 // sizes: every specialisation after the first runs the first one's executable through
 // execute_resized, with its own sizes, and prepares nothing.
-TEST_F(SpecializingSessionTest, ResizableDevicesRunOneExecutableAtEverySize) {
+TEST_F(DynamicSessionTest, ResizableDevicesRunOneExecutableAtEverySize) {
   std::unique_ptr<Session> session = Create(8, "cpu-ref");
   ASSERT_TRUE(session);
   EXPECT_EQ(session->stats().prepares, 1u);
@@ -128,7 +128,7 @@ TEST_F(SpecializingSessionTest, ResizableDevicesRunOneExecutableAtEverySize) {
 // from sizes that do not change (a range of dim(x, 2)) takes the storage an earlier
 // specialisation's equal constant had (ExecutableShelf::InternConstants). Expected:
 // y[s, b, k] = x[b, s, k] + k.
-TEST_F(SpecializingSessionTest, SizeIndependentRewritesKeepOneExecutable) {
+TEST_F(DynamicSessionTest, SizeIndependentRewritesKeepOneExecutable) {
   for (const char* device : {"cpu-ref", "cpu"}) {
     SCOPED_TRACE(device);
     Expected<Graph> graph = ParseGraphJson(R"json({
@@ -176,7 +176,7 @@ TEST_F(SpecializingSessionTest, SizeIndependentRewritesKeepOneExecutable) {
 }
 
 // The executable outlives the specialisation that prepared it while others run it.
-TEST_F(SpecializingSessionTest, ASharedExecutableOutlivesItsFirstSpecialization) {
+TEST_F(DynamicSessionTest, ASharedExecutableOutlivesItsFirstSpecialization) {
   std::unique_ptr<Session> session = Create(1, "cpu-ref");
   ASSERT_TRUE(session);
   RunAndCheck(*session, 1, 9);  // evicts the examples' specialisation, which prepared it
@@ -188,7 +188,7 @@ TEST_F(SpecializingSessionTest, ASharedExecutableOutlivesItsFirstSpecialization)
 // On "cpu" the matmul runs a oneDNN primitive over weights packed at prepare: at other
 // sizes (other rows M) the kernel builds a primitive for them over the same packed
 // weights (PreparedKernel::Resized), so one prepare serves every specialisation.
-TEST_F(SpecializingSessionTest, PackedMatMulsRunAtEverySizeOverOnePack) {
+TEST_F(DynamicSessionTest, PackedMatMulsRunAtEverySizeOverOnePack) {
   std::unique_ptr<Session> session = Create(8, "cpu");
   ASSERT_TRUE(session);
   RunAndCheck(*session, 1, 9);
@@ -209,7 +209,7 @@ std::string Numbers(int count, int seed) {
   return out;
 }
 
-void SpecializingSessionTest::CheckResizedMatMuls(DType dtype) {
+void DynamicSessionTest::CheckResizedMatMuls(DType dtype) {
   const std::string json =
       R"json({
     "format": "rml-graph", "version": 1,
@@ -293,11 +293,9 @@ void SpecializingSessionTest::CheckResizedMatMuls(DType dtype) {
 // sizes other than the prepared one on "cpu" (resized over the packed weights), against
 // cpu-ref's reference kernels at the same sizes; in f32, and in f16, whose steps run on
 // the f32 kernels (the widened weights packed once, resized like f32 ones).
-TEST_F(SpecializingSessionTest, ResizedMatMulsMatchTheReference) {
-  CheckResizedMatMuls(DType::kF32);
-}
+TEST_F(DynamicSessionTest, ResizedMatMulsMatchTheReference) { CheckResizedMatMuls(DType::kF32); }
 
-TEST_F(SpecializingSessionTest, ResizedHalfMatMulsMatchTheReference) {
+TEST_F(DynamicSessionTest, ResizedHalfMatMulsMatchTheReference) {
   CheckResizedMatMuls(DType::kF16);
 }
 
@@ -305,7 +303,7 @@ TEST_F(SpecializingSessionTest, ResizedHalfMatMulsMatchTheReference) {
 // of range) leaves the executable at sizes nobody recorded: the specialisation it ran
 // before must resize it back, not execute it as it is (which would read and write its
 // buffers at the failed run's sizes).
-TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
+TEST_F(DynamicSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
   std::unique_ptr<Session> made = CreateOnCpu(R"json({
     "format": "rml-graph", "version": 1,
     "symbols": [{"name": "seq", "example": 7}],
@@ -354,7 +352,7 @@ TEST_F(SpecializingSessionTest, AFailedResizedRunLeavesNoStaleSizes) {
 
 // A prepared kernel whose node reads one value several times (more inputs than the
 // partition has values) resizes: y = x @ x + x + x at three sizes.
-TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
+TEST_F(DynamicSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
   std::unique_ptr<Session> made = CreateOnCpu(R"json({
     "format": "rml-graph", "version": 1,
     "symbols": [{"name": "n", "example": 2}],
@@ -386,7 +384,7 @@ TEST_F(SpecializingSessionTest, ANodeReadingOneValueSeveralTimesResizes) {
 // A convolution's oneDNN primitive is prepared for its sizes and cannot take others: the
 // plugin declines execute_resized once, the specialisation prepares its own, and later
 // specialisations prepare without asking again. y = 3x3 window sums of x (w all ones).
-TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
+TEST_F(DynamicSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
   std::string ones = "1";
   for (int i = 1; i < 16 * 16 * 9; ++i) ones += ", 1";
   std::unique_ptr<Session> made = CreateOnCpu(R"json({
@@ -433,7 +431,7 @@ TEST_F(SpecializingSessionTest, ADeclinedResizePreparesAndIsNotAskedAgain) {
   EXPECT_EQ(session.stats().executables_resized, 0u);
 }
 
-TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {
+TEST_F(DynamicSessionTest, KeepsAtMostTheConfiguredNumber) {
   std::unique_ptr<Session> session = Create(2);
   ASSERT_TRUE(session);
   RunAndCheck(*session, 1, 1);
@@ -446,7 +444,7 @@ TEST_F(SpecializingSessionTest, KeepsAtMostTheConfiguredNumber) {
   EXPECT_EQ(session->stats().specializations, 5u);
 }
 
-TEST_F(SpecializingSessionTest, MemoryLimitsAreCheckedPerSpecialization) {
+TEST_F(DynamicSessionTest, MemoryLimitsAreCheckedPerSpecialization) {
   Expected<Graph> graph = ParseGraphJson(kGraph, nullptr);
   ASSERT_TRUE(graph.ok());
   PlanOptions options;
@@ -464,7 +462,7 @@ TEST_F(SpecializingSessionTest, MemoryLimitsAreCheckedPerSpecialization) {
   RunAndCheck(session, 2, 5);
 }
 
-TEST_F(SpecializingSessionTest, BadInputsAreErrorsAndTheSessionStaysUsable) {
+TEST_F(DynamicSessionTest, BadInputsAreErrorsAndTheSessionStaysUsable) {
   std::unique_ptr<Session> session = Create(8);
   ASSERT_TRUE(session);
   SY_EXPECT_ERROR(session->Run({}), "missing input \"x\" (f32 [batch, seq, 4])");
@@ -504,7 +502,7 @@ constexpr const char* kStagedGraph = R"json({
   ]
 })json";
 
-TEST_F(SpecializingSessionTest, StagesRunOnceADataSizeIsKnown) {
+TEST_F(DynamicSessionTest, StagesRunOnceADataSizeIsKnown) {
   Expected<Graph> graph = ParseGraphJson(kStagedGraph, nullptr);
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   ASSERT_TRUE(ValidateGraphTypes(*graph).ok());
@@ -559,7 +557,7 @@ constexpr const char* kTopKOfInputK = R"json({
   ]
 })json";
 
-TEST_F(SpecializingSessionTest, AnInputThatOnlyGivesADataSymbolItsValueIsTaken) {
+TEST_F(DynamicSessionTest, AnInputThatOnlyGivesADataSymbolItsValueIsTaken) {
   Expected<Graph> graph = ParseGraphJson(kTopKOfInputK, nullptr);
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   ASSERT_TRUE(ValidateGraphTypes(*graph).ok());
@@ -602,7 +600,7 @@ constexpr const char* kLaterStageUsesLen = R"json({
   ]
 })json";
 
-TEST_F(SpecializingSessionTest, LaterStagesAreKeyedByEverySizeTheyUse) {
+TEST_F(DynamicSessionTest, LaterStagesAreKeyedByEverySizeTheyUse) {
   Expected<Graph> graph = ParseGraphJson(kLaterStageUsesLen, nullptr);
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   Expected<std::unique_ptr<Session>> made = Session::Create(*graph, **host_->FindDevice("cpu"));

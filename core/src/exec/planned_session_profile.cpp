@@ -1,10 +1,10 @@
-// A session's profile (docs/profiling.md): the events of each step of a profiled run.
-#include "exec/session_parts.h"
+// A PlannedSession's profile (docs/profiling.md): the events of each step of a profiled run.
+#include "exec/planned_session_parts.h"
 
 namespace sy {
 
-void Session::RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
-                         std::chrono::steady_clock::time_point end, bool nodes_timed) {
+void PlannedSession::RecordStep(const Step& step, std::chrono::steady_clock::time_point start,
+                                std::chrono::steady_clock::time_point end, bool nodes_timed) {
   const auto ns = [this](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t - profile_.origin_).count();
   };

@@ -1,5 +1,5 @@
-// The parts of a Session that its source files share (session.cpp builds them,
-// session_run.cpp runs them): device buffers, copies and steps.
+// The steps of a PlannedSession, which its source files share (planned_session.cpp builds
+// them, planned_session_run.cpp runs them).
 #pragma once
 
 #include <atomic>
@@ -7,37 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "exec/planned_session.h"
 #include "exec/shared_executables.h"
 #include "plugin/node_descriptors.h"
-#include "switchyard/session.h"
 
 namespace sy {
 
-// A device buffer, freed with its plugin's buffer_free.
-struct Session::Buffer {
-  const Device* device = nullptr;
-  sy_buffer* handle = nullptr;
-  uint64_t bytes = 0;
-  void* host = nullptr;  // buffer_host_pointer, or null for device memory
-  bool owned = true;     // false: another's (a decoding state buffer, the StateStore's)
-  ~Buffer() {
-    if (handle != nullptr && owned) device->plugin->api()->buffer_free(handle);
-  }
-};
-
-// A copy between two buffers of different devices, resolved at creation to the
-// cheapest path the plugins offer.
-struct Session::Transfer {
-  enum class Path { kDirect, kIntoHostDestination, kFromHostSource, kStaged };
-  const Buffer* from = nullptr;
-  const Buffer* to = nullptr;
-  uint64_t bytes = 0;
-  Path path = Path::kStaged;
-  std::string what;  // for error messages
-};
-
 // One step of a run: a partition's execution, or a copy before it.
-struct Session::Step {
+struct PlannedSession::Step {
   // What the step does each run: copy a value between two devices' buffers (`copy`), or
   // run a prepared partition (`executable` on `device`, through `plugin`).
   enum class Kind : uint8_t { kCopy, kExecute };
