@@ -185,30 +185,38 @@ __kernel void sy_resize(__global const uchar* xb, ulong xo, __global uchar* yb, 
 // 1 border, 2 reflection. Semantics of plugins/cpu/src/ref/neural_ref.cpp's GridSample:
 // the coordinate is g * scale + offset in one rounding (fma), rounded half to even for
 // nearest, clamped or reflected when outside [lo, hi]; weight-0 taps are not read; a
-// non-finite grid entry gives NaN.
+// non-finite grid entry gives NaN. Coordinates, taps and the sum are in double (GS_T)
+// where the device has cl_khr_fp64, as in the reference: in float a coordinate far
+// outside (a grid entry of 1e9 under reflection) keeps too few bits to fold into the
+// right element. Without fp64 they are in x's type, exact for coordinates below 2^24.
+#ifdef SY_HAS_FP64
+#define GS_T double
+#else
+#define GS_T CT_A
+#endif
 
 // `v` folded into [lo, hi] by reflecting at the bounds.
-inline CT_A sy_gs_reflect(CT_A v, CT_A lo, CT_A hi) {
-  const CT_A span = hi - lo;
+inline GS_T sy_gs_reflect(GS_T v, GS_T lo, GS_T hi) {
+  const GS_T span = hi - lo;
   if (!(span > 0)) return lo;
   if (v >= lo && v <= hi) return v;
-  const CT_A dx = v < lo ? lo - v : v - hi;
-  const CT_A k = floor(dx / span);
-  const CT_A r = clamp(dx - k * span, (CT_A)0, span);
-  const int even = fmod(k, (CT_A)2) == 0;
+  const GS_T dx = v < lo ? lo - v : v - hi;
+  const GS_T k = floor(dx / span);
+  const GS_T r = clamp(dx - k * span, (GS_T)0, span);
+  const int even = fmod(k, (GS_T)2) == 0;
   if (v < lo) return even ? lo + r : hi - r;
   return even ? hi - r : lo + r;
 }
 
 // The taps of padded coordinate `v` along one axis (weight-0 taps left out); their count.
-inline int sy_gs_taps(int mode, CT_A v, CT_A* idx, CT_A* w) {
+inline int sy_gs_taps(int mode, GS_T v, GS_T* idx, GS_T* w) {
   if (mode == 1) {
     idx[0] = v;
     w[0] = 1;
     return 1;
   }
-  const CT_A lo = floor(v);
-  const CT_A t = v - lo;
+  const GS_T lo = floor(v);
+  const GS_T t = v - lo;
   int n = 0;
   if (mode == 0) {
     if (1 - t != 0) {
@@ -221,9 +229,9 @@ inline int sy_gs_taps(int mode, CT_A v, CT_A* idx, CT_A* w) {
     }
     return n;
   }
-  const CT_A a = (CT_A)(-0.75);
-  const CT_A r1 = t + 1, q = 1 - t, q1 = q + 1;
-  CT_A c[4];
+  const GS_T a = (GS_T)(-0.75);
+  const GS_T r1 = t + 1, q = 1 - t, q1 = q + 1;
+  GS_T c[4];
   c[0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
   c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
   c[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
@@ -238,12 +246,12 @@ inline int sy_gs_taps(int mode, CT_A v, CT_A* idx, CT_A* w) {
 }
 
 // The element tap index `i` reads along an axis of `size`, or -1 (zeros padding outside).
-inline long sy_gs_element(int padding, CT_A i, long size, CT_A lo, CT_A hi) {
-  const CT_A last = (CT_A)(size - 1);
+inline long sy_gs_element(int padding, GS_T i, long size, GS_T lo, GS_T hi) {
+  const GS_T last = (GS_T)(size - 1);
   if (i >= 0 && i <= last) return (long)i;
   if (padding == 0) return -1;
   if (padding == 1) return i < 0 ? 0 : size - 1;
-  return (long)clamp(trunc(sy_gs_reflect(i, lo, hi)), (CT_A)0, last);
+  return (long)clamp(trunc(sy_gs_reflect(i, lo, hi)), (GS_T)0, last);
 }
 
 __kernel void sy_grid_sample(__global const uchar* xb, ulong xo, __global const uchar* gb,
@@ -259,24 +267,24 @@ __kernel void sy_grid_sample(__global const uchar* xb, ulong xo, __global const 
   const ulong nc = o / plane_out;
   const ulong n = nc / (ulong)channels;
   const ulong at = (n * plane_out + p) * 2;
-  CT_A idx[2][4], wt[2][4], lo[2], hi[2];
+  GS_T idx[2][4], wt[2][4], lo[2], hi[2];
   int count[2];
   const long sizes[2] = {w, h};
   for (int a = 0; a < 2; ++a) {
-    const CT_A gv = LOAD_B(g, at + a);
+    const GS_T gv = (GS_T)LOAD_B(g, at + a);
     if (!isfinite(gv)) {
       STORE_Y(y, o, (CT_A)NAN);
       return;
     }
-    const CT_A size = (CT_A)sizes[a];
-    const CT_A offset = (size - 1) * (CT_A)0.5;
-    CT_A v = fma(gv, align ? offset : size * (CT_A)0.5, offset);
+    const GS_T size = (GS_T)sizes[a];
+    const GS_T offset = (size - 1) * (GS_T)0.5;
+    GS_T v = fma(gv, align ? offset : size * (GS_T)0.5, offset);
     if (mode == 1) v = rint(v);
-    lo[a] = align ? (CT_A)0 : (CT_A)(-0.5);
-    hi[a] = align ? size - 1 : size - (CT_A)0.5;
+    lo[a] = align ? (GS_T)0 : (GS_T)(-0.5);
+    hi[a] = align ? size - 1 : size - (GS_T)0.5;
     if (v < lo[a] || v > hi[a]) {
       if (padding == 1) {
-        v = clamp(v, (CT_A)0, size - 1);
+        v = clamp(v, (GS_T)0, size - 1);
       } else if (padding == 2) {
         v = sy_gs_reflect(v, lo[a], hi[a]);
       }
@@ -284,15 +292,16 @@ __kernel void sy_grid_sample(__global const uchar* xb, ulong xo, __global const 
     count[a] = sy_gs_taps(mode, v, idx[a], wt[a]);
   }
   const long base = (long)nc * h * w;
-  CT_A sum = -0.0f;
+  GS_T sum = -0.0f;
   for (int ty = 0; ty < count[1]; ++ty) {
     const long iy = sy_gs_element(padding, idx[1][ty], h, lo[1], hi[1]);
     for (int tx = 0; tx < count[0]; ++tx) {
       const long ix = sy_gs_element(padding, idx[0][tx], w, lo[0], hi[0]);
-      const CT_A v = iy < 0 || ix < 0 ? (CT_A)0 : LOAD_A(x, base + iy * w + ix);
+      const GS_T v = iy < 0 || ix < 0 ? (GS_T)0 : (GS_T)LOAD_A(x, base + iy * w + ix);
       sum += wt[1][ty] * wt[0][tx] * v;
     }
   }
-  STORE_Y(y, o, sum);
+  STORE_Y(y, o, (CT_A)sum);
 }
+#undef GS_T
 #endif  // GRID_SAMPLE

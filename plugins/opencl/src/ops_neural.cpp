@@ -238,7 +238,9 @@ class GridSampleOp : public ClOp {
     const DType dtype = node.inputs[0].dtype;
     const std::string defines = SlotDefines('A', dtype) + SlotDefines('B', node.inputs[1].dtype) +
                                 SlotDefines('Y', node.outputs[0].dtype) + "#define GRID_SAMPLE 1\n";
-    kernel_ = ctx.Kernel("neural", defines, dtype == DType::kF64, "sy_grid_sample");
+    // Coordinates in double wherever the device has it (kernels/neural.cl, GS_T).
+    kernel_ =
+        ctx.Kernel("neural", defines, dtype == DType::kF64 || ctx.device().fp64, "sy_grid_sample");
   }
 
   void Enqueue(const EnqueueContext& ctx) override {

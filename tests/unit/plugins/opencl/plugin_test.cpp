@@ -393,6 +393,36 @@ TEST_F(OpenClPluginTest, IntegerMeanIsExactBeyond64Bits) {
   for (sy_buffer* buf : bufs) api_->buffer_free(buf);
 }
 
+// grid_sample with reflection folds a coordinate far outside back into the input the way
+// the reference does (in double): x = [10, 20, 30, 40], grid x of 1.5e9 gives the
+// coordinate 2 * 1.5e9 + 1.5, which reflects (an odd number of spans of 4 past 3.5) to
+// 1.5, halfway between 20 and 30. In float the coordinate keeps too few bits (15 was read).
+TEST_F(OpenClPluginTest, GridSampleReflectsFarCoordinatesAsTheReference) {
+  sy_attr padding{};
+  padding.name = "padding_mode";
+  padding.kind = SY_ATTR_STRING;
+  padding.s = "reflection";
+  PartitionBuilder pb(
+      {{SY_DTYPE_F32, {1, 1, 1, 4}}, {SY_DTYPE_F32, {1, 1, 3, 2}}, {SY_DTYPE_F32, {1, 1, 1, 3}}});
+  pb.Add({"grid_sample", {0, 1}, {2}, {padding}});
+  const sy_partition& p = pb.Build({0, 1}, {2});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[3] = {Alloc(16), Alloc(24), Alloc(12)};
+  Write(bufs[0], std::vector<float>{10, 20, 30, 40});
+  // (x, y) per point: 1.5e9 -> 1.5 (25); -1.5e9 -> -3e9 + 1.5, an odd number of spans
+  // below -0.5 and 2 more, reflects to 1.5 as well (25); 0.25 -> 2 (30).
+  Write(bufs[1], std::vector<float>{1.5e9f, 0, -1.5e9f, 0, 0.25f, 0});
+  Ok(api_->execute(exe, 3, bufs));
+  const std::vector<float> y = Read<float>(bufs[2], 3);
+  EXPECT_FLOAT_EQ(y[0], 25.0f);
+  EXPECT_FLOAT_EQ(y[1], 25.0f);
+  EXPECT_FLOAT_EQ(y[2], 30.0f);
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
+}
+
 TEST_F(OpenClPluginTest, DeviceToDeviceCopies) {
   ASSERT_NE(api_->copy_device_to_device, nullptr);
   sy_buffer* a = Alloc(1024);
