@@ -418,6 +418,18 @@ expect "plan --input-shape disagreeing" 2 "inputs 'x' and 'm' disagree on seq: 7
   -- "$SY" plan "$TMP/dyn.json" --input-shape x=5,7,4 --input-shape m=5,9
 expect "plan --input-shape unknown input" 2 "--input-shape q: the model has no input of that name" \
   -- "$SY" plan "$TMP/dyn.json" --input-shape q=1
+# Random inputs of a dynamic model: its plan at their shapes is checked before 160 GB of
+# data is made for them (issue 37).
+expect "run: a dynamic model's plan is refused before its random inputs are made" 1 \
+  "at the shapes of the random inputs \(batch=100000, seq=100000\), before making them: device cpu:0 \(cpu\) cannot hold the plan" \
+  -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=100000,100000,4 \
+     --input-shape m=100000,100000 --memory-limit cpu=1MiB
+expect "bench: the same for inputs it fills" 1 "at the shapes of the random inputs" \
+  -- "$SY" bench "$TMP/dyn.json" --input-shape x=100000,100000,4 --input-shape m=100000,100000 \
+     --memory-limit cpu=1MiB
+expect "run: random inputs that fit run" 0 "y: f32 \[600, 2\]" \
+  -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random --input-shape x=20,30,4 \
+     --input-shape m=20,30
 expect "run at the examples" 0 "y: f32 \[6, 2\]" \
   -- "$SY" run "$TMP/dyn.json" --input x=random --input m=random
 expect "run --input-shape" 0 "y: f32 \\[20, 2\\]" \

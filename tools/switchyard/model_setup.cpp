@@ -182,8 +182,67 @@ Expected<TensorType> ConcreteInputType(const Session& session, size_t k,
   return TensorType{type.dtype, std::move(*shape)};
 }
 
+// A dynamic model is planned only when it runs, at its inputs' shapes, so random data of
+// the shapes asked for could fill gigabytes before the run finds that no plan fits them (a
+// --memory-limit, a device that declines a size). The plan is made at those shapes first;
+// a graph whose sizes depend on data is planned in stages as it runs, and is not.
+Status CheckPlanAt(const PreparedModel& prepared,
+                   const std::vector<std::pair<std::string, TensorType>>& randoms) {
+  const Session& session = *prepared.session;
+  if (!session.dynamic() || randoms.empty()) return Status::Ok();
+  const Graph& graph = *session.symbolic_graph();
+  if (std::any_of(graph.symbols.begin(), graph.symbols.end(),
+                  [](const DimSymbol& s) { return s.from_data(); })) {
+    return Status::Ok();
+  }
+  std::vector<Shape> shapes;
+  for (ValueId id : graph.inputs) {
+    const std::string& name = graph.values[id].name;
+    const auto random = std::find_if(randoms.begin(), randoms.end(),
+                                     [&](const auto& r) { return r.first == name; });
+    if (random != randoms.end()) {
+      shapes.push_back(random->second.shape);
+    } else if (auto given = prepared.inputs.find(name); given != prepared.inputs.end()) {
+      shapes.push_back(given->second.shape());
+    } else {
+      Expected<Shape> example = ExampleShape(graph, id);  // state, or missing: Run says so
+      if (!example.ok()) return Status::Ok();
+      shapes.push_back(std::move(*example));
+    }
+  }
+  Expected<SymbolBinding> binding = BindSymbols(graph, shapes);
+  if (!binding.ok()) return Status::Ok();  // the run reports shapes that do not fit
+  const PlanOptions& options = prepared.options;
+  auto plan = [&]() -> Status {
+    SY_ASSIGN_OR_RETURN(Graph specialised, Specialize(graph, *binding));
+    SY_ASSIGN_OR_RETURN(OptimizedGraph optimized, OptimizeGraph(specialised, prepared.host.get(),
+                                                                options, options.optimize_level));
+    return Plan::Build(optimized.graph, prepared.host.get(), options).status();
+  };
+  if (Status planned = plan(); !planned.ok()) {
+    return planned.WithContext("at the shapes of the random inputs (" + BindingToString(*binding) +
+                               "), before making them");
+  }
+  return Status::Ok();
+}
+
+// Random data for `randoms` into prepared.inputs, once a dynamic model's plan at their
+// shapes is known to fit. `option` leads an allocation failure's message.
+Status MakeRandomInputs(PreparedModel& prepared,
+                        const std::vector<std::pair<std::string, TensorType>>& randoms,
+                        uint64_t seed, const std::string& option) {
+  SY_RETURN_IF_ERROR(CheckPlanAt(prepared, randoms));
+  for (const auto& [name, type] : randoms) {
+    Expected<Tensor> data = RandomTensor(type, seed);
+    if (!data.ok()) return data.status().WithContext(option + PrintableName(name));
+    prepared.inputs[name] = std::move(*data);
+  }
+  return Status::Ok();
+}
+
 Status GatherInputs(const std::string& model, const po::variables_map& vm, PreparedModel& out) {
   const auto& names = out.session->input_names();
+  std::vector<std::pair<std::string, TensorType>> randoms;  // made last, once all are known
   if (vm.count("input-shape")) {
     for (const std::string& item : vm["input-shape"].as<std::vector<std::string>>()) {
       SY_ASSIGN_OR_RETURN(auto parsed, ParseShapeArg(item));
@@ -213,9 +272,7 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
       if (source == "random") {
         SY_ASSIGN_OR_RETURN(TensorType type,
                             ConcreteInputType(*out.session, it - names.begin(), out.random_shapes));
-        Expected<Tensor> data = RandomTensor(type, SeedOption(vm));
-        if (!data.ok()) return data.status().WithContext("--input " + PrintableName(name));
-        out.inputs[name] = std::move(*data);
+        randoms.emplace_back(name, std::move(type));
         continue;
       }
       Expected<Tensor> t = ReadNpy(source);
@@ -226,12 +283,16 @@ Status GatherInputs(const std::string& model, const po::variables_map& vm, Prepa
   const std::filesystem::path folder = ResolveModelPaths(model).file().parent_path() / "inputs";
   for (const std::string& name : names) {
     if (out.inputs.count(name)) continue;
+    if (std::any_of(randoms.begin(), randoms.end(),
+                    [&](const auto& r) { return r.first == name; })) {
+      continue;
+    }
     const std::filesystem::path file = folder / ValueFileName(name);
     std::error_code ec;
     if (!std::filesystem::exists(file, ec)) continue;  // Session::Run reports it missing
     SY_ASSIGN_OR_RETURN(out.inputs[name], ReadNpy(file));
   }
-  return Status::Ok();
+  return MakeRandomInputs(out, randoms, SeedOption(vm), "--input ");
 }
 
 void AddDeviceOptions(po::options_description& options) {
@@ -343,23 +404,25 @@ Expected<PreparedModel> PrepareModel(const std::string& model, const po::variabl
     };
     SY_ASSIGN_OR_RETURN(out.session, Session::Create(out.graph, *out.host, options));
   }
+  out.options = options;
+  out.options.on_prepare = nullptr;  // the progress line is gone
   SY_RETURN_IF_ERROR(GatherInputs(model, vm, out));
   return out;
 }
 
 Status FillMissingInputs(PreparedModel& prepared, uint64_t seed, std::string_view command) {
   std::string randomised;
+  std::vector<std::pair<std::string, TensorType>> randoms;
   const Session& session = *prepared.session;
   for (size_t k = 0; k < session.input_names().size(); ++k) {
     const std::string& name = session.input_names()[k];
     if (prepared.inputs.count(name)) continue;
     Expected<TensorType> type = ConcreteInputType(session, k, prepared.random_shapes);
     if (!type.ok()) continue;  // Session::Run reports it missing, with its symbolic shape
-    Expected<Tensor> data = RandomTensor(*type, seed);
-    if (!data.ok()) return data.status().WithContext("input " + PrintableName(name));
-    prepared.inputs[name] = std::move(*data);
+    randoms.emplace_back(name, std::move(*type));
     randomised += (randomised.empty() ? "" : ", ") + PrintableName(name);
   }
+  SY_RETURN_IF_ERROR(MakeRandomInputs(prepared, randoms, seed, "input "));
   if (!randomised.empty()) {
     std::cerr << "switchyard " << command << ": note: no value given for " << randomised
               << " (no --input, no <model>/inputs file): using seeded random data (--seed " << seed

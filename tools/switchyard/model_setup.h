@@ -59,6 +59,9 @@ struct PreparedModel {
   // --input-shape NAME=D0,...: the shape of NAME's random data (models with run-time
   // sizes; docs/dynamic-shapes.md).
   std::map<std::string, Shape> random_shapes;
+  // The options the session was planned with (without its progress callback), for the
+  // plan a dynamic model gets at the shapes of random inputs before they are made.
+  PlanOptions options;
   ~PreparedModel() { session.reset(); }
   PreparedModel() = default;
   PreparedModel(PreparedModel&&) = default;
