@@ -43,41 +43,110 @@ OpenClExecutable::OpenClExecutable(Device& device, const sy_partition& p) : devi
   cl_int err = CL_SUCCESS;
   queue_.reset(clCreateCommandQueue(device.context.get(), device.id, 0, &err));
   CheckCl(err, "clCreateCommandQueue");
-
-  values_ = partition.values();
   bound_ = partition.bound();
-  tensors_.resize(values_.size());
-  bytes_.resize(values_.size());
-  for (uint32_t v = 0; v < values_.size(); ++v) {
-    tensors_[v].type = &values_[v];
-    bytes_[v] = partition.bytes(v);
-  }
+  Build(partition);
+}
 
-  steps_ = plugin::CreateSteps<Step>(partition, ClOpRegistry::Global(), CapsOf(device), "OpenCL");
-  // Prepared after every step exists, so that NodeInfo references stay put.
-  for (size_t n = 0; n < steps_.size(); ++n) {
-    PrepareContext ctx(device, steps_[n].node, error_messages_);
-    steps_[n].first_slot = error_messages_.size();
+void OpenClExecutable::Build(const plugin::Partition& partition) {
+  // Everything that depends on the sizes is built aside and swapped in at the end, so that
+  // a resize that fails (a node the device declines at the new sizes, an allocation)
+  // leaves the executable as it was, still right for the sizes it last ran.
+  std::vector<TensorType> values = partition.values();
+  std::vector<uint64_t> bytes(values.size());
+  for (uint32_t v = 0; v < values.size(); ++v) bytes[v] = partition.bytes(v);
+  std::vector<Step> steps =
+      plugin::CreateSteps<Step>(partition, ClOpRegistry::Global(), CapsOf(device_), "OpenCL");
+  // Prepared after every step exists, so that NodeInfo references stay put. Programs come
+  // from the device's program cache (program_cache.h): a resize compiles nothing that an
+  // earlier prepare compiled.
+  std::vector<std::string> error_messages;
+  for (size_t n = 0; n < steps.size(); ++n) {
+    PrepareContext ctx(device_, steps[n].node, error_messages);
+    steps[n].first_slot = error_messages.size();
     try {
-      steps_[n].op->Prepare(ctx);
+      steps[n].op->Prepare(ctx);
     } catch (const sy_sdk::Error& e) {
-      Fail(e.code(), "prepare: node " + std::to_string(n) + " (" + steps_[n].node.Describe() +
+      Fail(e.code(), "prepare: node " + std::to_string(n) + " (" + steps[n].node.Describe() +
                          "): " + e.what());
     }
-    steps_[n].num_slots = error_messages_.size() - steps_[n].first_slot;
+    steps[n].num_slots = error_messages.size() - steps[n].first_slot;
   }
-  for (std::string& m : error_messages_) m = "execute: " + m;
-
-  for (uint32_t v = 0; v < values_.size(); ++v) {
+  for (std::string& m : error_messages) m = "execute: " + m;
+  // Intermediates: an earlier buffer is kept where it holds the new size.
+  std::vector<std::unique_ptr<ClBuffer>> fresh(values.size());
+  for (uint32_t v = 0; v < values.size(); ++v) {
     if (partition.is_bound(v)) continue;
-    owned_.push_back(std::make_unique<ClBuffer>(device, bytes_[v]));
-    tensors_[v].mem = owned_.back()->mem();
-    tensors_[v].offset = 0;
+    const bool fits = v < owned_.size() && owned_[v] != nullptr && owned_[v]->size() >= bytes[v];
+    if (!fits) fresh[v] = std::make_unique<ClBuffer>(device_, bytes[v]);
   }
-  flags_host_.assign(std::max<size_t>(error_messages_.size(), 1), 0);
-  error_flags_.reset(clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE,
-                                    flags_host_.size() * sizeof(cl_int), nullptr, &err));
-  CheckCl(err, "clCreateBuffer (error flags)");
+  const size_t slots = std::max<size_t>(error_messages.size(), 1);
+  UniqueMem flags;
+  if (!error_flags_ || slots != flags_host_.size()) {
+    cl_int err = CL_SUCCESS;
+    flags.reset(clCreateBuffer(device_.context.get(), CL_MEM_READ_WRITE, slots * sizeof(cl_int),
+                               nullptr, &err));
+    CheckCl(err, "clCreateBuffer (error flags)");
+  }
+
+  // Nothing below throws.
+  values_.swap(values);
+  bytes_.swap(bytes);
+  steps_.swap(steps);
+  error_messages_.swap(error_messages);
+  owned_.resize(values_.size());
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    if (fresh[v] != nullptr) owned_[v] = std::move(fresh[v]);
+    if (partition.is_bound(v)) owned_[v].reset();
+  }
+  tensors_.assign(values_.size(), ClTensor{});
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    tensors_[v].type = &values_[v];
+    if (owned_[v] != nullptr) tensors_[v].mem = owned_[v]->mem();
+  }
+  if (flags) {
+    error_flags_ = std::move(flags);
+    flags_host_.assign(slots, 0);
+  }
+}
+
+void OpenClExecutable::CheckSameStructure(const plugin::Partition& partition) const {
+  const auto refuse = [](const std::string& what) {
+    Fail(SY_ERROR_INVALID_ARGUMENT,
+         "execute_resized: the partition differs from the one prepared in " + what +
+             " (only dims and attribute values may change)");
+  };
+  if (partition.values().size() != values_.size()) refuse("its number of values");
+  if (partition.nodes().size() != steps_.size()) refuse("its number of nodes");
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    const TensorType& now = partition.values()[v];
+    if (now.dtype != values_[v].dtype || now.rank() != values_[v].rank()) {
+      refuse("the dtype or rank of value " + std::to_string(v));
+    }
+  }
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const auto& node = partition.nodes()[n];
+    if (node.info.op != steps_[n].node.op || node.inputs != steps_[n].inputs ||
+        node.outputs != steps_[n].outputs) {
+      refuse("node " + std::to_string(n));
+    }
+  }
+  if (partition.bound() != bound_) refuse("the values it binds");
+}
+
+bool OpenClExecutable::SameSizes(const plugin::Partition& partition) const {
+  if (partition.values() != values_) return false;
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    if (!(partition.nodes()[n].info.attrs == steps_[n].node.attrs)) return false;
+  }
+  return true;
+}
+
+void OpenClExecutable::ExecuteResized(const sy_partition& p, sy_buffer* const* buffers,
+                                      uint32_t count) {
+  const plugin::Partition partition(p);
+  CheckSameStructure(partition);
+  if (!SameSizes(partition)) Build(partition);
+  Run(buffers, count, nullptr);
 }
 
 void OpenClExecutable::Execute(sy_buffer* const* buffers, uint32_t count) {

@@ -31,9 +31,10 @@ struct OpenClBackend {
     info.name = d.name.c_str();
     info.vendor = d.vendor.c_str();
     info.kind = d.kind;
-    // cache_write bound to its cache's own buffer writes only the update (ops_indexing.cpp).
+    // cache_write bound to its cache's own buffer writes only the update (ops_indexing.cpp);
+    // executables run at other sizes (OpenClExecutable::ExecuteResized).
     info.flags = (d.fp16 ? SY_DEVICE_FLAG_F16 : 0u) | (d.fp64 ? SY_DEVICE_FLAG_F64 : 0u) |
-                 SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE;
+                 SY_DEVICE_FLAG_CACHE_WRITE_IN_PLACE | SY_DEVICE_FLAG_RESIZABLE;
     info.memory_bytes = d.memory_bytes;
   }
   static bool Supports(const Device& d, const NodeInfo& node, std::string& reason) {

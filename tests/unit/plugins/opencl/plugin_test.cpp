@@ -251,6 +251,79 @@ TEST_F(OpenClPluginTest, MultiNodePartitionOverArenaViews) {
   api_->buffer_free(arena);
 }
 
+// One executable at every size (execute_resized, SY_DEVICE_FLAG_RESIZABLE): matmul,
+// add and relu prepared for x [2, 3] run at x [3, 3] and [1, 3] and back, with results
+// computed here; a partition of another structure is refused.
+TEST_F(OpenClPluginTest, ExecutablesRunAtOtherSizes) {
+  sy_device_info info{};
+  info.struct_size = sizeof info;
+  Ok(api_->device_info(context_, 0, &info));
+  EXPECT_NE(info.flags & SY_DEVICE_FLAG_RESIZABLE, 0u);
+  ASSERT_NE(api_->execute_resized, nullptr);
+  const auto partition = [](int64_t rows) {
+    // values: 0 x [rows,3], 1 w [3,2], 2 b [2], 3 xw, 4 xwb, 5 y [rows,2]
+    auto pb = std::make_unique<PartitionBuilder>(std::vector<Type>{{SY_DTYPE_F32, {rows, 3}},
+                                                                   {SY_DTYPE_F32, {3, 2}},
+                                                                   {SY_DTYPE_F32, {2}},
+                                                                   {SY_DTYPE_F32, {rows, 2}},
+                                                                   {SY_DTYPE_F32, {rows, 2}},
+                                                                   {SY_DTYPE_F32, {rows, 2}}});
+    pb->Add({"matmul", {0, 1}, {3}, {}});
+    pb->Add({"add", {3, 2}, {4}, {}});
+    pb->Add({"relu", {4}, {5}, {}});
+    return pb;
+  };
+  auto prepared = partition(2);
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &prepared->Build({0, 1, 2}, {5}), &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* w = Alloc(24);
+  sy_buffer* b = Alloc(8);
+  Write(w, std::vector<float>{1, -1, 2, 0, 0, 3});  // y = relu(x @ w + b)
+  Write(b, std::vector<float>{0.5f, -1});
+  for (int64_t rows : {2, 3, 1, 3, 2}) {
+    SCOPED_TRACE(rows);
+    std::vector<float> x(static_cast<size_t>(rows * 3));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 2;
+    std::vector<float> want;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = &x[static_cast<size_t>(r * 3)];
+      want.push_back(std::max(0.0f, xr[0] * 1 + xr[1] * 2 + xr[2] * 0 + 0.5f));
+      want.push_back(std::max(0.0f, xr[0] * -1 + xr[1] * 0 + xr[2] * 3 - 1));
+    }
+    sy_buffer* xb = Alloc(x.size() * 4);
+    sy_buffer* yb = Alloc(want.size() * 4);
+    Write(xb, x);
+    sy_buffer* bufs[4] = {xb, w, b, yb};
+    auto sized = partition(rows);
+    Ok(api_->execute_resized(exe, &sized->Build({0, 1, 2}, {5}), 4, bufs));
+    EXPECT_EQ(Read<float>(yb, want.size()), want);
+    api_->buffer_free(xb);
+    api_->buffer_free(yb);
+  }
+  // Another structure: relu dropped.
+  PartitionBuilder other({{SY_DTYPE_F32, {2, 3}},
+                          {SY_DTYPE_F32, {3, 2}},
+                          {SY_DTYPE_F32, {2}},
+                          {SY_DTYPE_F32, {2, 2}},
+                          {SY_DTYPE_F32, {2, 2}},
+                          {SY_DTYPE_F32, {2, 2}}});
+  other.Add({"matmul", {0, 1}, {3}, {}});
+  other.Add({"add", {3, 2}, {4}, {}});
+  other.Add({"add", {4, 2}, {5}, {}});
+  sy_buffer* xb = Alloc(24);
+  sy_buffer* yb = Alloc(16);
+  sy_buffer* bufs[4] = {xb, w, b, yb};
+  std::string message;
+  EXPECT_EQ(Code(api_->execute_resized(exe, &other.Build({0, 1, 2}, {5}), 4, bufs), &message),
+            SY_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("the partition differs from the one prepared in node 2"),
+            std::string::npos)
+      << message;
+  for (sy_buffer* buf : {xb, yb, w, b}) api_->buffer_free(buf);
+  api_->release(exe);
+}
+
 TEST_F(OpenClPluginTest, IntegerDivisionByZeroIsADataError) {
   for (const char* op : {"div", "mod"}) {
     PartitionBuilder pb({{SY_DTYPE_I32, {4}}, {SY_DTYPE_I32, {4}}, {SY_DTYPE_I32, {4}}});
