@@ -76,7 +76,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSY_BUILD_FUZZERS=ON -DSY_BUILD_TESTS=OFF -DSY_BUILD_TOOLS=OFF \
     -DSY_BUILD_BENCHMARKS=OFF -DSY_SANITIZE=address,undefined >/dev/null
-  targets="graph_json single_file safetensors npy plugin_table probe_cache"
+  targets="graph_json single_file safetensors npy plugin_table probe_cache probe_report"
   # The ONNX importer's target where the importer is built (protobuf); its seeds are
   # the ONNX node tests' models (libonnx-testdata).
   if [ -d /usr/share/libonnx-testdata/data/node ] && command -v protoc >/dev/null; then
@@ -97,6 +97,11 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
       plugin_table) printf '\x01\x02\x03\x04\x05\x06\x07\x08' >"$corpus/seed" ;;
       probe_cache)
         printf '/p/libswitchyard_cpu.so\t2049\t131\t4096\t1700000000000000000\t1700000000000000001\tok\t\n/p/libx.so\t1\t2\t3\t4\t5\trejected\tcrashed in initialize (SIGSEGV)\n' >"$corpus/seed" ;;
+      probe_report)
+        # The first byte picks the chunk size; then an honest report (the target's nonce),
+        # and the old forged verdict.
+        printf '\x07step start\nstep dlopen\nstep initialize\nstep shutdown\nready\nok 0123456789abcdef0123456789abcdef\n' >"$corpus/honest"
+        printf '\x01step dlopen\nok\n' >"$corpus/forged" ;;
       onnx_import)
         for d in /usr/share/libonnx-testdata/data/node/test_*/; do
           cp "$d/model.onnx" "$corpus/$(basename "$d").onnx"

@@ -325,6 +325,19 @@ expect "crash in execute, isolated" 1 \
 expect "hang in execute, isolated with --timeout" 1 \
   'device hostile:0, execute: its worker process \(pid [0-9]+\) did not answer within 1 s \(--timeout\) and was killed' \
   -- "$SY" run "$NEG" --plugin "$HANGER" --device hostile --input x=random --isolate all --timeout 1
+# A plugin whose constructor writes the probe's old verdict ("ok") and ends the process with
+# _exit(0) (issue 37): its verdict lacks the nonce the host sends only once the probe has
+# finished, so it is rejected and never loaded here. It used to pass, and then end the host
+# from its constructor: `plugins` printed nothing and a failing `run --compare` exited 0.
+FORGER=(env "SWITCHYARD_PLUGIN_PATH=$TP/forge_verdict" "XDG_CACHE_HOME=$TMP/forge_cache")
+expect "plugins: a forged probe verdict is rejected" 0 \
+  "rejected .*libswitchyard_test_forge_verdict.so: the probe's report was not its own \(a verdict written before the probe finished its checks\)" \
+  -- "${FORGER[@]}" "$SY" plugins
+mkdir -p "$TMP/wrong_mlp"
+mlp_y="$SRC/examples/mlp/expected/y.npy"
+{ head -c $(($(wc -c <"$mlp_y") - 4)) "$mlp_y"; printf '\x00\x00\xc8\x42'; } >"$TMP/wrong_mlp/y.npy"
+expect "run --compare that fails still fails with a forger on the path" 1 "y: f32 \[2, 4\] .* DIFFERS from" \
+  -- "${FORGER[@]}" "$SY" run "$SRC/examples/mlp" --compare "$TMP/wrong_mlp"
 expect "--timeout without --isolate" 2 "--timeout needs --isolate" \
   -- "$SY" run "$SRC/examples/mlp" --timeout 5
 expect "--timeout not a positive number" 2 "--timeout -1.0+: expected seconds above 0" \

@@ -1,6 +1,11 @@
 // Plugins that take down whatever process loads them, one per SY_HOSTILE_* definition
 // (tests/plugins/CMakeLists.txt), for the host's probe (core/src/plugin/plugin_probe.h):
 //   crash_on_load:       a constructor dereferences null when the library is loaded
+//   forge_verdict:       a constructor writes the probe's old verdict ("ok") to every
+//                        descriptor up to 20, the probe's among them, and ends the probe
+//                        with _exit(0); loaded anywhere else (the host, were the probe ever
+//                        to let it through) it exits with status 86 instead, so that a test
+//                        cannot pass by its process ending early with status 0
 //   exit_in_query:       sy_plugin_query calls exit(0)
 //   crash_in_initialize: initialize raises SIGSEGV
 //   hang_in_initialize:  initialize never returns
@@ -27,6 +32,22 @@ extern "C" SY_PLUGIN_EXPORT const sy_plugin_api* sy_plugin_query(uint32_t) { std
 #if defined(SY_HOSTILE_CRASH_ON_LOAD)
 namespace {
 [[gnu::constructor]] void CrashWhenLoaded() { std::raise(SIGSEGV); }
+}  // namespace
+#endif
+
+#if defined(SY_HOSTILE_FORGE_VERDICT)
+namespace {
+[[gnu::constructor]] void ForgeTheProbesVerdict() {
+  char exe[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  const std::string_view program(exe, n > 0 ? static_cast<size_t>(n) : 0);
+  if (!program.ends_with("/switchyard-plugin-probe")) ::_exit(86);
+  static constexpr char kVerdict[] = "ok\n";
+  for (int fd = 0; fd <= 20; ++fd) {
+    if (::write(fd, kVerdict, sizeof kVerdict - 1) < 0) continue;  // not open, or read-only
+  }
+  ::_exit(0);
+}
 }  // namespace
 #endif
 

@@ -1,25 +1,29 @@
 // switchyard-plugin-probe [--threads N] PLUGIN.so: loads one plugin as the host would
-// (core/src/plugin/plugin_probe.h) and reports on file descriptor 3, one line each: "step
-// NAME" before each step of the load and of the op-level supports_node queries that
-// follow it, then "ok" or "error MESSAGE" once the plugin is loaded, asked and shut down
-// again. The host runs it before loading a plugin into its own
-// process; a crash, an exit or a hang here is then the probe's, not the host's. Without
-// descriptor 3 (run by hand) the report goes to stdout.
+// (core/src/plugin/plugin_probe.h) and reports on file descriptor 3, a socket to the host,
+// one line each (core/src/plugin/probe_report.h): "step NAME" before each step of the load
+// and of the op-level supports_node queries that follow it; "ready" once the plugin is
+// shut down and unloaded; then, given the host's nonce in answer, "ok NONCE" or "error
+// NONCE MESSAGE". The host runs it before loading a plugin into its own process; a crash,
+// an exit or a hang here is then the probe's, not the host's. Without descriptor 3 (run
+// by hand) the report goes to stdout and the nonce is read from stdin ("-" at its end).
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
 
+#include "plugin/probe_report.h"
 #include "switchyard/op_schema.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin_host.h"
 
 namespace {
 
-int report_fd = 3;
+int report_fd = sy::kProbeReportFd;
+int nonce_fd = sy::kProbeReportFd;
 
 void Report(std::string_view line) {
   std::string text(line);
@@ -32,10 +36,42 @@ void Report(std::string_view line) {
   }
 }
 
+// The host's nonce: read only now, after the plugin is shut down and unloaded, so that none
+// of its code that ran while the probe had it loaded could have seen it. Up to a newline,
+// at most kNonceHexDigits characters kept; "-" when the host (or a person at a terminal)
+// sends nothing.
+std::string ReadNonce() {
+  std::string nonce;
+  char c;
+  while (true) {
+    const ssize_t n = ::read(nonce_fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') break;
+    if (nonce.size() < sy::kNonceHexDigits) nonce += c;
+  }
+  return nonce.empty() ? "-" : nonce;
+}
+
+// The end: the request for the nonce, then the verdict carrying it (`error`: why loading
+// failed cleanly; null: it loaded, answered and shut down).
+int Verdict(const std::string* error) {
+  Report("ready");
+  Report(sy::ProbeVerdictLine(ReadNonce(), error));
+  return 0;
+}
+
+void Usage() {
+  static constexpr char kUsage[] = "usage: switchyard-plugin-probe [--threads N] PLUGIN.so\n";
+  if (::write(STDERR_FILENO, kUsage, sizeof kUsage - 1) < 0) return;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (::fcntl(report_fd, F_GETFD) < 0) report_fd = STDOUT_FILENO;
+  if (::fcntl(report_fd, F_GETFD) < 0) {
+    report_fd = STDOUT_FILENO;
+    nonce_fd = STDIN_FILENO;
+  }
   uint32_t threads = 0;
   const char* plugin = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -44,12 +80,12 @@ int main(int argc, char** argv) {
     } else if (plugin == nullptr && argv[i][0] != '-') {
       plugin = argv[i];
     } else {
-      Report("error usage: switchyard-plugin-probe [--threads N] PLUGIN.so");
+      Usage();
       return 2;
     }
   }
   if (plugin == nullptr) {
-    Report("error usage: switchyard-plugin-probe [--threads N] PLUGIN.so");
+    Usage();
     return 2;
   }
   sy::DiscoveryOptions options;
@@ -61,10 +97,8 @@ int main(int argc, char** argv) {
   Report("step start");
   sy::Expected<std::unique_ptr<sy::PluginHost>> host = sy::PluginHost::Create(options);
   if (!host.ok()) {
-    std::string message = host.status().message();
-    for (char& c : message) c = c == '\n' ? ' ' : c;
-    Report("error " + message);
-    return 0;
+    const std::string message = host.status().message();
+    return Verdict(&message);  // a failed load has already unloaded the plugin
   }
   // The op-level query of every catalogue op on every device, as `switchyard devices`
   // and placement ask: a plugin that crashes answering it is caught here too.
@@ -89,6 +123,5 @@ int main(int argc, char** argv) {
   }
   Report("step shutdown");
   host->reset();  // each plugin's shutdown, then its library unloaded
-  Report("ok");
-  return 0;
+  return Verdict(nullptr);
 }

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "plugin/install_layout.h"
+#include "plugin/probe_report.h"
 
 extern char** environ;
 
@@ -30,6 +32,9 @@ namespace fs = std::filesystem;
 std::string StepText(const std::string& step) {
   if (step.empty() || step == "start") return "before loading it";
   if (step == "dlopen") return "while its library was loaded (a constructor or a library it needs)";
+  // "ready": the probe had shut the plugin down and unloaded it; what is left of the
+  // plugin's code then runs in threads it started.
+  if (step == "ready") return "once it was unloaded (a thread it left running?)";
   return "in " + step;
 }
 
@@ -161,24 +166,41 @@ void WriteCache(const fs::path& file, const std::string& path, const CacheEntry&
 // ---- running the probe -----------------------------------------------------------------
 
 struct Report {
-  std::string last_step;
-  bool answered = false;  // "ok" or "error ..." seen: loading ran to its end
+  explicit Report(std::string nonce) : reader(std::move(nonce)) {}
+  ProbeReportReader reader;
   bool hung = false;
   int wait_status = 0;
   std::string spawn_error;
 };
 
+// Sends the nonce the probe asked for. MSG_NOSIGNAL: a probe already gone is an EPIPE
+// here, not a SIGPIPE that would end the host; it then gives no verdict, which says why.
+void SendNonce(int fd, const std::string& nonce) {
+  const std::string line = nonce + "\n";
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::send(fd, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Runs the probe on `plugin` and reads its report (probe_report.h) until it closes its end,
+// its time is up, or the report shows itself not the probe's own.
 Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t threads,
-                double timeout_seconds) {
-  Report report;
+                double timeout_seconds, const std::string& nonce) {
+  Report report(nonce);
+  // A socket, not a pipe: the host also answers on it (the nonce), and only once asked.
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    report.spawn_error = std::string("pipe: ") + std::strerror(errno);
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    report.spawn_error = std::string("socketpair: ") + std::strerror(errno);
     return report;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  // The report goes to fd 3; the plugin's own printing goes nowhere.
+  // The report goes to fd 3; the plugin's own printing goes nowhere. Neither argv nor the
+  // environment carries anything secret: the plugin's code can read both.
   posix_spawn_file_actions_adddup2(&actions, fds[1], kProbeReportFd);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
@@ -200,7 +222,7 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
   }
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  std::string buffer;
+  bool forged = false;
   while (true) {
     const double left =
         std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
@@ -215,21 +237,22 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
       if (errno == EINTR) continue;
       break;
     }
-    char chunk[512];
+    char chunk[4096];
     const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the probe exited (or died)
-    buffer.append(chunk, static_cast<size_t>(n));
-    if (buffer.size() > 65536) buffer.erase(0, buffer.size() - 65536);  // a runaway plugin
-    size_t newline;
-    while ((newline = buffer.find('\n')) != std::string::npos) {
-      const std::string line = buffer.substr(0, newline);
-      buffer.erase(0, newline + 1);
-      if (line.rfind("step ", 0) == 0) report.last_step = line.substr(5, 96);
-      if (line == "ok" || line.rfind("error", 0) == 0) report.answered = true;
+    if (n <= 0) {  // the probe exited (or died)
+      report.reader.Finish();
+      break;
+    }
+    const ProbeReportReader::Next next =
+        report.reader.Take(std::string_view(chunk, static_cast<size_t>(n)));
+    if (next == ProbeReportReader::Next::kSendNonce) SendNonce(fds[0], nonce);
+    if (next == ProbeReportReader::Next::kStop) {
+      forged = true;  // nothing it says later counts: no need to wait for it
+      break;
     }
   }
-  if (report.hung) ::kill(pid, SIGKILL);
+  if (report.hung || forged) ::kill(pid, SIGKILL);
   ::close(fds[0]);
   while (::waitpid(pid, &report.wait_status, 0) < 0 && errno == EINTR) {
   }
@@ -279,28 +302,40 @@ ProbeResult ProbePlugin(const fs::path& plugin, uint32_t threads, double timeout
       return result;
     }
   }
-  const Report report = RunProbe(program, plugin, threads, timeout_seconds);
+  const std::string nonce = MakeProbeNonce();
+  if (nonce.empty()) {
+    result.reason = "no random bytes for the probe's nonce (getrandom failed)";
+    return result;  // skipped: a verdict it could not check is no verdict
+  }
+  const Report report = RunProbe(program, plugin, threads, timeout_seconds, nonce);
   if (!report.spawn_error.empty()) {
     result.reason = report.spawn_error;
     return result;  // skipped: the host loads it in-process, as without a probe
   }
-  const std::string where = StepText(report.last_step);
-  if (report.hung) {
-    result.kind = ProbeResult::Kind::kRejected;
+  const ProbeReportReader& reader = report.reader;
+  const std::string where = StepText(reader.asked() ? "ready" : reader.last_step());
+  // Everything but a verified verdict followed by a clean exit rejects the plugin. A
+  // forgery first: a plugin that forges usually also ends the probe, and the forgery is
+  // what to fix.
+  result.kind = ProbeResult::Kind::kRejected;
+  if (!reader.forgery().empty()) {
+    result.reason = "the probe's report was not its own (" + reader.forgery() + ") " + where;
+  } else if (report.hung) {
     std::ostringstream text;
     text << "hung " << where << " (no answer after " << timeout_seconds
          << " s; the probe was killed)";
     result.reason = text.str();
   } else if (WIFSIGNALED(report.wait_status)) {
-    result.kind = ProbeResult::Kind::kRejected;
     const int sig = WTERMSIG(report.wait_status);
     const char* name = sigabbrev_np(sig);
     result.reason = "crashed " + where + " (SIG" + (name ? name : std::to_string(sig)) + ": " +
                     strsignal(sig) + ")";
-  } else if (!report.answered) {
-    result.kind = ProbeResult::Kind::kRejected;
+  } else if (!reader.verified()) {
     result.reason = "exited with status " + std::to_string(WEXITSTATUS(report.wait_status)) + " " +
                     where + " instead of returning to the host";
+  } else if (WEXITSTATUS(report.wait_status) != 0) {
+    result.reason = "the probe exited with status " +
+                    std::to_string(WEXITSTATUS(report.wait_status)) + " after its verdict";
   } else {
     result.kind = ProbeResult::Kind::kUsable;
   }

@@ -254,8 +254,9 @@ std::string PrintHostileCase(const testing::TestParamInfo<HostileCase>& param) {
   return param.param.dir;
 }
 
-// A plugin that crashes, exits or hangs while loaded takes only the probe down: the host
-// lists it as rejected, saying where, and loads the CPU plugin named with it.
+// A plugin that crashes, exits, hangs or forges the probe's verdict while loaded takes only
+// the probe down: the host lists it as rejected, saying where, and loads the CPU plugin
+// named with it.
 TEST_P(PluginHostProbe, RejectsWhatTakesTheProbeDown) {
   const HostileCase& c = GetParam();
   ScopedProbeCache cache;
@@ -293,6 +294,10 @@ INSTANTIATE_TEST_SUITE_P(
                                 "exited with status 0 in sy_plugin_query instead of returning"},
                     HostileCase{"crash_in_initialize", " in initialize"},
                     HostileCase{"crash_in_supports", " in supports_node (op matmul)"},
+                    // A constructor that writes the old verdict and _exit(0)s (issue 37).
+                    HostileCase{"forge_verdict",
+                                "the probe's report was not its own (a verdict written before "
+                                "the probe finished its checks) while its library was loaded"},
                     HostileCase{"hang_in_initialize",
                                 "hung in initialize (no answer after 2 s; the probe was killed)"}),
     PrintHostileCase);
