@@ -4,6 +4,8 @@
 //   exit_in_query:       sy_plugin_query calls exit(0)
 //   crash_in_initialize: initialize raises SIGSEGV
 //   hang_in_initialize:  initialize never returns
+//   fork_and_crash_in_initialize: initialize forks a child as fork_and_crash_in_execute's
+//                        (below) does, then raises SIGSEGV: the probe's crash, seen at once
 //   crash_in_supports:   supports_node raises SIGSEGV when asked about matmul
 //   crash_in_execute:    runs `neg` (f32), and raises SIGSEGV when a partition executes
 //   hang_in_execute:     runs `neg` (f32), and never returns from execute
@@ -55,11 +57,12 @@ class CrashingContext : public sy_test_plugin::TestContext {
 };
 #endif
 
-#if defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE)
+#if defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE) || \
+    defined(SY_HOSTILE_FORK_AND_CRASH_IN_INITIALIZE)
 #define SY_HOSTILE_FORKS
 #endif
 #if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE) || \
-    defined(SY_HOSTILE_FORKS)
+    defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE)
 #define SY_HOSTILE_EXECUTES
 #endif
 
@@ -85,7 +88,7 @@ void ForkASleeper() {
 class FailingExecutable : public sy_executable {
  public:
   void Execute(sy_buffer* const*, uint32_t) override {
-#if defined(SY_HOSTILE_FORKS)
+#if defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE)
     ForkASleeper();
 #endif
 #if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE)
@@ -121,6 +124,10 @@ std::unique_ptr<sy_context> Create(const sy_init_options&) {
   return std::make_unique<ExecutingContext>();
 #endif
 #if defined(SY_HOSTILE_CRASH_IN_INITIALIZE)
+  std::raise(SIGSEGV);
+#elif defined(SY_HOSTILE_FORK_AND_CRASH_IN_INITIALIZE)
+  ForkASleeper();
+  std::signal(SIGSEGV, SIG_DFL);
   std::raise(SIGSEGV);
 #elif defined(SY_HOSTILE_HANG_IN_INITIALIZE)
   while (true) ::pause();

@@ -102,11 +102,16 @@ ChildProcess::Wait ChildProcess::WaitFor(int fd, short events, int timeout_ms,
   }
 }
 
-int ChildProcess::End(double grace_seconds) {
+int ChildProcess::End(double grace_seconds, bool* killed_out) {
+  bool killed = false;
+  const auto result = [&](int status) {
+    if (killed_out != nullptr) *killed_out = killed;
+    ended_ = true;
+    return status;
+  };
   if (ended()) return -1;
   constexpr double kKillWaitSeconds = 2;
   const Clock::time_point start = Clock::now();
-  bool killed = false;
   while (!Exited()) {
     const double waited = SecondsSince(start);
     if (!killed && waited >= grace_seconds) {
@@ -115,10 +120,7 @@ int ChildProcess::End(double grace_seconds) {
       killed = true;
       continue;
     }
-    if (killed && waited >= grace_seconds + kKillWaitSeconds) {
-      ended_ = true;
-      return -1;
-    }
+    if (killed && waited >= grace_seconds + kKillWaitSeconds) return result(-1);
     const double until = killed ? grace_seconds + kKillWaitSeconds : grace_seconds;
     const int slice = static_cast<int>(std::clamp((until - waited) * 1000 + 1, 1.0, 50.0));
     if (pidfd_ >= 0) {
@@ -131,17 +133,13 @@ int ChildProcess::End(double grace_seconds) {
   // The child has exited but is not reaped yet, so no other process can have taken its
   // pid as a group id: whatever it forked is killed before the id is released. (Reaped
   // by something else, its pid may be anyone's now: nothing is killed.)
-  if (reaped_elsewhere_) {
-    ended_ = true;
-    return -1;
-  }
+  if (reaped_elsewhere_) return result(-1);
   ::kill(-pid_, SIGKILL);
   int status = 0;
   pid_t done = 0;
   while ((done = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
   }
-  ended_ = true;
-  return done == pid_ ? status : -1;
+  return result(done == pid_ ? status : -1);
 }
 
 }  // namespace sy

@@ -53,8 +53,9 @@ class ChildProcess {
   // way every process left in its group (what the plugin forked) is killed, and the child
   // is reaped. Returns its wait status, or -1 when it was already ended or would not die
   // within 2 s of SIGKILL (a process stuck in the kernel, in a driver call: it is left to
-  // the system rather than block the caller).
-  int End(double grace_seconds);
+  // the system rather than block the caller). `*killed`, when given, says whether it had
+  // to be killed (it did not exit within the grace).
+  int End(double grace_seconds, bool* killed = nullptr);
 
  private:
   pid_t pid_ = -1;

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -24,23 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Whether `pid` has ended within `seconds`: gone, or a zombie left to a parent that has
-// not reaped it yet (a container's init may never do so).
-bool EndsWithin(pid_t pid, double seconds) {
-  const Clock::time_point start = Clock::now();
-  while (true) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = text.rfind(')');
-    if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z') {
-      return true;
-    }
-    if (SecondsSince(start) > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
 }
 
 // Starts `sh -c script` in its own group with its stdout on a pipe; *read_end gets the
@@ -84,12 +66,14 @@ TEST_P(ChildProcessTest, ExitIsSeenWhileAForkedProcessHoldsThePipe) {
   EXPECT_TRUE(child.Exited());
   const pid_t sleeper = std::stoi(test::ReadFile(pid_file));
   EXPECT_EQ(::kill(sleeper, 0), 0) << "the sleeper should still run until the group ends";
-  const int status = child.End(5);
+  bool killed = true;
+  const int status = child.End(5, &killed);
+  EXPECT_FALSE(killed);
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 3);
   EXPECT_TRUE(child.ended());
   EXPECT_EQ(child.pid(), pid);  // kept for messages
-  EXPECT_TRUE(EndsWithin(sleeper, 5)) << "the forked process outlived the group's end";
+  EXPECT_TRUE(test::ProcessEndsWithin(sleeper, 5)) << "the forked process outlived the group's end";
   ::close(pipe_fd);
 }
 
@@ -118,7 +102,9 @@ TEST_P(ChildProcessTest, AWaitTimesOutWhileTheChildRuns) {
   EXPECT_GE(SecondsSince(start), 0.09);
   EXPECT_FALSE(child.Exited());
   // Ending a child that does not exit by itself kills it.
-  const int status = child.End(0);
+  bool killed = false;
+  const int status = child.End(0, &killed);
+  EXPECT_TRUE(killed);
   ASSERT_TRUE(WIFSIGNALED(status)) << status;
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
   EXPECT_EQ(child.End(0), -1);  // once only
@@ -140,8 +126,8 @@ TEST_P(ChildProcessTest, DestroyingItEndsTheGroup) {
     }
     ASSERT_GT(sleeper, 0);
   }
-  EXPECT_TRUE(EndsWithin(pid, 5));
-  EXPECT_TRUE(EndsWithin(sleeper, 5));
+  EXPECT_TRUE(test::ProcessEndsWithin(pid, 5));
+  EXPECT_TRUE(test::ProcessEndsWithin(sleeper, 5));
   ::close(pipe_fd);
 }
 

@@ -9,11 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "plugin/child_process.h"
 #include "switchyard/graph.h"
@@ -188,25 +186,6 @@ TEST(IsolatedPlugin, HangInExecuteEndsAtTheTimeout) {
   EXPECT_NE(::kill(pid, 0), 0) << "the hung worker was not killed";
 }
 
-// Whether `pid` has ended within `seconds`: gone, or a zombie its new parent (init, which
-// in a container may never reap) has not reaped yet.
-bool EndsWithin(pid_t pid, double seconds) {
-  const auto start = std::chrono::steady_clock::now();
-  while (true) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const size_t paren = text.rfind(')');
-    if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z') {
-      return true;
-    }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 // The plugin forks a child that holds the worker's socket and sleeps 60 s, then crashes
 // (tests/plugins/hostile_plugin.cpp, fork_and_crash_in_execute). The host watches the
 // worker process, not only the socket: it reports the crash at once, not after the
@@ -247,8 +226,8 @@ TEST(IsolatedPlugin, CrashIsSeenAtOnceWhileAForkedChildHoldsTheSocket) {
       ASSERT_TRUE(fs::exists(pid_file)) << "the plugin did not fork";
       const pid_t forked = std::stoi(test::ReadFile(pid_file));
       ASSERT_GT(forked, 0);
-      EXPECT_TRUE(EndsWithin(forked, 3)) << "the plugin's child outlived its worker";
-      EXPECT_TRUE(EndsWithin(worker, 1));
+      EXPECT_TRUE(test::ProcessEndsWithin(forked, 3)) << "the plugin's child outlived its worker";
+      EXPECT_TRUE(test::ProcessEndsWithin(worker, 1));
     }
   }
 }
@@ -269,8 +248,8 @@ TEST(IsolatedPlugin, DestroyingTheHostEndsWhatItsPluginForked) {
   ASSERT_GT(forked, 0);
   EXPECT_EQ(::kill(forked, 0), 0) << "the plugin's child should run until the host ends";
   host->reset();
-  EXPECT_TRUE(EndsWithin(forked, 3)) << "the plugin's child outlived its host";
-  EXPECT_TRUE(EndsWithin(worker, 1));
+  EXPECT_TRUE(test::ProcessEndsWithin(forked, 3)) << "the plugin's child outlived its host";
+  EXPECT_TRUE(test::ProcessEndsWithin(worker, 1));
 }
 
 TEST(IsolatedPlugin, MissingWorkerProgramIsAnErrorForAnExplicitPlugin) {
