@@ -338,6 +338,15 @@ mlp_y="$SRC/examples/mlp/expected/y.npy"
 { head -c $(($(wc -c <"$mlp_y") - 4)) "$mlp_y"; printf '\x00\x00\xc8\x42'; } >"$TMP/wrong_mlp/y.npy"
 expect "run --compare that fails still fails with a forger on the path" 1 "y: f32 \[2, 4\] .* DIFFERS from" \
   -- "${FORGER[@]}" "$SY" run "$SRC/examples/mlp" --compare "$TMP/wrong_mlp"
+# A crash while a process the plugin forked holds the worker's socket: seen at once as a
+# crash (the host watches the worker process), not as a timeout.
+FORKER="$TP/fork_and_crash_in_execute/libswitchyard_test_fork_and_crash_in_execute.so"
+started=$SECONDS
+expect "crash in execute while a forked child holds the socket, isolated" 1 \
+  'device hostile:0, execute: its worker process \(pid [0-9]+\) crashed \(SIGSEGV' \
+  -- "$SY" run "$NEG" --plugin "$FORKER" --device hostile --input x=random --isolate all --timeout 30
+if [ $((SECONDS - started)) -lt 20 ]; then passes=$((passes + 1)); else
+  echo "FAIL the isolated crash took $((SECONDS - started)) s"; failures=$((failures + 1)); fi
 expect "--timeout without --isolate" 2 "--timeout needs --isolate" \
   -- "$SY" run "$SRC/examples/mlp" --timeout 5
 expect "--timeout not a positive number" 2 "--timeout -1.0+: expected seconds above 0" \

@@ -76,6 +76,28 @@ grep -q '<failure type="crashed"' "$TMP/mis.xml" && grep -q '<failure type="hung
   grep -q '<skipped message="unsupported' "$TMP/mis.xml" && passes=$((passes + 1)) || {
   echo "FAIL misbehaving JUnit"; head -30 "$TMP/mis.xml"; failures=$((failures + 1)); }
 
+# A plugin that forks a child holding the worker's pipe open, then crashes
+# (fork_and_crash_in_execute): the parent watches the worker process, not only the pipe,
+# so the case is crashed at once, not hung at the timeout, and the child is ended with the
+# worker's process group (gone, or a zombie its new parent has not reaped).
+FORKER="$TP/fork_and_crash_in_execute/libswitchyard_test_fork_and_crash_in_execute.so"
+started=$SECONDS
+expect "crash while a forked child holds the pipe" 1 \
+  '^crashed: neg "f32 .*": the worker was killed by signal' \
+  -- env SY_TEST_FORKED_PID_FILE="$TMP/forked.pid" "$SY" conformance --plugin "$FORKER" \
+  --ops neg --cases 'f32 scalar*' --timeout 30
+if [ $((SECONDS - started)) -lt 20 ]; then passes=$((passes + 1)); else
+  echo "FAIL the forked child's crash took $((SECONDS - started)) s"; failures=$((failures + 1)); fi
+forked=$(cat "$TMP/forked.pid" 2>/dev/null)
+sleep 0.2
+if [ -n "$forked" ] && { ! kill -0 "$forked" 2>/dev/null ||
+  [ "$(awk '{print $3}' "/proc/$forked/stat" 2>/dev/null)" = Z ]; }; then
+  passes=$((passes + 1))
+else
+  echo "FAIL the plugin's forked child (pid '$forked') outlived the conformance worker"
+  failures=$((failures + 1))
+fi
+
 # Expectations: listed failures become expected failures; a listed pass is unexpected.
 cat >"$TMP/expect.txt" <<'TXT'
 # known problems of the misbehaving plugin

@@ -9,11 +9,21 @@
 //   exit_in_query:       sy_plugin_query calls exit(0)
 //   crash_in_initialize: initialize raises SIGSEGV
 //   hang_in_initialize:  initialize never returns
+//   fork_and_crash_in_initialize: initialize forks a child as fork_and_crash_in_execute's
+//                        (below) does, then raises SIGSEGV: the probe's crash, seen at once
 //   crash_in_supports:   supports_node raises SIGSEGV when asked about matmul
 //   crash_in_execute:    runs `neg` (f32), and raises SIGSEGV when a partition executes
 //   hang_in_execute:     runs `neg` (f32), and never returns from execute
-// The last two load and probe cleanly; only --isolate keeps the host alive through them
+//   fork_and_crash_in_execute: runs `neg` (f32); execute forks a child that sleeps 60 s
+//                        holding every descriptor of its parent (the isolated worker's
+//                        socket, the conformance worker's pipe), writes the child's pid to
+//                        the file $SY_TEST_FORKED_PID_FILE names (when set), and raises
+//                        SIGSEGV: the host must see the crash at once and end the child
+//   fork_in_execute:     the same child, and execute returns (computing nothing): the
+//                        child runs on until the host ends the worker
+// The last four load and probe cleanly; only --isolate keeps the host alive through them
 // (docs/plugin-isolation.md).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -68,22 +78,52 @@ class CrashingContext : public sy_test_plugin::TestContext {
 };
 #endif
 
-#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE)
+#if defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE) || \
+    defined(SY_HOSTILE_FORK_AND_CRASH_IN_INITIALIZE)
+#define SY_HOSTILE_FORKS
+#endif
+#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE) || \
+    defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE)
+#define SY_HOSTILE_EXECUTES
+#endif
+
+#if defined(SY_HOSTILE_FORKS)
+// Forks a child that outlives this process unless someone ends it, and says its pid.
+void ForkASleeper() {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::sleep(60);
+    ::_exit(0);
+  }
+  const char* file = std::getenv("SY_TEST_FORKED_PID_FILE");
+  if (child < 0 || file == nullptr) return;
+  const int fd = ::open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const std::string text = std::to_string(child) + "\n";
+  (void)!::write(fd, text.data(), text.size());
+  ::close(fd);
+}
+#endif
+
+#if defined(SY_HOSTILE_EXECUTES)
 class FailingExecutable : public sy_executable {
  public:
   void Execute(sy_buffer* const*, uint32_t) override {
-#if defined(SY_HOSTILE_CRASH_IN_EXECUTE)
+#if defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_IN_EXECUTE)
+    ForkASleeper();
+#endif
+#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_FORK_AND_CRASH_IN_EXECUTE)
     // The default action whatever handler a library in the process installed (some
     // runtimes catch SIGSEGV, and a handler that returns would let raise() return).
     std::signal(SIGSEGV, SIG_DFL);
     std::raise(SIGSEGV);
-#else
+#elif defined(SY_HOSTILE_HANG_IN_EXECUTE)
     while (true) ::pause();
 #endif
   }
 };
 
-// Claims `neg` on f32, prepares it, and fails when it runs.
+// Claims `neg` on f32, prepares it, and fails (or forks) when it runs.
 class ExecutingContext : public sy_test_plugin::TestContext {
  public:
   ExecutingContext() : TestContext(1, "") {}
@@ -101,10 +141,14 @@ std::unique_ptr<sy_context> Create(const sy_init_options&) {
 #if defined(SY_HOSTILE_CRASH_IN_SUPPORTS)
   return std::make_unique<CrashingContext>();
 #endif
-#if defined(SY_HOSTILE_CRASH_IN_EXECUTE) || defined(SY_HOSTILE_HANG_IN_EXECUTE)
+#if defined(SY_HOSTILE_EXECUTES)
   return std::make_unique<ExecutingContext>();
 #endif
 #if defined(SY_HOSTILE_CRASH_IN_INITIALIZE)
+  std::raise(SIGSEGV);
+#elif defined(SY_HOSTILE_FORK_AND_CRASH_IN_INITIALIZE)
+  ForkASleeper();
+  std::signal(SIGSEGV, SIG_DFL);
   std::raise(SIGSEGV);
 #elif defined(SY_HOSTILE_HANG_IN_INITIALIZE)
   while (true) ::pause();

@@ -1,8 +1,14 @@
 #include "test_util.h"
 
+#include <signal.h>
+
+#include <cerrno>
+#include <chrono>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
+#include <thread>
 
 namespace sy::test {
 
@@ -35,6 +41,26 @@ std::string ReadFile(const std::filesystem::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+bool ProcessEndsWithin(int pid, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)),
+                           std::istreambuf_iterator<char>());
+    // "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the
+    // last ')'.
+    const size_t paren = text.rfind(')');
+    if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z') {
+      return true;
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 Expected<std::vector<TensorType>> Infer(std::string_view op, std::vector<TensorType> inputs,

@@ -32,6 +32,10 @@ class TempDir {
 void WriteFile(const std::filesystem::path& path, std::string_view bytes);
 std::string ReadFile(const std::filesystem::path& path);
 
+// Whether process `pid` has ended within `seconds`: gone, or a zombie that its parent (for
+// an orphan, init, which in a container may never reap) has not reaped yet.
+bool ProcessEndsWithin(int pid, double seconds);
+
 inline TensorType T(DType dtype, Shape shape) { return {dtype, std::move(shape)}; }
 inline TensorType F32(Shape shape) { return {DType::kF32, std::move(shape)}; }
 

@@ -348,6 +348,15 @@ class Worker {
   uint64_t next_id_ = 1;
 };
 
+// Ends this process and, when it leads its process group (the host starts it so:
+// core/src/plugin/child_process.h), every process the plugin forked, which would
+// otherwise outlive a host that is gone. Run by hand in a shell's group, it ends itself
+// only.
+[[noreturn]] void EndGroup(int status) {
+  if (::getpgrp() == ::getpid()) ::kill(0, SIGKILL);
+  ::_exit(status);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -359,7 +368,7 @@ int main(int argc, char** argv) {
   const pid_t parent = ::getppid();
   std::thread([parent] {
     while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    ::_exit(1);
+    EndGroup(1);
   }).detach();
   uint32_t threads = 0;
   const char* plugin = nullptr;
@@ -395,9 +404,13 @@ int main(int argc, char** argv) {
   std::string frame, error;
   std::vector<int> fds;
   bool stop = false;
+  bool host_gone = false;
   while (!stop) {
     const Channel::Result got = channel.Receive(&frame, &fds, 0, kMaxRequest, &error);
-    if (got != Channel::Result::kOk) break;  // the host went away
+    if (got != Channel::Result::kOk) {
+      host_gone = true;  // or unable to speak: nobody is left to end our group
+      break;
+    }
     MessageReader reader(frame);
     const Op op = static_cast<Op>(reader.Get<uint32_t>());
     Reply reply = reader.ok() ? worker.Handle(op, reader, fds, &stop)
@@ -406,9 +419,12 @@ int main(int argc, char** argv) {
     MessageWriter out;
     out.Put(reply.code).PutString(reply.message);
     if (channel.Send(out.bytes() + reply.payload.bytes(), {}, 0, &error) != Channel::Result::kOk) {
+      host_gone = true;
       break;
     }
   }
   worker.Close();
+  // After a shutdown the host ends the group itself, once it has this exit status.
+  if (host_gone) EndGroup(0);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "conformance/expectations.h"
 #include "conformance/report.h"
 #include "conformance/suite.h"
+#include "plugin/child_process.h"
 #include "progress_line.h"
 
 namespace sy::cli {
@@ -81,10 +83,16 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
     }
     const pid_t pid = fork();
     if (pid == 0) {
-      // The worker: reports on fds[1]; its stdout goes to stderr (or nowhere), so that
-      // a plugin's own printing cannot corrupt the protocol.
+      // The worker leads a process group of its own, so that ending it ends whatever the
+      // plugin forked (which would hold fds[1] open, too). Outside the terminal's
+      // foreground group, it must not read the terminal (it would be stopped): its stdin
+      // is /dev/null.
+      setpgid(0, 0);
+      // It reports on fds[1]; its stdout goes to stderr (or nowhere), so that a plugin's
+      // own printing cannot corrupt the protocol.
       close(fds[0]);
-      const int null_fd = open("/dev/null", O_WRONLY);
+      const int null_fd = open("/dev/null", O_RDWR);
+      dup2(null_fd, STDIN_FILENO);
       dup2(verbose ? STDERR_FILENO : null_fd, STDOUT_FILENO);
       if (!verbose) dup2(null_fd, STDERR_FILENO);
       std::vector<std::string> argv_text = {"switchyard", "conformance"};
@@ -104,6 +112,10 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
         results[k] = {Outcome::kCrashed, "fork() failed", 0};
       break;
     }
+    setpgid(pid, pid);  // as the child does: whichever runs first (EACCES once it has exec'd)
+    // Watched beside the pipe: a process the plugin forked keeps the pipe open after the
+    // worker dies, so its end of file would come only when that process ends.
+    ChildProcess worker(pid);
     std::string buffer;
     long started = -1;
     bool began_any = false;
@@ -118,12 +130,14 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
         hung = true;
         break;
       }
-      pollfd p{fds[0], POLLIN, 0};
-      const int ready = poll(&p, 1, static_cast<int>(left * 1000) + 1);
-      if (ready == 0) continue;  // re-check the clock
-      if (ready < 0 && errno == EINTR) continue;
+      std::string error;
+      const ChildProcess::Wait ready =
+          worker.WaitFor(fds[0], POLLIN, static_cast<int>(std::min(left * 1000 + 1, 1e9)), &error);
+      if (ready == ChildProcess::Wait::kTimedOut) continue;  // re-check the clock
+      if (ready != ChildProcess::Wait::kReady) break;        // the worker died (or poll failed)
       char chunk[4096];
       const ssize_t n = read(fds[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;  // the worker exited (or died)
       buffer.append(chunk, static_cast<size_t>(n));
       size_t newline;
@@ -157,12 +171,13 @@ std::vector<Result> RunIsolated(const std::vector<std::string>& args,
         }
       }
     }
-    if (hung) kill(pid, SIGKILL);
     close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    // Killed at once when hung; else it has exited or is exiting (it closed its pipe), and
+    // gets the time of a case to finish. Either way its process group ends with it.
+    const int status = worker.End(hung ? 0 : timeout_seconds);
     if (next >= suite.size()) break;
-    std::string how = hung ? ""
+    std::string how = hung         ? ""
+                      : status < 0 ? std::string("could not be ended (stuck in the kernel)")
                       : WIFSIGNALED(status)
                           ? std::string("was killed by signal ") + strsignal(WTERMSIG(status))
                           : "exited with status " + std::to_string(WEXITSTATUS(status));

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -18,10 +19,9 @@
 #include <sstream>
 #include <vector>
 
+#include "plugin/child_process.h"
 #include "plugin/install_layout.h"
 #include "plugin/probe_report.h"
-
-extern char** environ;
 
 namespace sy {
 namespace {
@@ -211,7 +211,7 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = SpawnInOwnGroup(&pid, program.c_str(), &actions, argv.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (spawned != 0) {
@@ -220,6 +220,9 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
         std::string("cannot start ") + program.string() + ": " + std::strerror(spawned);
     return report;
   }
+  // Watched beside the pipe, which a process the plugin forked would hold open after the
+  // probe died; ending the probe ends its process group, and that process with it.
+  ChildProcess probe(pid);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   bool forged = false;
@@ -230,11 +233,12 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
       report.hung = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
-    if (ready == 0) continue;
-    if (ready < 0) {
-      if (errno == EINTR) continue;
+    std::string error;
+    const ChildProcess::Wait ready =
+        probe.WaitFor(fds[0], POLLIN, static_cast<int>(std::min(left * 1000 + 1, 1e9)), &error);
+    if (ready == ChildProcess::Wait::kTimedOut) continue;
+    if (ready != ChildProcess::Wait::kReady) {  // the probe exited (or poll failed)
+      report.reader.Finish();
       break;
     }
     char chunk[4096];
@@ -252,10 +256,15 @@ Report RunProbe(const fs::path& program, const fs::path& plugin, uint32_t thread
       break;
     }
   }
-  if (report.hung || forged) ::kill(pid, SIGKILL);
   ::close(fds[0]);
-  while (::waitpid(pid, &report.wait_status, 0) < 0 && errno == EINTR) {
-  }
+  // Killed at once when hung; else it has exited or closed its pipe, and gets the rest of
+  // its time (at least a second) to finish: one that does not is hung too.
+  const double left =
+      std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  bool killed = false;
+  // A forged report: nothing it says later counts, so it is ended at once too.
+  report.wait_status = probe.End(report.hung || forged ? 0 : std::max(left, 1.0), &killed);
+  if (!forged && (killed || report.wait_status < 0)) report.hung = true;
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -301,6 +302,35 @@ INSTANTIATE_TEST_SUITE_P(
                     HostileCase{"hang_in_initialize",
                                 "hung in initialize (no answer after 2 s; the probe was killed)"}),
     PrintHostileCase);
+
+// A plugin that forks a child holding the probe's pipe, then crashes in initialize
+// (fork_and_crash_in_initialize): the host watches the probe process, not only the pipe,
+// so it is rejected at once as a crash, not as hung at the probe's timeout, and the child
+// ends with the probe's process group.
+TEST(PluginHost, ProbeSeesACrashWhileAForkedChildHoldsItsPipe) {
+  ScopedProbeCache cache;
+  test::TempDir dir;
+  const fs::path pid_file = dir / "forked.pid";
+  ScopedEnv forked_pid_file("SY_TEST_FORKED_PID_FILE", pid_file.string());
+  DiscoveryOptions options;
+  options.scan_default_paths = false;
+  options.explicit_plugins = {
+      TestPlugin("fork_and_crash_in_initialize", "fork_and_crash_in_initialize")};
+  options.probe_timeout_seconds = 30;
+  const auto start = std::chrono::steady_clock::now();
+  Expected<std::unique_ptr<PluginHost>> host = PluginHost::Create(options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(host.ok());
+  const std::string m = host.status().message();
+  // "crashed in initialize (SIGSEGV...)"; under AddressSanitizer, "exited with status 1".
+  EXPECT_NE(m.find(" in initialize"), std::string::npos) << m;
+  EXPECT_EQ(m.find("hung"), std::string::npos) << m;
+  EXPECT_LT(seconds, 5.0) << m;
+  ASSERT_TRUE(fs::exists(pid_file)) << "the plugin did not fork";
+  EXPECT_TRUE(test::ProcessEndsWithin(std::stoi(test::ReadFile(pid_file)), 3))
+      << "the plugin's child outlived the probe";
+}
 
 TEST(PluginHost, ProbeVerdictsFollowTheFile) {
   // A verdict is cached by the file's identity: a different file at the same path is

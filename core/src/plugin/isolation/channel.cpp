@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "plugin/child_process.h"
+
 namespace sy::isolation {
 namespace {
 
@@ -32,16 +34,28 @@ Clock::time_point DeadlineAfter(double timeout_seconds) {
                             std::chrono::duration<double>(timeout_seconds));
 }
 
-// Waits until `fd` is ready for `events` or the deadline passes (no deadline when
-// `timeout_seconds` <= 0).
-Channel::Result WaitFor(int fd, short events, Clock::time_point deadline, double timeout_seconds,
-                        std::string* error) {
+// Waits until `fd` is ready for `events`, `peer` (when not null) has exited, or the
+// deadline passes (no deadline when `timeout_seconds` <= 0).
+Channel::Result WaitFor(int fd, short events, const ChildProcess* peer, Clock::time_point deadline,
+                        double timeout_seconds, std::string* error) {
   while (true) {
     int wait_ms = -1;
     if (Bounded(timeout_seconds)) {
       const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
       if (left <= 0) return Channel::Result::kTimedOut;
       wait_ms = static_cast<int>(std::min(left * 1000 + 1, 1e9));
+    }
+    if (peer != nullptr) {
+      switch (peer->WaitFor(fd, events, wait_ms, error)) {
+        case ChildProcess::Wait::kReady:
+          return Channel::Result::kOk;
+        case ChildProcess::Wait::kExited:
+          return Channel::Result::kPeerExited;
+        case ChildProcess::Wait::kTimedOut:
+          continue;  // the deadline check above decides
+        case ChildProcess::Wait::kError:
+          return Channel::Result::kError;
+      }
     }
     pollfd p{fd, events, 0};
     const int ready = ::poll(&p, 1, wait_ms);
@@ -71,7 +85,7 @@ Channel::Result Channel::Send(const std::string& body, std::span<const int> fds,
   size_t sent = 0;
   bool fds_sent = fds.empty();
   while (sent < frame.size()) {
-    const Result ready = WaitFor(fd_, POLLOUT, deadline, timeout_seconds, error);
+    const Result ready = WaitFor(fd_, POLLOUT, peer_, deadline, timeout_seconds, error);
     if (ready != Result::kOk) return ready;
     iovec iov{frame.data() + sent, frame.size() - sent};
     msghdr msg{};
@@ -112,7 +126,7 @@ Channel::Result Channel::Receive(std::string* body, std::vector<int>* fds, doubl
   const auto read_exactly = [&](char* into, size_t size) -> Result {
     size_t got = 0;
     while (got < size) {
-      const Result ready = WaitFor(fd_, POLLIN, deadline, timeout_seconds, error);
+      const Result ready = WaitFor(fd_, POLLIN, peer_, deadline, timeout_seconds, error);
       if (ready != Result::kOk) return ready;
       iovec iov{into + got, size - got};
       msghdr msg{};

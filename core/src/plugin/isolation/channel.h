@@ -1,7 +1,9 @@
 // One end of the connection between the host and an isolated plugin's worker: a Unix
 // stream socket carrying length-prefixed frames, with file descriptors (shared-memory
 // regions) passed alongside a frame. Every wait has a deadline, so that a worker that
-// hangs, or stops reading, cannot hang the host.
+// hangs, or stops reading, cannot hang the host; and a wait can watch the peer process
+// too (WatchPeer), so that a peer that dies while another process holds its end of the
+// socket open is seen at once rather than at the deadline.
 //
 // Ownership: the Channel owns its socket and closes it when destroyed. File descriptors
 // received belong to the caller.
@@ -12,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace sy {
+class ChildProcess;
+}
+
 namespace sy::isolation {
 
 class Channel {
@@ -21,7 +27,12 @@ class Channel {
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
 
-  enum class Result { kOk, kClosed, kTimedOut, kError };
+  // kPeerExited: the watched peer process exited with the frame incomplete (its socket
+  // may still be open in a process it forked).
+  enum class Result { kOk, kClosed, kTimedOut, kError, kPeerExited };
+
+  // Every later wait also ends when `peer` (which must outlive the channel) has exited.
+  void WatchPeer(const ChildProcess* peer) { peer_ = peer; }
 
   // Sends one frame, with `fds` attached to its first byte. A timeout of 0 or less waits
   // as long as it takes.
@@ -36,6 +47,7 @@ class Channel {
 
  private:
   int fd_;
+  const ChildProcess* peer_ = nullptr;
 };
 
 // A shared-memory region: an anonymous file (memfd) of `size` bytes mapped read-write.

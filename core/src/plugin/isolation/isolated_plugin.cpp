@@ -8,21 +8,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <sstream>
-#include <thread>
 
+#include "plugin/child_process.h"
 #include "plugin/install_layout.h"
 #include "plugin/isolation/channel.h"
 #include "plugin/isolation/wire.h"
 #include "switchyard/dtype.h"
-
-extern char** environ;
 
 namespace sy::isolation {
 namespace {
@@ -81,8 +78,14 @@ std::string SignalText(int sig) {
 
 class Connection {
  public:
+  // `pid` leads a process group of its own (SpawnInOwnGroup): ending the worker ends
+  // whatever its plugin forked too.
   Connection(int fd, pid_t pid, std::string plugin, double call_timeout)
-      : channel_(fd), pid_(pid), plugin_(std::move(plugin)), call_timeout_(call_timeout) {}
+      : process_(pid), channel_(fd), plugin_(std::move(plugin)), call_timeout_(call_timeout) {
+    // A wait for a reply also ends when the worker exits: a process the plugin forked may
+    // hold the worker's end of the socket open, and no end of file would come.
+    channel_.WatchPeer(&process_);
+  }
   ~Connection() { Stop(); }
 
   struct Reply {
@@ -131,10 +134,11 @@ class Connection {
     return reply;
   }
 
-  // Asks the worker to shut its plugin down and exit; kills it if it does not.
+  // Asks the worker to shut its plugin down and exit; kills it if it does not, and kills
+  // what is left of its process group either way.
   void Stop() {
     std::lock_guard lock(mutex_);
-    if (pid_ <= 0) return;
+    if (process_.ended()) return;
     if (dead_reason_.empty()) {
       MessageWriter request;
       request.Put(static_cast<uint32_t>(Op::kShutdown));
@@ -145,26 +149,27 @@ class Connection {
         for (int fd : fds) ::close(fd);
       }
     }
-    Reap(kShutdownSeconds);
+    process_.End(kShutdownSeconds);
   }
 
   double call_timeout() const { return call_timeout_; }
   const std::string& plugin() const { return plugin_; }
   void set_plugin(std::string name) { plugin_ = std::move(name); }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
 
  private:
   // Marks the worker dead with the reason, killing it if it still runs.
   void Fail(Channel::Result r, const std::string& what, double timeout_seconds,
             const std::string& error) {
     std::ostringstream reason;
-    reason << "its worker process (pid " << pid_ << ")";
+    reason << "its worker process (pid " << process_.pid() << ")";
     if (r == Channel::Result::kTimedOut) {
-      ::kill(pid_, SIGKILL);
-      Reap(0);
+      process_.End(0);
       reason << " did not answer within " << timeout_seconds << " s (--timeout) and was killed";
     } else {
-      const int status = Reap(1.0);
+      // Closed or kPeerExited: it is gone or going; a worker that closed its socket but
+      // lingers gets a second before it is killed.
+      const int status = process_.End(1.0);
       if (status >= 0 && WIFSIGNALED(status)) {
         reason << " crashed (" << SignalText(WTERMSIG(status)) << ")";
       } else if (status >= 0 && WIFEXITED(status)) {
@@ -180,42 +185,9 @@ class Connection {
     dead_reason_ = reason.str();
   }
 
-  // Waits up to `grace_seconds` for the worker to exit, then kills it and waits up to
-  // kKillWaitSeconds more; returns its wait status, or -1 when it was already reaped or
-  // would not die in time (a process stuck in the kernel, in a driver call: it is left to
-  // the system rather than block the host).
-  int Reap(double grace_seconds) {
-    if (pid_ <= 0) return -1;
-    constexpr double kKillWaitSeconds = 2;
-    int status = 0;
-    const auto start = std::chrono::steady_clock::now();
-    const auto waited = [&start] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    bool killed = false;
-    while (true) {
-      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-      if (done == pid_) break;
-      if (done < 0 && errno != EINTR) {
-        pid_ = -1;
-        return -1;
-      }
-      if (!killed && waited() >= grace_seconds) {
-        ::kill(pid_, SIGKILL);
-        killed = true;
-      } else if (killed && waited() >= grace_seconds + kKillWaitSeconds) {
-        pid_ = -1;
-        return -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    pid_ = -1;
-    return status;
-  }
-
-  std::mutex mutex_;  // one request and its reply at a time
+  std::mutex mutex_;      // one request and its reply at a time
+  ChildProcess process_;  // before channel_, which watches it
   Channel channel_;
-  pid_t pid_;
   std::string plugin_;
   double call_timeout_;
   std::string dead_reason_;  // "" while the worker is usable
@@ -659,7 +631,7 @@ Expected<IsolatedPlugin> StartIsolated(const fs::path& plugin, const StartOption
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = SpawnInOwnGroup(&pid, program.c_str(), &actions, argv.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   if (spawned != 0) {

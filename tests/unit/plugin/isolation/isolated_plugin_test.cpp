@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "plugin/child_process.h"
 #include "switchyard/graph.h"
 #include "switchyard/plugin_host.h"
 #include "switchyard/session.h"
@@ -183,6 +184,72 @@ TEST(IsolatedPlugin, HangInExecuteEndsAtTheTimeout) {
       << hung.message();
   EXPECT_LT(seconds, 10.0);
   EXPECT_NE(::kill(pid, 0), 0) << "the hung worker was not killed";
+}
+
+// The plugin forks a child that holds the worker's socket and sleeps 60 s, then crashes
+// (tests/plugins/hostile_plugin.cpp, fork_and_crash_in_execute). The host watches the
+// worker process, not only the socket: it reports the crash at once, not after the
+// child's 60 s nor as a timeout, and ends the child with the worker's process group.
+// With a pidfd and without one (the polled fallback of kernels before 5.3), with no call
+// timeout and with one (which must not turn the crash into "did not answer").
+TEST(IsolatedPlugin, CrashIsSeenAtOnceWhileAForkedChildHoldsTheSocket) {
+  for (const bool pidfd : {true, false}) {
+    for (const double timeout : {0.0, 30.0}) {
+      SCOPED_TRACE(std::string(pidfd ? "pidfd" : "polled") + ", timeout " +
+                   std::to_string(timeout));
+      SetPidfdEnabledForTesting(pidfd);
+      test::TempDir dir;
+      const fs::path pid_file = dir / "forked.pid";
+      setenv("SY_TEST_FORKED_PID_FILE", pid_file.c_str(), 1);  // the worker inherits it
+      Expected<std::unique_ptr<PluginHost>> host =
+          Load({Hostile("fork_and_crash_in_execute")}, {"all"}, timeout);
+      unsetenv("SY_TEST_FORKED_PID_FILE");
+      SetPidfdEnabledForTesting(true);
+      SY_ASSERT_OK(host);
+      const int worker = (*host)->plugins()[0]->worker_pid();
+      const auto start = std::chrono::steady_clock::now();
+      const Status crashed = RunNegOn(**host);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ASSERT_FALSE(crashed.ok());
+      const std::string& m = crashed.message();
+      EXPECT_NE(m.find("device hostile:0, execute: its worker process (pid " +
+                       std::to_string(worker) + ")"),
+                std::string::npos)
+          << m;
+      // SIGSEGV normally; under AddressSanitizer its handler may end the worker otherwise.
+      EXPECT_TRUE(m.find("crashed (SIGSEGV") != std::string::npos ||
+                  m.find("exited with status") != std::string::npos)
+          << m;
+      EXPECT_EQ(m.find("did not answer"), std::string::npos) << m;
+      EXPECT_LT(seconds, 5.0) << "the crash was seen only when the socket closed";
+      ASSERT_TRUE(fs::exists(pid_file)) << "the plugin did not fork";
+      const pid_t forked = std::stoi(test::ReadFile(pid_file));
+      ASSERT_GT(forked, 0);
+      EXPECT_TRUE(test::ProcessEndsWithin(forked, 3)) << "the plugin's child outlived its worker";
+      EXPECT_TRUE(test::ProcessEndsWithin(worker, 1));
+    }
+  }
+}
+
+// Destroying the host ends each worker's process group: a child its plugin forked
+// (fork_in_execute: execute forks a sleeper and returns) ends with it.
+TEST(IsolatedPlugin, DestroyingTheHostEndsWhatItsPluginForked) {
+  test::TempDir dir;
+  const fs::path pid_file = dir / "forked.pid";
+  setenv("SY_TEST_FORKED_PID_FILE", pid_file.c_str(), 1);
+  Expected<std::unique_ptr<PluginHost>> host = Load({Hostile("fork_in_execute")}, {"all"});
+  unsetenv("SY_TEST_FORKED_PID_FILE");
+  SY_ASSERT_OK(host);
+  const int worker = (*host)->plugins()[0]->worker_pid();
+  SY_ASSERT_OK(RunNegOn(**host));  // computes nothing, but returns
+  ASSERT_TRUE(fs::exists(pid_file)) << "the plugin did not fork";
+  const pid_t forked = std::stoi(test::ReadFile(pid_file));
+  ASSERT_GT(forked, 0);
+  EXPECT_EQ(::kill(forked, 0), 0) << "the plugin's child should run until the host ends";
+  host->reset();
+  EXPECT_TRUE(test::ProcessEndsWithin(forked, 3)) << "the plugin's child outlived its host";
+  EXPECT_TRUE(test::ProcessEndsWithin(worker, 1));
 }
 
 TEST(IsolatedPlugin, MissingWorkerProgramIsAnErrorForAnExplicitPlugin) {
