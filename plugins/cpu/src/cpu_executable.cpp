@@ -13,6 +13,7 @@
 #include "half_as_f32.h"
 #include "kernel_error.h"
 #include "ref/ref_kernels.h"
+#include "resized_partition.h"
 #include "thread_pool.h"
 
 namespace sy::cpu {
@@ -261,27 +262,8 @@ void CpuExecutable::ExecuteResized(const sy_partition& partition, sy_buffer* con
 }
 
 void CpuExecutable::CheckSameStructure(const plugin::Partition& partition) const {
-  const auto refuse = [](const std::string& what) {
-    Fail(SY_ERROR_INVALID_ARGUMENT,
-         "execute_resized: the partition differs from the one prepared in " + what +
-             " (only dims and attribute values may change)");
-  };
-  if (partition.values().size() != values_.size()) refuse("its number of values");
-  if (partition.nodes().size() != steps_.size()) refuse("its number of nodes");
-  for (uint32_t v = 0; v < values_.size(); ++v) {
-    const TensorType& now = partition.values()[v];
-    if (now.dtype != values_[v].dtype || now.rank() != values_[v].rank()) {
-      refuse("the dtype or rank of value " + std::to_string(v));
-    }
-  }
-  for (size_t n = 0; n < steps_.size(); ++n) {
-    const plugin::Partition::Node& node = partition.nodes()[n];
-    const Step& step = steps_[n];
-    if (node.info.op != step.op || node.inputs != step.inputs || node.outputs != step.outputs) {
-      refuse("node " + std::to_string(n));
-    }
-  }
-  if (partition.bound() != bound_) refuse("the values it binds");
+  plugin::CheckSameStructure(partition, values_, steps_, bound_,
+                             [](const Step& step) -> const std::string& { return step.op; });
 }
 
 void CpuExecutable::Resize(const plugin::Partition& partition) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "resized_partition.h"
 #include "switchyard/plugin_partition.h"
 
 namespace sy::opencl {
@@ -110,27 +111,8 @@ void OpenClExecutable::Build(const plugin::Partition& partition) {
 }
 
 void OpenClExecutable::CheckSameStructure(const plugin::Partition& partition) const {
-  const auto refuse = [](const std::string& what) {
-    Fail(SY_ERROR_INVALID_ARGUMENT,
-         "execute_resized: the partition differs from the one prepared in " + what +
-             " (only dims and attribute values may change)");
-  };
-  if (partition.values().size() != values_.size()) refuse("its number of values");
-  if (partition.nodes().size() != steps_.size()) refuse("its number of nodes");
-  for (uint32_t v = 0; v < values_.size(); ++v) {
-    const TensorType& now = partition.values()[v];
-    if (now.dtype != values_[v].dtype || now.rank() != values_[v].rank()) {
-      refuse("the dtype or rank of value " + std::to_string(v));
-    }
-  }
-  for (size_t n = 0; n < steps_.size(); ++n) {
-    const auto& node = partition.nodes()[n];
-    if (node.info.op != steps_[n].node.op || node.inputs != steps_[n].inputs ||
-        node.outputs != steps_[n].outputs) {
-      refuse("node " + std::to_string(n));
-    }
-  }
-  if (partition.bound() != bound_) refuse("the values it binds");
+  plugin::CheckSameStructure(partition, values_, steps_, bound_,
+                             [](const Step& step) -> const std::string& { return step.node.op; });
 }
 
 bool OpenClExecutable::SameSizes(const plugin::Partition& partition) const {
