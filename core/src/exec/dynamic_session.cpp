@@ -6,6 +6,7 @@
 
 #include "exec/dynamic_session.h"
 #include "exec/state_store.h"
+#include "sched/placement.h"
 #include "switchyard/value_names.h"
 
 namespace sy {
@@ -35,9 +36,11 @@ DynamicSession::~DynamicSession() {
 
 const Device& DynamicSession::device() const {
   if (shown_ != nullptr) return shown_->device();
-  // Before the first specialisation: the device it would try first.
+  // Before the first specialisation: the device it would try first, in the planner's
+  // order (GPUs and accelerators before CPUs, reference devices not at all).
   if (!options_.devices.empty()) return *options_.devices.front();
-  return *host_->devices().front();
+  const std::vector<const Device*> order = sched::PlatformOrder(*host_);
+  return order.empty() ? *host_->devices().front() : *order.front();
 }
 
 void DynamicSession::CountBuilt(const Session::Stats& made) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "format/byte_io.h"
 #include "format/graph_binary.h"
@@ -66,6 +67,11 @@ class GraphDecoder {
   }
 
  private:
+  // How many items of a list to reserve room for: a count is checked against the bytes
+  // left (ByteReader::Count), but an item in memory (a Value, a Node) is ten times the
+  // bytes it takes in the file at least; beyond this the vector grows as items are read.
+  static size_t Reservable(uint32_t count) { return std::min<size_t>(count, 1 << 16); }
+
   // "inputs[3]", "symbols[0]": an item of a list, for messages.
   static std::string Item(std::string_view list, size_t i) {
     return std::string(list) + "[" + std::to_string(i) + "]";
@@ -113,10 +119,8 @@ class GraphDecoder {
                                "\" is not a symbol name (expected [A-Za-z_][A-Za-z0-9_.]*, at "
                                "most 128 characters, not dim, min or max)");
     }
-    for (const DimSymbol& earlier : graph_.symbols) {
-      if (earlier.name == symbol.name) {
-        return in_.Error(at, "symbol " + symbol.name + " is declared twice");
-      }
+    if (!symbol_names_.insert(symbol.name).second) {
+      return in_.Error(at, "symbol " + symbol.name + " is declared twice");
     }
     const uint64_t example_at = in_.offset();
     SY_ASSIGN_OR_RETURN(symbol.example, in_.I64("example"));
@@ -137,18 +141,18 @@ class GraphDecoder {
   Status ReadValues() {
     // name (>= 4), dtype (1), rank (4)
     SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("value count", 9));
-    graph_.values.reserve(n);  // no reallocation: names_ views the names in place
-    names_.reserve(n);
+    graph_.values.reserve(Reservable(n));
+    names_.reserve(Reservable(n));
     for (uint32_t id = 0; id < n; ++id) {
       const uint64_t at = in_.offset();
-      Value& value = graph_.values.emplace_back();  // read in place: nothing moves
-      Status read = ReadValue(value);
+      Value& value = graph_.values.emplace_back();  // read in place
+      std::string_view name;  // a view into the section, which outlives names_
+      Status read = ReadValue(value, name);
       if (!read.ok()) {
         return read.WithContext(value.name.empty()
                                     ? Item("values", id)
                                     : "value " + std::to_string(id) + " \"" + value.name + "\"");
       }
-      const std::string_view name = value.name;
       if (const auto [it, inserted] = names_.emplace(name, id); !inserted) {
         return in_.Error(at, graph_.DescribeValue(static_cast<ValueId>(id)) +
                                  ": name is also used by value " + std::to_string(it->second) +
@@ -158,9 +162,9 @@ class GraphDecoder {
     return Status::Ok();
   }
 
-  Status ReadValue(Value& value) {
+  Status ReadValue(Value& value, std::string_view& name) {
     const uint64_t at = in_.offset();
-    SY_ASSIGN_OR_RETURN(std::string_view name, in_.StringView("name"));
+    SY_ASSIGN_OR_RETURN(name, in_.StringView("name"));
     if (name.empty()) return in_.Error(at, "name is empty");
     value.name = name;
     const uint64_t dtype_at = in_.offset();
@@ -222,7 +226,7 @@ class GraphDecoder {
   Status ReadConstants() {
     // value (4), name (>= 4), offset (8), size (8)
     SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("constant count", 24));
-    graph_.constants.reserve(n);
+    graph_.constants.reserve(Reservable(n));
     for (uint32_t i = 0; i < n; ++i) {
       Constant constant;
       Status read = ReadConstant(constant, i);
@@ -237,6 +241,7 @@ class GraphDecoder {
   }
 
   Status ReadConstant(Constant& constant, uint32_t i) {
+    const uint64_t value_at = in_.offset();
     SY_ASSIGN_OR_RETURN(constant.value, ReadId("value"));
     if (!order_->TryDefine(constant.value)) {
       const ValueId id = constant.value;
@@ -249,7 +254,8 @@ class GraphDecoder {
     SY_ASSIGN_OR_RETURN(uint64_t size, in_.U64("size"));
     const Value& value = graph_.values[constant.value];
     if (value.is_symbolic()) {
-      return InvalidModel("the value's shape is not constant (a constant has one static shape)");
+      return in_.Error(value_at,
+                       "the value's shape is not constant (a constant has one static shape)");
     }
     const TensorType& type = value.type;
     SY_ASSIGN_OR_RETURN(int64_t count, CheckedElementCount(type.shape));
@@ -305,7 +311,7 @@ class GraphDecoder {
       case AttrKind::kStrings: {
         SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("length", 4));
         std::vector<std::string> list;
-        list.reserve(n);
+        list.reserve(Reservable(n));
         for (uint32_t k = 0; k < n; ++k) {
           SY_ASSIGN_OR_RETURN(std::string s, in_.String("string"));
           list.push_back(std::move(s));
@@ -402,7 +408,7 @@ class GraphDecoder {
   Status ReadNodes() {
     // tag (2), counts (4 x 4), name (4), backend (4)
     SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("node count", 26));
-    graph_.nodes.reserve(n);
+    graph_.nodes.reserve(Reservable(n));
     for (uint32_t i = 0; i < n; ++i) {
       Node& node = graph_.nodes.emplace_back();  // read in place: nothing moves
       Status read = ReadNode(node);
@@ -480,7 +486,8 @@ class GraphDecoder {
   uint64_t weights_offset_;
   std::shared_ptr<const void> owner_;
   Graph graph_;
-  // Value name -> the id that has it; views the names in graph_.values.
+  std::unordered_set<std::string> symbol_names_;  // declared so far
+  // Value name -> the id that has it; views the names in the section's bytes.
   std::unordered_map<std::string_view, uint32_t> names_;
   std::optional<DefinitionOrder> order_;
   // ReadExpr's parsed expressions by text (views into the section).

@@ -32,8 +32,17 @@ Status PutIds(ByteWriter& out, const std::vector<ValueId>& ids, const std::strin
 }
 
 // Expressions travel in their text form (DimExpr::ToString), which the reader parses
-// with the JSON path's parser and bounds.
-void PutExpr(ByteWriter& out, const DimExpr& expr) { out.String(expr.ToString()); }
+// with the JSON path's parser and bounds; one those bounds refuse (a tree built in code,
+// deeper or longer than text may be) is refused here rather than written unreadable.
+Status PutExpr(ByteWriter& out, const DimExpr& expr, const std::string& what) {
+  const std::string text = expr.ToString();
+  if (Status parsed = DimExpr::Parse(text).status(); !parsed.ok()) {
+    return InvalidArgument(what + ": the expression cannot be written as the format's text (" +
+                           parsed.message() + ")");
+  }
+  out.String(text);
+  return Status::Ok();
+}
 
 Status PutAttr(ByteWriter& out, const std::string& name, const AttrValue& value,
                const std::string& where) {
@@ -90,10 +99,20 @@ Status PutNode(ByteWriter& out, const Graph& graph, size_t index) {
   for (const auto& [name, value] : node.attrs) SY_RETURN_IF_ERROR(PutAttr(out, name, value, where));
   out.U32(static_cast<uint32_t>(node.attr_exprs.size()));
   for (const auto& [name, expr] : node.attr_exprs) {
+    const std::string what = where + ": attr_exprs." + name;
+    // What the reader (and the JSON reader) refuses is refused here too.
+    if (!expr.is_list && expr.items.size() != 1) {
+      return InvalidArgument(what + " is one value with " + std::to_string(expr.items.size()) +
+                             " items (expected exactly one)");
+    }
     SY_RETURN_IF_ERROR(PutString(out, name, where));
     out.U8(expr.is_list ? 1 : 0);
+    SY_RETURN_IF_ERROR(CheckFitsU32(expr.items.size(), what));
     out.U32(static_cast<uint32_t>(expr.items.size()));
-    for (const DimExpr& item : expr.items) PutExpr(out, item);
+    for (const DimExpr& item : expr.items) {
+      if (item.is_unknown()) return InvalidArgument(what + " is \"?\", expected a computable dim");
+      SY_RETURN_IF_ERROR(PutExpr(out, item, what));
+    }
   }
   SY_RETURN_IF_ERROR(PutIds(out, node.inputs, where + ": inputs"));
   SY_RETURN_IF_ERROR(PutIds(out, node.outputs, where + ": outputs"));
@@ -161,13 +180,22 @@ Expected<std::string> EncodeGraph(const Graph& graph, std::span<const WeightRang
     SY_RETURN_IF_ERROR(PutString(out, v.name, graph.DescribeValue(static_cast<ValueId>(id))));
     out.U8(static_cast<uint8_t>(v.type.dtype));
     out.U32(static_cast<uint32_t>(v.type.shape.size()));
+    const std::string described = graph.DescribeValue(static_cast<ValueId>(id));
     for (size_t d = 0; d < v.type.shape.size(); ++d) {
-      // A constant dim as itself; any other as -1 and its expression.
-      if (!v.is_symbolic() || v.symbolic_shape[d].is_const()) {
-        out.I64(v.type.shape[d]);
+      // A constant dim as itself; any other as -1 and its expression. A negative constant
+      // would read as that marker: no graph that loads has one.
+      const bool constant = !v.is_symbolic() || v.symbolic_shape[d].is_const();
+      const int64_t size =
+          v.is_symbolic() && constant ? v.symbolic_shape[d].value() : v.type.shape[d];
+      if (constant && size < 0) {
+        return InvalidArgument(described + ": shape[" + std::to_string(d) + "] is " +
+                               std::to_string(size) + " (expected a size of 0 or more)");
+      }
+      if (constant) {
+        out.I64(size);
       } else {
         out.I64(-1);
-        PutExpr(out, v.symbolic_shape[d]);
+        SY_RETURN_IF_ERROR(PutExpr(out, v.symbolic_shape[d], described));
       }
     }
   }
@@ -176,6 +204,18 @@ Expected<std::string> EncodeGraph(const Graph& graph, std::span<const WeightRang
   out.U32(static_cast<uint32_t>(graph.constants.size()));
   for (size_t i = 0; i < graph.constants.size(); ++i) {
     const Constant& c = graph.constants[i];
+    if (c.value < 0 || static_cast<size_t>(c.value) >= graph.values.size()) {
+      return InvalidArgument("constant " + std::to_string(i) + " names value " +
+                             std::to_string(c.value) + ", out of range [0, " +
+                             std::to_string(graph.values.size()) + ")");
+    }
+    const Value& value = graph.values[c.value];
+    if (value.is_symbolic() || c.data.type() != value.type) {
+      return InvalidArgument("constant " + std::to_string(i) + " for " +
+                             graph.DescribeValue(c.value) + " holds " + c.data.type().ToString() +
+                             " but the value is " + ValueTypeString(value) +
+                             " (expected the same static type)");
+    }
     out.U32(static_cast<uint32_t>(c.value));
     SY_RETURN_IF_ERROR(PutString(out, c.tensor_name, "constant " + std::to_string(i)));
     out.U64(ranges[i].offset);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "format/graph_checks.h"
 #include "format/inline_data.h"
@@ -136,7 +137,7 @@ class GraphReader {
       const std::optional<DType> parsed = ParseDTypeName(dtype);
       if (!parsed) {
         return InvalidModel(described + ": unknown dtype \"" + dtype +
-                            "\" (expected one of f32 f16 bf16 f64 i8 u8 i32 i64 bool)");
+                            "\" (expected one of f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 bool)");
       }
       value.type.dtype = *parsed;
       SY_ASSIGN_OR_RETURN(const bj::array* shape, GetArray(*v, "shape", described, true));
@@ -353,10 +354,8 @@ class GraphReader {
                             "\" is not a symbol name (expected [A-Za-z_][A-Za-z0-9_.]*, at most "
                             "128 characters, not dim, min or max)");
       }
-      for (const DimSymbol& earlier : graph_.symbols) {
-        if (earlier.name == symbol.name) {
-          return InvalidModel(where + ": symbol " + symbol.name + " is declared twice");
-        }
+      if (!symbol_names_.insert(symbol.name).second) {
+        return InvalidModel(where + ": symbol " + symbol.name + " is declared twice");
       }
       if (const bj::value* example = s->if_contains("example")) {
         const std::optional<int64_t> e = json::AsInt64(*example);
@@ -534,6 +533,7 @@ class GraphReader {
 
   const SafetensorsFile* weights_;
   Graph graph_;
+  std::unordered_set<std::string> symbol_names_;  // declared so far
   // Set once the values are read: what defines each, and in what order.
   std::optional<format::DefinitionOrder> order_;
 };

@@ -3,8 +3,11 @@
 // mapping the file maps every constant in place.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "format/atomic_file.h"
 #include "format/byte_io.h"
@@ -98,6 +101,17 @@ Status WriteSingleFileModel(const Graph& graph, const std::filesystem::path& pat
 
 Expected<Graph> ParseSingleFileModel(std::span<const std::byte> bytes,
                                      std::shared_ptr<const void> owner) {
+  // Constants are views at multiples of 64 from the file's start: aligned for every dtype
+  // when the bytes are (a mapping is page-aligned). Bytes from elsewhere (a caller's
+  // buffer) are copied to a boundary first.
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % format::kWeightAlignment != 0) {
+    constexpr std::align_val_t kAlign{format::kWeightAlignment};
+    std::shared_ptr<std::byte[]> copy(new (kAlign) std::byte[std::max<size_t>(bytes.size(), 1)],
+                                      [](std::byte* p) { ::operator delete[](p, kAlign); });
+    if (!bytes.empty()) std::memcpy(copy.get(), bytes.data(), bytes.size());
+    const std::span<const std::byte> aligned(copy.get(), bytes.size());
+    return ParseSingleFileModel(aligned, std::shared_ptr<const void>(copy, copy.get()));
+  }
   format::ByteReader in(bytes, 0, "the file");
   if (bytes.size() < kMagic.size() ||
       std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0) {

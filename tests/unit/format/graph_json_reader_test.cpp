@@ -265,7 +265,7 @@ TEST(GraphJsonReader, UnknownDType) {
   doc.values = R"([{"name": "x", "dtype": "float32", "shape": [2]}])";
   SY_EXPECT_ERROR(doc.Parse(),
                   "value 0 \"x\": unknown dtype \"float32\" (expected one of f32 "
-                  "f16 bf16 f64 i8 u8 i32 i64 bool)");
+                  "f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 bool)");
   doc.values = R"([{"name": "x", "dtype": "F32", "shape": [2]}])";  // safetensors spelling
   SY_EXPECT_ERROR(doc.Parse(), "unknown dtype \"F32\"");
   doc.values = R"([{"name": "x", "dtype": 1, "shape": [2]}])";
