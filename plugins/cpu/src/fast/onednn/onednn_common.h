@@ -43,6 +43,17 @@ class ScopedThreads {
   int previous_;
 };
 
+// The threads a primitive of `work` multiply-adds (or element visits) gets: one below
+// kSmallPrimitiveWork, else `num_threads`. oneDNN splits even a 3 us convolution over its
+// OpenMP team, and the team's barrier then waits for every thread: 2.5 us a run on a quiet
+// machine, and a whole time slice (milliseconds) when the OS has descheduled one on a
+// busy one (docs/performance.md, "Tail latency with a competing load"). Below this size
+// one thread finishes before a split would pay for itself (about 10 us at 1 thread here).
+inline constexpr int64_t kSmallPrimitiveWork = int64_t{1} << 19;
+inline int ThreadsFor(int64_t work, int num_threads) {
+  return work < kSmallPrimitiveWork ? 1 : num_threads;
+}
+
 // oneDNN's version and the instruction set its kernels are generated for
 // ("oneDNN 2.6.3, isa avx512_core_amx").
 std::string Description();

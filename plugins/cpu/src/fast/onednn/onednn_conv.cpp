@@ -77,13 +77,22 @@ bool WinogradSuits(const Shape& sx, const Shape& sw, const Shape& sy, int64_t gr
   return WinogradAllowed();
 }
 
+// A convolution's multiply-adds: each output element sums C/g * k... products, as many
+// as a weight tensor [M, C/g, k...] holds per output channel (in double: no overflow).
+int64_t ConvWork(const PrepareContext& ctx) {
+  const double per_output = static_cast<double>(ElementCount(ctx.inputs[1].shape)) /
+                            static_cast<double>(std::max<int64_t>(ctx.inputs[1].shape[0], 1));
+  const double work = per_output * static_cast<double>(ElementCount(ctx.outputs[0].shape));
+  return work >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(work);
+}
+
 class OneDnnConv final : public PreparedKernel {
  public:
   // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
   // input 3, the residual.
   OneDnnConv(const PrepareContext& ctx, const dnnl::primitive_attr& attr, bool guard_non_finite)
       : activation_bound_(onednn::ActivationBound::FromAttrs(ctx.attrs)),
-        num_threads_(ctx.num_threads),
+        num_threads_(onednn::ThreadsFor(ConvWork(ctx), ctx.num_threads)),
         has_residual_(ctx.inputs.size() > 3),
         guard_non_finite_(guard_non_finite),
         fallback_(FastKernels().Find(ctx.op)) {

@@ -74,7 +74,8 @@ class OneDnnPool final : public PreparedKernel {
   // Throws dnnl::error when oneDNN has no implementation for the case.
   OneDnnPool(const PrepareContext& ctx, dnnl::algorithm algorithm, const PoolWindow& w,
              const std::vector<int64_t>& pads_end, bool guard_non_finite)
-      : num_threads_(ctx.num_threads),
+      // Every input element is visited at least once: the work a split would share.
+      : num_threads_(onednn::ThreadsFor(ElementCount(ctx.inputs[0].shape), ctx.num_threads)),
         guard_non_finite_(guard_non_finite),
         fallback_(FastKernels().Find(ctx.op)) {
     const onednn::ScopedThreads threads(num_threads_);
