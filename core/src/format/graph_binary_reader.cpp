@@ -276,6 +276,15 @@ class GraphDecoder {
     return Status::Ok();
   }
 
+  // A u32 length, then that many numbers (ints or floats attributes).
+  template <typename T>
+  Expected<AttrValue> ReadNumbers() {
+    SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("length", sizeof(T)));
+    std::vector<T> list(n);
+    for (T& v : list) v = in_.GetUnchecked<T>();  // Count found room for them
+    return AttrValue(std::move(list));
+  }
+
   Expected<AttrValue> ReadAttrValue() {
     const uint64_t at = in_.offset();
     SY_ASSIGN_OR_RETURN(uint8_t kind, in_.U8("kind"));
@@ -292,22 +301,10 @@ class GraphDecoder {
         SY_ASSIGN_OR_RETURN(std::string v, in_.String("string"));
         return AttrValue(std::move(v));
       }
-      case AttrKind::kInts: {
-        SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("length", 8));
-        std::vector<int64_t> list(n);
-        for (int64_t& v : list) {
-          SY_ASSIGN_OR_RETURN(v, in_.I64("int"));
-        }
-        return AttrValue(std::move(list));
-      }
-      case AttrKind::kFloats: {
-        SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("length", 8));
-        std::vector<double> list(n);
-        for (double& v : list) {
-          SY_ASSIGN_OR_RETURN(v, in_.F64("float"));
-        }
-        return AttrValue(std::move(list));
-      }
+      case AttrKind::kInts:
+        return ReadNumbers<int64_t>();
+      case AttrKind::kFloats:
+        return ReadNumbers<double>();
       case AttrKind::kStrings: {
         SY_ASSIGN_OR_RETURN(uint32_t n, in_.Count("length", 4));
         std::vector<std::string> list;

@@ -44,6 +44,15 @@ Status PutExpr(ByteWriter& out, const DimExpr& expr, const std::string& what) {
   return Status::Ok();
 }
 
+// A u32 length, then the numbers (ints or floats attributes).
+template <typename T>
+Status PutNumbers(ByteWriter& out, const std::vector<T>& list, const std::string& what) {
+  SY_RETURN_IF_ERROR(CheckFitsU32(list.size(), what));
+  out.U32(static_cast<uint32_t>(list.size()));
+  for (T v : list) out.Put(v);
+  return Status::Ok();
+}
+
 Status PutAttr(ByteWriter& out, const std::string& name, const AttrValue& value,
                const std::string& where) {
   SY_RETURN_IF_ERROR(PutString(out, name, where));
@@ -59,20 +68,10 @@ Status PutAttr(ByteWriter& out, const std::string& name, const AttrValue& value,
     case AttrKind::kString:
       SY_RETURN_IF_ERROR(PutString(out, std::get<std::string>(value), what));
       break;
-    case AttrKind::kInts: {
-      const auto& list = std::get<std::vector<int64_t>>(value);
-      SY_RETURN_IF_ERROR(CheckFitsU32(list.size(), what));
-      out.U32(static_cast<uint32_t>(list.size()));
-      for (int64_t i : list) out.I64(i);
-      break;
-    }
-    case AttrKind::kFloats: {
-      const auto& list = std::get<std::vector<double>>(value);
-      SY_RETURN_IF_ERROR(CheckFitsU32(list.size(), what));
-      out.U32(static_cast<uint32_t>(list.size()));
-      for (double d : list) out.F64(d);
-      break;
-    }
+    case AttrKind::kInts:
+      return PutNumbers(out, std::get<std::vector<int64_t>>(value), what);
+    case AttrKind::kFloats:
+      return PutNumbers(out, std::get<std::vector<double>>(value), what);
     case AttrKind::kStrings: {
       const auto& list = std::get<std::vector<std::string>>(value);
       SY_RETURN_IF_ERROR(CheckFitsU32(list.size(), what));
@@ -177,10 +176,14 @@ Expected<std::string> EncodeGraph(const Graph& graph, std::span<const WeightRang
   out.U32(static_cast<uint32_t>(graph.values.size()));
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const Value& v = graph.values[id];
-    SY_RETURN_IF_ERROR(PutString(out, v.name, graph.DescribeValue(static_cast<ValueId>(id))));
+    // Described once, and only where something is wrong or symbolic.
+    auto described = [&] { return graph.DescribeValue(static_cast<ValueId>(id)); };
+    if (v.name.size() > std::numeric_limits<uint32_t>::max()) {
+      return CheckFitsU32(v.name.size(), described());
+    }
+    out.String(v.name);
     out.U8(static_cast<uint8_t>(v.type.dtype));
     out.U32(static_cast<uint32_t>(v.type.shape.size()));
-    const std::string described = graph.DescribeValue(static_cast<ValueId>(id));
     for (size_t d = 0; d < v.type.shape.size(); ++d) {
       // A constant dim as itself; any other as -1 and its expression. A negative constant
       // would read as that marker: no graph that loads has one.
@@ -188,14 +191,14 @@ Expected<std::string> EncodeGraph(const Graph& graph, std::span<const WeightRang
       const int64_t size =
           v.is_symbolic() && constant ? v.symbolic_shape[d].value() : v.type.shape[d];
       if (constant && size < 0) {
-        return InvalidArgument(described + ": shape[" + std::to_string(d) + "] is " +
+        return InvalidArgument(described() + ": shape[" + std::to_string(d) + "] is " +
                                std::to_string(size) + " (expected a size of 0 or more)");
       }
       if (constant) {
         out.I64(size);
       } else {
         out.I64(-1);
-        SY_RETURN_IF_ERROR(PutExpr(out, v.symbolic_shape[d], described));
+        SY_RETURN_IF_ERROR(PutExpr(out, v.symbolic_shape[d], described()));
       }
     }
   }
