@@ -47,7 +47,7 @@ expect "check several, one bad" 1 "mlp.json: ok" -- "$SY" check "$SRC/examples/m
 printf 'not safetensors' >"$TMP/bad_shape.safetensors"
 expect "check corrupt safetensors" 1 "bad_shape.safetensors" -- "$SY" check "$TMP/bad_shape.json"
 
-expect "ops lists the catalogue" 0 "^125 ops$" -- "$SY" ops
+expect "ops lists the catalogue" 0 "^126 ops$" -- "$SY" ops
 expect "ops one op" 0 "attrs:   approximate \(string, default \"none\", one of none tanh\)" -- "$SY" ops gelu
 expect "ops names the family" 0 "^  family:  movement$" -- "$SY" ops depth_to_space
 expect "ops lists the selection family" 0 "^  family:  selection$" -- "$SY" ops non_max_suppression
@@ -64,7 +64,7 @@ expect "plugins" 0 "loaded   cpu [0-9.]+ \(ABI 1\)" -- "$SY" plugins
 expect "plugins --json" 0 '"name":"cpu"' -- "$SY" plugins --json
 expect "plugins explicit bad path" 1 "plugin $TMP/nope.so: no such file" -- "$SY" plugins --plugin "$TMP/nope.so"
 expect "devices" 0 "cpu:1  cpu-ref  kind cpu" -- "$SY" devices
-expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":125' -- "$SY" devices --json
+expect "devices --json" 0 '"spec":"cpu:0".*"ops_supported":126' -- "$SY" devices --json
 # The cpu device says which libraries and instruction set its kernels use.
 expect "devices: cpu details" 0 '"name":"cpu".*"details":"matmul/gemm/conv f32: [^"]+(isa|core) ' \
   -- "$SY" devices --json

@@ -136,6 +136,7 @@ constexpr OpTag kTags[] = {
     {293, "unique"},
     {294, "where"},
     {295, "xor"},
+    {296, "qlinear_conv"},
 };
 
 constexpr bool SortedAndUnique() {

@@ -121,13 +121,13 @@ Status RequireConvInput(const TensorType& x) {
                       " but must have rank 3, 4 or 5 ([N, C] and 1 to 3 spatial dims)");
 }
 
-// The checks conv, conv_transpose and deform_conv share: w's rank and kernel dims, group,
-// bias (input `bias_index` when present). `w_in_dim` is the dim of w that holds x's
-// channels (1 for conv, 0 for conv_transpose).
+// The checks conv, conv_transpose, deform_conv and qlinear_conv share: w's rank and kernel
+// dims, group, bias (input `bias_index` when present). `w_in_dim` is the dim of w that
+// holds x's channels (1 for conv, 0 for conv_transpose); w is input `w_index`.
 Status CheckConvOperands(const InferContext& ctx, int64_t w_in_dim, int64_t group,
-                         int64_t out_channels, size_t bias_index = 2) {
+                         int64_t out_channels, size_t bias_index = 2, size_t w_index = 1) {
   const TensorType& x = ctx.input(0);
-  const TensorType& w = ctx.input(1);
+  const TensorType& w = ctx.input(w_index);
   const int64_t channels = x.shape[1];
   if (w.rank() != x.rank()) {
     return InvalidModel("input w has shape " + ShapeToString(w.shape) + " but must have rank " +
@@ -165,13 +165,16 @@ Status CheckConvOperands(const InferContext& ctx, int64_t w_in_dim, int64_t grou
 
 }  // namespace
 
-Expected<std::vector<TensorType>> InferConv(const InferContext& ctx) {
+// conv's output for w at input `w_index` and bias at `bias_index` (qlinear_conv's are
+// elsewhere): x's dtype, [N, M, out...].
+Expected<std::vector<TensorType>> InferConvWith(const InferContext& ctx, size_t w_index,
+                                                size_t bias_index) {
   const TensorType& x = ctx.input(0);
   SY_RETURN_IF_ERROR(RequireConvInput(x));
-  const TensorType& w = ctx.input(1);
+  const TensorType& w = ctx.input(w_index);
   const int64_t group = ctx.attrs.GetInt("group");
   const int64_t out_channels = w.rank() > 0 ? w.shape[0] : 0;
-  SY_RETURN_IF_ERROR(CheckConvOperands(ctx, 1, group, out_channels));
+  SY_RETURN_IF_ERROR(CheckConvOperands(ctx, 1, group, out_channels, bias_index, w_index));
   const size_t spatial = x.shape.size() - 2;
   SY_ASSIGN_OR_RETURN(const Window win, ReadWindow(ctx.attrs, spatial));
   Shape out = {x.shape[0], out_channels};
@@ -183,7 +186,38 @@ Expected<std::vector<TensorType>> InferConv(const InferContext& ctx) {
   return std::vector<TensorType>{{x.dtype, std::move(out)}};
 }
 
+Expected<std::vector<TensorType>> InferConv(const InferContext& ctx) {
+  return InferConvWith(ctx, 1, 2);
+}
+
 namespace {
+
+// qlinear_conv (ONNX QLinearConv): x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+// y_scale, y_zero_point[, bias]. conv's shapes for x, w and bias; x's and y's scale and
+// zero point are scalars ([] or [1]), w's a scalar or one per output channel ([M]); the
+// output has y_zero_point's dtype.
+Expected<std::vector<TensorType>> InferQLinearConv(const InferContext& ctx) {
+  SY_ASSIGN_OR_RETURN(std::vector<TensorType> out, InferConvWith(ctx, 3, 8));
+  const int64_t out_channels = ctx.input(3).shape[0];
+  const auto check = [&](size_t index, std::string_view name, bool per_channel) -> Status {
+    const Shape& z = ctx.input(index).shape;
+    if (z.empty() || (z.size() == 1 && (z[0] == 1 || (per_channel && z[0] == out_channels)))) {
+      return Status::Ok();
+    }
+    return InvalidModel(
+        "input " + std::string(name) + " has shape " + ShapeToString(z) +
+        " but must be a scalar ([] or [1])" +
+        (per_channel ? " or one per output channel ([" + Str(out_channels) + "])" : std::string()));
+  };
+  SY_RETURN_IF_ERROR(check(1, "x_scale", false));
+  SY_RETURN_IF_ERROR(check(2, "x_zero_point", false));
+  SY_RETURN_IF_ERROR(check(4, "w_scale", true));
+  SY_RETURN_IF_ERROR(check(5, "w_zero_point", true));
+  SY_RETURN_IF_ERROR(check(6, "y_scale", false));
+  SY_RETURN_IF_ERROR(check(7, "y_zero_point", false));
+  out[0].dtype = ctx.input(7).dtype;
+  return out;
+}
 
 Expected<std::vector<TensorType>> InferConvTranspose(const InferContext& ctx) {
   const TensorType& x = ctx.input(0);
@@ -368,6 +402,27 @@ void AddConvPoolSchemas(std::vector<OpSchema>& out) {
       {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"), Int("group", 1)},
       InferConv));
   out.back().cost = OpCost::kCompute;
+  {  // Extension (docs/ops.md): ONNX QLinearConv, the integer conv of quantized models.
+    OpSchema s = MakeSchema(
+        "qlinear_conv", "QLinearConv", DTypeSet{DType::kU8, DType::kI8},
+        {{"x", 0},
+         {"x_scale", 3},
+         {"x_zero_point", 0},
+         {"w", 1},
+         {"w_scale", 3},
+         {"w_zero_point", 1},
+         {"y_scale", 3},
+         {"y_zero_point", 2},
+         {"bias", 4, /*optional=*/true}},
+        {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"), Int("group", 1)},
+        InferQLinearConv);
+    s.type_vars.push_back({"T2", DTypeSet{DType::kU8, DType::kI8}});
+    s.type_vars.push_back({"T3", DTypeSet{DType::kU8, DType::kI8}});
+    s.type_vars.push_back({"Tf", DTypeSet{DType::kF32}});
+    s.type_vars.push_back({"Ti", DTypeSet{DType::kI32}});
+    s.cost = OpCost::kCompute;
+    out.push_back(std::move(s));
+  }
   out.push_back(Schema("conv_transpose", "ConvTranspose", conv_inputs,
                        {OptionalInts("strides"), OptionalInts("pads"), OptionalInts("dilations"),
                         Int("group", 1), OptionalInts("output_padding")},

@@ -524,11 +524,12 @@ Result Window(SymbolicNode& n, const DimPoly& channels, const std::vector<int64_
   return One(std::move(out));
 }
 
-Result Conv(SymbolicNode& n) {
-  if (n.inputs.size() < 2 || n.in(0).size() < 3 || n.in(1).size() != n.in(0).size()) {
+// conv's window with w at input `w_index` (qlinear_conv's is input 3).
+Result ConvWith(SymbolicNode& n, size_t w_index) {
+  if (n.inputs.size() <= w_index || n.in(0).size() < 3 || n.in(w_index).size() != n.in(0).size()) {
     return Outputs();
   }
-  const SymShape& w = n.in(1);
+  const SymShape& w = n.in(w_index);
   std::vector<int64_t> kernel;
   for (size_t d = 2; d < w.size(); ++d) {
     std::optional<int64_t> k = w[d].AsConst();
@@ -537,6 +538,9 @@ Result Conv(SymbolicNode& n) {
   }
   return Window(n, w[0], kernel, false);
 }
+
+Result Conv(SymbolicNode& n) { return ConvWith(n, 1); }
+Result QLinearConv(SymbolicNode& n) { return ConvWith(n, 3); }
 
 Result Pool(SymbolicNode& n) {
   if (n.inputs.empty() || n.in(0).size() < 3) return Outputs();
@@ -641,6 +645,7 @@ SymbolicRule FindSymbolicRule(const OpSchema& schema) {
       {"clip", SameAsFirst},
       {"concat", Concat},
       {"conv", Conv},
+      {"qlinear_conv", QLinearConv},
       {"cumprod", SameAsFirst},
       {"cumsum", SameAsFirst},
       {"expand", Expand},

@@ -139,6 +139,7 @@ const std::set<std::string> kCatalogue = {"fused_matmul",
                                           "det",
                                           "quant_matmul",
                                           "matmul_integer",
+                                          "qlinear_conv",
                                           "roi_align",
                                           "deform_conv",
                                           "tfidf_vectorizer",
@@ -162,10 +163,10 @@ TEST(OpRegistry, HoldsExactlyTheCatalogue) {
 // convolutions and attention (linear_attention too), fused forms included, do work that
 // grows faster than bytes.
 TEST(OpRegistry, ComputeBoundOpsAreDeclaredByTheirSchemas) {
-  const std::set<std::string> compute = {"matmul",           "gemm",          "conv",
-                                         "conv_transpose",   "deform_conv",   "attention",
-                                         "linear_attention", "fused_matmul",  "fused_conv",
-                                         "quant_matmul",     "matmul_integer"};
+  const std::set<std::string> compute = {"matmul",           "gemm",           "conv",
+                                         "conv_transpose",   "deform_conv",    "attention",
+                                         "linear_attention", "fused_matmul",   "fused_conv",
+                                         "quant_matmul",     "matmul_integer", "qlinear_conv"};
   for (const OpSchema& s : OpRegistry::Global().schemas()) {
     EXPECT_EQ(s.cost == OpCost::kCompute, compute.count(std::string(s.name)) == 1) << s.name;
   }

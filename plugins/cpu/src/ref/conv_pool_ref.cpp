@@ -1,5 +1,5 @@
 // Reference kernels of the conv_pool family: conv, conv_transpose, max_pool, avg_pool and
-// global_avg_pool (spec/ops.md; ONNX semantics).
+// global_avg_pool (spec/ops.md; ONNX semantics), and the extension qlinear_conv.
 //
 // Floats accumulate in double and are rounded once on store. Output shapes come from
 // core's shape rules (the output views already have them), so the kernels read the output
@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "qlinear_requantize.h"
 #include "ref/ref_kernels.h"
 
 namespace sy::cpu {
@@ -69,15 +71,16 @@ Window ReadWindow(const Attrs& attrs, size_t spatial) {
 // conv: x [N, C, in...], w [M, C / group, k...], bias [M] -> y [N, M, out...], where
 // y[n, m, o] = bias[m] + sum over c, t of x[n, g * C/g + c, o * stride - pad_begin + t *
 // dilation] * w[m, c, t] (g = m's group; taps that land in the padding contribute 0).
-
-Status Conv(const KernelContext& ctx) {
-  const ConstTensorView& x = ctx.inputs[0];
-  const ConstTensorView& w = ctx.inputs[1];
-  const ConstTensorView* bias = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
-  const TensorView& y = ctx.outputs[0];
+//
+// ForEachConvSum walks that sum for conv and qlinear_conv: `start(m)` is the sum's start
+// for output channel m, `product(x_index, w_index, m)` one tap's term, and `store(y_index,
+// m, sum)` keeps the result.
+template <typename Acc, typename Start, typename Product, typename Store>
+void ForEachConvSum(const ConstTensorView& x, const ConstTensorView& w, const TensorView& y,
+                    const Attrs& attrs, Start start, Product product, Store store) {
   const size_t spatial = static_cast<size_t>(x.rank()) - 2;
-  const Window win = ReadWindow(ctx.attrs, spatial);
-  const int64_t group = ctx.attrs.GetInt("group", 1);
+  const Window win = ReadWindow(attrs, spatial);
+  const int64_t group = attrs.GetInt("group", 1);
   const int64_t batch = x.shape()[0];
   const int64_t channels = x.shape()[1];
   const int64_t out_channels = y.shape()[1];
@@ -94,10 +97,10 @@ Status Conv(const KernelContext& ctx) {
   for (int64_t nb = 0; nb < batch; ++nb) {
     for (int64_t m = 0; m < out_channels; ++m) {
       const int64_t g = m / outs_per_group;
-      const double b = bias != nullptr ? LoadFloat(bias->dtype(), bias->data, m) : 0.0;
+      const Acc first = start(m);
       for (int64_t o = 0; o < out_count; ++o) {
         Unflatten(o, out_dims, pos);
-        double acc = b;
+        Acc acc = first;
         for (int64_t c = 0; c < channels_per_group; ++c) {
           const int64_t x_base = (nb * channels + g * channels_per_group + c) * in_count;
           const int64_t w_base = (m * channels_per_group + c) * tap_count;
@@ -111,14 +114,76 @@ Status Conv(const KernelContext& ctx) {
               offset = offset * in_dims[d] + p;
             }
             if (!inside) continue;
-            acc += LoadFloat(x.dtype(), x.data, x_base + offset) *
-                   LoadFloat(w.dtype(), w.data, w_base + t);
+            acc += product(x_base + offset, w_base + t, m);
           }
         }
-        StoreFloat(y.dtype(), y.data, (nb * out_channels + m) * out_count + o, acc);
+        store((nb * out_channels + m) * out_count + o, m, acc);
       }
     }
   }
+}
+
+Status Conv(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& w = ctx.inputs[1];
+  const ConstTensorView* bias = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  ForEachConvSum<double>(
+      x, w, y, ctx.attrs,
+      [&](int64_t m) { return bias != nullptr ? LoadFloat(bias->dtype(), bias->data, m) : 0.0; },
+      [&](int64_t xi, int64_t wi, int64_t) {
+        return LoadFloat(x.dtype(), x.data, xi) * LoadFloat(w.dtype(), w.data, wi);
+      },
+      [&](int64_t yi, int64_t, double acc) { StoreFloat(y.dtype(), y.data, yi, acc); });
+  return Status::Ok();
+}
+
+// qlinear_conv (ONNX QLinearConv): conv's sum over x - x_zero_point and w - w_zero_point
+// (per output channel where w's is), plus the i32 bias, exact in 64-bit integers, then
+// requantized with the output channel's multiplier (plugins/common/qlinear_requantize.h).
+// Padding taps add nothing, as if the padding held x_zero_point.
+Status QLinearConv(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& w = ctx.inputs[3];
+  const ConstTensorView* bias = ctx.inputs.size() > 8 ? &ctx.inputs[8] : nullptr;
+  const TensorView& y = ctx.outputs[0];
+  const int64_t out_channels = y.shape()[1];
+  const auto at = [&ctx](size_t input, int64_t m) {
+    const ConstTensorView& v = ctx.inputs[input];
+    return v.count() > 1 ? m : 0;
+  };
+  const float x_scale = static_cast<float>(LoadFloat(DType::kF32, ctx.inputs[1].data, 0));
+  const float y_scale = static_cast<float>(LoadFloat(DType::kF32, ctx.inputs[6].data, 0));
+  const int64_t x_zero = LoadInt(x.dtype(), ctx.inputs[2].data, 0);
+  const int64_t y_zero = LoadInt(y.dtype(), ctx.inputs[7].data, 0);
+  std::vector<float> multipliers(static_cast<size_t>(out_channels));
+  std::vector<int64_t> w_zero(static_cast<size_t>(out_channels));
+  for (int64_t m = 0; m < out_channels; ++m) {
+    const float w_scale = static_cast<float>(LoadFloat(DType::kF32, ctx.inputs[4].data, at(4, m)));
+    if (std::string problem = plugin::QLinearScaleProblem(x_scale, w_scale, y_scale);
+        !problem.empty()) {
+      return InvalidArgument(
+          "qlinear_conv: " + problem +
+          (ctx.inputs[4].count() > 1 ? " (output channel " + std::to_string(m) + ")" : ""));
+    }
+    multipliers[static_cast<size_t>(m)] = plugin::QLinearMultiplier(x_scale, w_scale, y_scale);
+    w_zero[static_cast<size_t>(m)] = LoadInt(w.dtype(), ctx.inputs[5].data, at(5, m));
+  }
+  const bool is_signed = y.dtype() == DType::kI8;
+  const int32_t lo = is_signed ? -128 : 0;
+  const int32_t hi = is_signed ? 127 : 255;
+  ForEachConvSum<int64_t>(
+      x, w, y, ctx.attrs,
+      [&](int64_t m) { return bias != nullptr ? LoadInt(DType::kI32, bias->data, m) : 0; },
+      [&](int64_t xi, int64_t wi, int64_t m) {
+        return (LoadInt(x.dtype(), x.data, xi) - x_zero) *
+               (LoadInt(w.dtype(), w.data, wi) - w_zero[static_cast<size_t>(m)]);
+      },
+      [&](int64_t yi, int64_t m, int64_t acc) {
+        StoreInt(y.dtype(), y.data, yi,
+                 plugin::RequantizeToCode(acc, multipliers[static_cast<size_t>(m)],
+                                          static_cast<int32_t>(y_zero), lo, hi));
+      });
   return Status::Ok();
 }
 
@@ -507,6 +572,7 @@ void AddConvPoolRefKernels(KernelTable& table) {
   table.Add("roi_align", RoiAlign);
   table.Add("deform_conv", DeformConv);
   table.Add("conv", Conv);
+  table.Add("qlinear_conv", QLinearConv);
   table.Add("conv_transpose", ConvTranspose);
   table.Add("max_pool", MaxPool);
   table.Add("avg_pool", AvgPool);

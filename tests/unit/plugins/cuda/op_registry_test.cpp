@@ -34,7 +34,7 @@ TEST(CuOpRegistry, EveryFamilyButFusedAndSelectionIsOffered) {
                                          "linear_attention", "bitcast",        "det",
                                          "roi_align",        "deform_conv",    "tfidf_vectorizer",
                                          "quant_matmul",     "random_uniform", "random_normal",
-                                         "tree_ensemble",    "matmul_integer"};
+                                         "tree_ensemble",    "matmul_integer", "qlinear_conv"};
   for (const OpSchema& schema : OpRegistry::Global().schemas()) {
     const bool offered = schema.family != "fused" && schema.family != "selection" &&
                          not_yet.count(std::string(schema.name)) == 0;
