@@ -107,6 +107,14 @@ Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional
   return out;
 }
 
+Expected<ValueId> EmitQLinearConv(NodeContext& ctx, const std::vector<ValueId>& inputs) {
+  SY_ASSIGN_OR_RETURN(ConvParts parts, ConvCommon(ctx, inputs[0], inputs[3], std::nullopt));
+  parts.attrs.Set("pads", parts.window.pads);
+  SY_ASSIGN_OR_RETURN(ValueId out, ctx.Emit1("qlinear_conv", inputs, std::move(parts.attrs)));
+  if (!parts.window.pad_exprs.empty()) ctx.AttachAttrExpr("pads", parts.window.pad_exprs);
+  return out;
+}
+
 namespace {
 
 Status MapConv(NodeContext& ctx) {

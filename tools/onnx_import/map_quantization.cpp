@@ -313,7 +313,44 @@ Status MapQLinearMatMul(NodeContext& ctx) {
 // f32 conv before the requantization rounds it again, which moves a result only where it
 // lies within f32 rounding of a tie (as a QDQ model's float conv does, or ONNX Runtime's
 // own saturating u8s8 kernels by more; docs/onnx-import.md).
+// Onto the catalogue's qlinear_conv where its operands are what it takes (u8/i8 codes and
+// zero points, f32 scales, scalars where it wants them; docs/ops.md): every QLinearConv
+// ONNX Runtime's quantizers write, and every QDQ unit the importer folds (qdq_folding.cpp).
+// Otherwise the shifted integers' conv in f32 as below.
+bool QLinearConvTakes(NodeContext& ctx) {
+  const auto scalar = [&ctx](size_t i) {
+    return ctx.HasInput(i) && ElementCount(ctx.InputType(i).shape) == 1 &&
+           ctx.InputType(i).shape.size() <= 1;
+  };
+  if (ctx.InputType(0).shape.size() < 3 || ctx.InputType(3).shape.empty()) return false;
+  const int64_t channels = ctx.InputType(3).shape[0];
+  const auto per_channel = [&](size_t i) {
+    const Shape& s = ctx.InputType(i).shape;
+    return ctx.HasInput(i) && (scalar(i) || (s.size() == 1 && s[0] == channels));
+  };
+  for (size_t i : {1, 4, 6}) {
+    if (!ctx.HasInput(i) || ctx.InputType(i).dtype != DType::kF32) return false;
+  }
+  return IsByte(ctx.InputType(0).dtype) && IsByte(ctx.InputType(3).dtype) && scalar(1) &&
+         scalar(2) && ctx.InputType(2).dtype == ctx.InputType(0).dtype && per_channel(4) &&
+         per_channel(5) && ctx.InputType(5).dtype == ctx.InputType(3).dtype && scalar(6) &&
+         scalar(7) && IsByte(ctx.InputType(7).dtype) &&
+         (!ctx.HasInput(8) ||
+          (ctx.InputType(8).dtype == DType::kI32 && ctx.InputType(8).shape == Shape{channels}));
+}
+
 Status MapQLinearConv(NodeContext& ctx) {
+  if (QLinearConvTakes(ctx)) {
+    std::vector<ValueId> inputs;
+    for (size_t i = 0; i < 9; ++i) {
+      if (i == 8 && !ctx.HasInput(8)) break;
+      SY_ASSIGN_OR_RETURN(ValueId v, ctx.Input(i));
+      inputs.push_back(v);
+    }
+    SY_ASSIGN_OR_RETURN(ValueId out, EmitQLinearConv(ctx, inputs));
+    ctx.SetOutput(0, out);
+    return Status::Ok();
+  }
   SY_ASSIGN_OR_RETURN(ValueId x, Shifted(ctx, 0, 2, DType::kF32, 1));
   SY_ASSIGN_OR_RETURN(ValueId w, Shifted(ctx, 3, 5, DType::kF32, 0));
   std::optional<ValueId> bias;

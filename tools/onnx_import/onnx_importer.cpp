@@ -13,6 +13,7 @@
 #include "model_checks.h"
 #include "onnx_tensor.h"
 #include "op_mapping.h"
+#include "qdq_folding.h"
 #include "subgraph_names.h"
 #include "switchyard/model_io.h"
 #include "switchyard/onnx_import.h"
@@ -499,6 +500,16 @@ Expected<ImportResult> ImportOnce(const onnx::ModelProto& model,
 
   ImportResult result;
   result.opset = state.opset;
+  {
+    std::set<std::string> outputs;
+    for (const onnx::ValueInfoProto& output : graph.output()) outputs.insert(output.name());
+    result.qdq_folded_convs =
+        FoldQdqConvs(flat->nodes, outputs, [&](const std::string& name) -> const Tensor* {
+          if (initializer_names.count(name) == 0) return nullptr;
+          const KnownValue* known = state.Find(name);
+          return known != nullptr && known->constant ? &*known->constant : nullptr;
+        });
+  }
   result.onnx_nodes = flat->nodes.size();
   result.expanded_function_calls = flat->local_calls;
   result.expanded_op_bodies = flat->schema_bodies;

@@ -113,6 +113,9 @@ Expected<SliceParams> SliceParamsOf(NodeContext& ctx);
 // A catalogue conv of x and w (and bias) with the node's Conv attributes (auto_pad,
 // strides, pads, dilations, group) resolved; shared by Conv and the quantized convs.
 Expected<ValueId> EmitConv(NodeContext& ctx, ValueId x, ValueId w, std::optional<ValueId> bias);
+// qlinear_conv over `inputs` in QLinearConv's order (x, x_scale, x_zero_point, w, w_scale,
+// w_zero_point, y_scale, y_zero_point[, bias]), with Conv's window (auto_pad resolved).
+Expected<ValueId> EmitQLinearConv(NodeContext& ctx, const std::vector<ValueId>& inputs);
 // The node's AveragePool of x (its window attributes: kernel_shape, strides, pads or
 // auto_pad, dilations, ceil_mode, count_include_pad), as map_conv_pool.cpp maps AveragePool.
 Expected<ValueId> EmitAveragePool(NodeContext& ctx, ValueId x);

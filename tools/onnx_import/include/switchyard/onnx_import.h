@@ -94,6 +94,9 @@ struct ImportResult {
   size_t expanded_function_calls = 0;  // calls to the model's own functions expanded
   size_t expanded_op_bodies = 0;       // ops expanded from the function body ONNX defines
   size_t folded_nodes = 0;             // of them, evaluated at import time
+  // QDQ units (DequantizeLinear -> Conv -> QuantizeLinear) imported as one qlinear_conv
+  // (docs/onnx-import.md, "QDQ folding").
+  size_t qdq_folded_convs = 0;
 };
 
 // Imports the model at `path` (external data is resolved relative to its folder). On

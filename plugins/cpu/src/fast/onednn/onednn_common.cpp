@@ -69,6 +69,12 @@ ScopedThreads::ScopedThreads(int num_threads) : previous_(omp_get_max_threads())
 
 ScopedThreads::~ScopedThreads() { omp_set_num_threads(previous_); }
 
+bool HasVnni() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx2_vnni || isa == dnnl::cpu_isa::avx512_core_vnni ||
+         isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
 std::string Description() {
   const dnnl_version_t* v = dnnl_version();
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +

@@ -58,6 +58,11 @@ inline int ThreadsFor(int64_t work, int num_threads) {
 // ("oneDNN 2.6.3, isa avx512_core_amx").
 std::string Description();
 
+// Whether oneDNN generates VNNI code here (vpdpbusd: four u8 x s8 products a 32-bit lane,
+// exact). Without it its u8 x s8 kernels add pairs of products in 16 bits with saturation
+// (vpmaddubsw), so the integer kernels (matmul_integer, qlinear_conv) keep them off those.
+bool HasVnni();
+
 // f32 row-major dims of a shape (as oneDNN's int64 dims).
 dnnl::memory::dims Dims(const Shape& shape);
 

@@ -9,6 +9,7 @@ void AttachOneDnnMatmulKernels(KernelTable& table);         // onednn_matmul.cpp
 void AttachOneDnnConvKernels(KernelTable& table);           // onednn_conv.cpp
 void AttachOneDnnPoolKernels(KernelTable& table);           // onednn_pool.cpp
 void AttachOneDnnMatmulIntegerKernels(KernelTable& table);  // onednn_matmul_integer.cpp
+void AttachOneDnnQLinearConvKernels(KernelTable& table);    // onednn_qlinear_conv.cpp
 
 void AttachOneDnnKernels(KernelTable& table) {
   // The fused ops have no tuned plain kernel: their entries run the reference kernel for
@@ -20,6 +21,7 @@ void AttachOneDnnKernels(KernelTable& table) {
   AttachOneDnnConvKernels(table);
   AttachOneDnnPoolKernels(table);
   AttachOneDnnMatmulIntegerKernels(table);
+  AttachOneDnnQLinearConvKernels(table);
 }
 
 std::string OneDnnDescription() { return onednn::Selected() ? onednn::Description() : ""; }

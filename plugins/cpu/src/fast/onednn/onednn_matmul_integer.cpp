@@ -30,12 +30,6 @@ namespace {
 
 using dnnl::memory;
 
-bool HasVnni() {
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  return isa == dnnl::cpu_isa::avx2_vnni || isa == dnnl::cpu_isa::avx512_core_vnni ||
-         isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
-}
-
 class OneDnnMatMulInteger final : public PreparedKernel {
  public:
   // b [K, N] (u8 or i8) and its zero points (nullptr: 0) are the constants' bytes.
@@ -131,7 +125,7 @@ class OneDnnMatMulInteger final : public PreparedKernel {
 
 std::unique_ptr<PreparedKernel> PrepareMatMulInteger(const PrepareContext& ctx) {
   std::unique_ptr<PreparedKernel> widened = PrepareWidenedMatMulInteger(ctx);
-  if (widened == nullptr || !onednn::Selected() || !HasVnni()) return widened;
+  if (widened == nullptr || !onednn::Selected() || !onednn::HasVnni()) return widened;
   if (ctx.inputs[0].dtype != DType::kU8) return widened;  // a's zero point is read per run
   const std::optional<MatMulIntegerShape> s = MatMulIntegerShapeOf(
       ctx.inputs[0].shape, ctx.inputs[1].shape, ElementCount(ctx.outputs[0].shape));
