@@ -1,5 +1,6 @@
-// Folding rules: nodes whose inputs are all constants become constants, and a
-// batch_norm after a conv is folded into the conv's weights and bias.
+// Folding rules: nodes whose results nothing reads are removed, nodes whose inputs are all
+// constants become constants, and a batch_norm after a conv is folded into the conv's
+// weights and bias.
 #include <algorithm>
 #include <cmath>
 
@@ -26,6 +27,32 @@ void Store(Tensor& t, int64_t i, double value) {
 }
 
 }  // namespace
+
+// Nodes are in topological order, so one walk from the last node back finds every node
+// that some graph output (decoding state's outputs among them) depends on; the rest go.
+Status RemoveDeadNodes(RuleContext& ctx) {
+  GraphEditor& e = ctx.editor();
+  const Graph& g = e.graph();
+  std::vector<bool> needed(g.values.size(), false);
+  for (ValueId v : g.outputs) needed[static_cast<size_t>(v)] = true;
+  std::vector<size_t> dead;
+  for (size_t n = e.num_nodes(); n-- > 0;) {
+    const Node& node = e.node(n);
+    bool live = false;
+    for (ValueId v : node.outputs) live = live || needed[static_cast<size_t>(v)];
+    if (!live) {
+      dead.push_back(n);
+      continue;
+    }
+    for (ValueId v : node.inputs) needed[static_cast<size_t>(v)] = true;
+  }
+  for (size_t n : dead) {
+    const size_t matched[] = {n};
+    e.Replace(matched, {}, nullptr);
+    ctx.RecordApplied("dead_node", matched, "removed: no output of the graph depends on it");
+  }
+  return Status::Ok();
+}
 
 Status FoldConstants(RuleContext& ctx) {
   GraphEditor& e = ctx.editor();

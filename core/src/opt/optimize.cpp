@@ -261,9 +261,9 @@ Expected<OptimizedGraph> OptimizeGraph(const Graph& graph, const PluginHost* hos
   opt::PluginQueries queries;
   opt::RuleContext ctx(editor, queries, level, result.report.records);
   for (Status (*rule)(opt::RuleContext&) :
-       {opt::FoldConstants, opt::FoldBatchNorm, opt::FuseGelu, opt::FuseAttention,
-        opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv, opt::TransposeAsReshape,
-        opt::FuseGroupedAttention}) {
+       {opt::RemoveDeadNodes, opt::FoldConstants, opt::FoldBatchNorm, opt::FuseGelu,
+        opt::FuseAttention, opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv,
+        opt::TransposeAsReshape, opt::FuseGroupedAttention}) {
     SY_RETURN_IF_ERROR(rule(ctx));
     editor.Commit();
   }

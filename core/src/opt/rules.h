@@ -66,6 +66,7 @@ class RuleContext {
 };
 
 // Rules, in the order the driver runs them.
+Status RemoveDeadNodes(RuleContext& ctx);   // fold_rules.cpp: nodes no graph output needs
 Status FoldConstants(RuleContext& ctx);     // fold_rules.cpp: nodes whose inputs are constants
 Status FoldBatchNorm(RuleContext& ctx);     // fold_rules.cpp: conv -> batch_norm into the conv
 Status FuseGelu(RuleContext& ctx);          // activation_rules.cpp: erf and tanh forms

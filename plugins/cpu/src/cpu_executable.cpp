@@ -170,10 +170,14 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
       // An f16 value qualifies between steps run on the f32 kernels (half_as_f32.h): their
       // widening and rounding are elementwise, so the f16 bytes keep whatever order the
       // f32 kernel reads and writes.
+      // u8 and i8 values: the integer kernels' (qlinear_conv's codes).
       const bool f32_kernels =
           type.dtype == DType::kF32 || (type.dtype == DType::kF16 && step.half != nullptr);
-      candidate[v] = !layout_fixed[v] && f32_kernels && type.rank() >= 3 && type.rank() <= 5 &&
-                     step.prepared != nullptr && step.prepared->AcceptsChannelsLastOutput(j);
+      const bool byte_kernels =
+          (type.dtype == DType::kU8 || type.dtype == DType::kI8) && step.half == nullptr;
+      candidate[v] = !layout_fixed[v] && (f32_kernels || byte_kernels) && type.rank() >= 3 &&
+                     type.rank() <= 5 && step.prepared != nullptr &&
+                     step.prepared->AcceptsChannelsLastOutput(j);
     }
   }
   // Every reader must accept it too; one that does not (another op, a conv's weights, a

@@ -84,7 +84,7 @@ using KernelFn = Status (*)(const KernelContext& ctx);
 
 // The order of a tensor's bytes in its buffer. The catalogue's tensors are row-major,
 // which for a conv's [N, C, spatial...] operands is NCHW. Inside one prepared partition
-// the executable may store a 3- to 5-D f32 value channels-last instead (NHWC: [N,
+// the executable may store a 3- to 5-D f32 (or u8/i8) value channels-last instead (NHWC: [N,
 // spatial..., C] row-major, the channel varying fastest), when every kernel that writes
 // or reads it has agreed to (PreparedKernel::AcceptsChannelsLast*): oneDNN's fast
 // convolutions read and write that layout, so a chain of convs then skips the NCHW <->

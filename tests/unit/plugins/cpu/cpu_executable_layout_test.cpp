@@ -333,6 +333,93 @@ TEST_P(CpuExecutableLayoutTest, ConvsTrustOnlyBoundsThatCannotOverflow) {
   ExpectClose(p.Run(*fast, {{x, input}}), want, "overflowing a");
 }
 
+// qlinear_conv's codes (u8 and i8) between two qlinear_convs are stored channels-last where
+// the integer kernel runs (oneDNN with VNNI), and every output equals the reference's bit
+// for bit (the op's arithmetic is exact). The chain: a 3x3 conv with an odd y zero point,
+// a strided depthwise conv writing i8 with per-channel w scales, a 1x1 conv; b is also a
+// graph output, so it stays row-major; d's w zero point is not 0, which only the f32 path
+// takes.
+Tensor Bytes(DType dtype, Shape shape, uint32_t seed, int lo, int hi) {
+  Tensor t = *Tensor::Allocate(dtype, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> uniform(lo, hi);
+  std::byte* data = t.mutable_data();
+  for (int64_t i = 0; i < ElementCount(t.shape()); ++i) {
+    data[i] = static_cast<std::byte>(static_cast<uint8_t>(uniform(rng)));
+  }
+  return t;
+}
+
+Tensor Scalar(DType dtype, double v) {
+  Tensor t = *Tensor::Allocate(dtype, {});
+  if (dtype == DType::kF32) {
+    t.mutable_values<float>()[0] = static_cast<float>(v);
+  } else {
+    t.mutable_data()[0] = static_cast<std::byte>(static_cast<uint8_t>(static_cast<int>(v)));
+  }
+  return t;
+}
+
+Tensor Floats(std::vector<float> values) {
+  Tensor t = *Tensor::Allocate(DType::kF32, {static_cast<int64_t>(values.size())});
+  std::copy(values.begin(), values.end(), t.mutable_values<float>().begin());
+  return t;
+}
+
+TEST_P(CpuExecutableLayoutTest, QLinearConvChainKeepsCodesChannelsLast) {
+  GraphBuilder g;
+  const ValueId x = g.Input("x", DType::kU8, {2, 8, 9, 9});
+  auto qconv = [&](const std::string& name, ValueId in, DType in_type, DType w_type, Shape w_shape,
+                   DType out_type, Shape out_shape, double y_zero, Attrs attrs, uint32_t seed,
+                   bool w_zero_nonzero = false) {
+    const int64_t m = w_shape[0];
+    std::vector<float> scales;
+    for (int64_t c = 0; c < m; ++c) scales.push_back(0.002f + 0.0005f * static_cast<float>(c % 5));
+    Tensor w_zero = Bytes(w_type, {m}, seed + 1, w_zero_nonzero ? 1 : 0, w_zero_nonzero ? 3 : 0);
+    Tensor bias = *Tensor::Allocate(DType::kI32, {m});
+    std::mt19937 rng(seed + 2);
+    for (int32_t& b : bias.mutable_values<int32_t>())
+      b = std::uniform_int_distribution<int>(-3000, 3000)(rng);
+    const bool in_signed = in_type == DType::kI8;
+    const ValueId out = g.Value(name, out_type, std::move(out_shape));
+    g.Node("qlinear_conv",
+           {in, g.Const(name + "_xs", Scalar(DType::kF32, 0.05)),
+            g.Const(name + "_xz", Scalar(in_type, in_signed ? -3 : 7)),
+            g.Const(name + "_w", Bytes(w_type, std::move(w_shape), seed, -100, 100)),
+            g.Const(name + "_ws", Floats(scales)), g.Const(name + "_wz", std::move(w_zero)),
+            g.Const(name + "_ys", Scalar(DType::kF32, 0.03)),
+            g.Const(name + "_yz", Scalar(out_type, y_zero)), g.Const(name + "_b", std::move(bias))},
+           {out}, std::move(attrs), name);
+    return out;
+  };
+  const ValueId a = qconv("a", x, DType::kU8, DType::kI8, {16, 8, 3, 3}, DType::kU8, {2, 16, 9, 9},
+                          131, ConvAttrs({1, 1, 1, 1}), 10);
+  const ValueId b = qconv("b", a, DType::kU8, DType::kI8, {16, 1, 3, 3}, DType::kI8, {2, 16, 5, 5},
+                          -5, ConvAttrs({1, 1, 1, 1}, {2, 2}, 16), 20);
+  const ValueId c = qconv("c", b, DType::kI8, DType::kI8, {8, 16, 1, 1}, DType::kU8, {2, 8, 5, 5},
+                          128, ConvAttrs({}), 30);
+  const ValueId d = qconv("d", c, DType::kU8, DType::kI8, {4, 8, 3, 3}, DType::kU8, {2, 4, 3, 3}, 9,
+                          ConvAttrs({}), 40, /*w_zero_nonzero=*/true);
+  g.Output(b);
+  g.Output(d);
+  const Graph graph = g.Build();
+  const WholeGraphPartition p(graph, {});
+  std::unique_ptr<CpuExecutable> fast = Fast(p);
+  const std::vector<uint32_t> layouts = fast->channels_last_values();
+  // a flows from the integer kernel to the integer kernel; c is read by d, which takes the
+  // f32 path (row-major only); b is a graph output.
+  if (!layouts.empty()) EXPECT_EQ(layouts, std::vector<uint32_t>{p.Local(a)});
+  for (uint32_t seed : {1u, 2u}) {
+    const std::map<ValueId, Tensor> feeds = {{x, Bytes(DType::kU8, {2, 8, 9, 9}, seed, 0, 255)}};
+    const std::vector<Tensor> got = p.Run(*fast, feeds);
+    const std::vector<Tensor> want = p.Run(*Ref(p), feeds);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_TRUE(got[k].BitwiseEquals(want[k])) << "output " << k << ", seed " << seed;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
                          [](const testing::TestParamInfo<int>& threads) {
                            return threads.param == 0 ? std::string("NoPool")

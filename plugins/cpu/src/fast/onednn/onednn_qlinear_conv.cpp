@@ -24,7 +24,8 @@
 // any f32 conv.
 //
 // Tensors are row-major (NCHW); oneDNN's int8 kernels read and write channels-last, so x
-// and y go through reorders into buffers the kernel owns.
+// and y go through reorders into buffers the kernel owns, except where the executable
+// stores them channels-last (a value between two qlinear_convs: UseLayouts).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -249,6 +250,8 @@ class OneDnnQLinearConv final : public PreparedKernel {
     codes_ = memory(memory::desc(g.y, code_type, onednn::ChannelsLast(rank)), eng);
     y_user_ = memory(memory::desc(g.y, code_type, PlainTag(rank)), eng, DNNL_MEMORY_NONE);
     to_row_major_ = dnnl::reorder(codes_, y_user_);
+    x_buffer_ = x_.get_data_handle();
+    codes_buffer_ = static_cast<std::byte*>(codes_.get_data_handle());
     primitive_ = dnnl::convolution_forward(pd);
     args_ = {{DNNL_ARG_SRC, x_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, y_}};
     ok_ = true;
@@ -257,16 +260,33 @@ class OneDnnQLinearConv final : public PreparedKernel {
   bool ok() const { return ok_; }
   std::string Implementation() const override { return impl_; }
 
+  // x and y may be stored channels-last (between two qlinear_convs, CpuExecutable::
+  // ChooseLayouts): the primitive then reads x in place and the codes are written into y
+  // directly, and the reorders go.
+  bool AcceptsChannelsLastInput(size_t index) const override { return index == 0; }
+  bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+  void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
+    x_channels_last_ = inputs[0] == Layout::kChannelsLast;
+    y_channels_last_ = outputs[0] == Layout::kChannelsLast;
+  }
+
   Status Run(const KernelContext& ctx) override {
     try {
       const onednn::ScopedThreads threads(num_threads_);
-      x_user_.set_data_handle(const_cast<std::byte*>(ctx.inputs[0].data));
-      to_channels_last_.execute(stream_, x_user_, x_);
+      if (x_channels_last_) {
+        x_.set_data_handle(const_cast<std::byte*>(ctx.inputs[0].data));
+      } else {
+        x_.set_data_handle(x_buffer_);
+        x_user_.set_data_handle(const_cast<std::byte*>(ctx.inputs[0].data));
+        to_channels_last_.execute(stream_, x_user_, x_);
+      }
       primitive_.execute(stream_, args_);
       stream_.wait();
-      RequantizeChannelsLast(ctx);
-      y_user_.set_data_handle(ctx.outputs[0].data);
-      to_row_major_.execute(stream_, codes_, y_user_);
+      RequantizeChannelsLast(ctx, y_channels_last_ ? ctx.outputs[0].data : codes_buffer_);
+      if (!y_channels_last_) {
+        y_user_.set_data_handle(ctx.outputs[0].data);
+        to_row_major_.execute(stream_, codes_, y_user_);
+      }
       stream_.wait();
     } catch (const dnnl::error& e) {
       return Internal(std::string(ctx.op) + ": oneDNN convolution failed: " + e.what());
@@ -277,9 +297,8 @@ class OneDnnQLinearConv final : public PreparedKernel {
  private:
   // The channels-last s32 sums in y_ to channels-last codes, a pixel (all channels) at a
   // time.
-  void RequantizeChannelsLast(const KernelContext& ctx) const {
+  void RequantizeChannelsLast(const KernelContext& ctx, std::byte* codes) const {
     const auto* sums = static_cast<const int32_t*>(y_.get_data_handle());
-    std::byte* codes = static_cast<std::byte*>(codes_.get_data_handle());
     const int64_t channels = p_.out_channels;
     const int64_t pixels = ctx.outputs[0].count() / std::max<int64_t>(channels, 1);
     const bool is_signed = ctx.outputs[0].dtype() == DType::kI8;
@@ -303,6 +322,9 @@ class OneDnnQLinearConv final : public PreparedKernel {
   QConvParams p_;
   int num_threads_;
   bool ok_ = false;
+  bool x_channels_last_ = false, y_channels_last_ = false;  // UseLayouts
+  void* x_buffer_ = nullptr;                                // x_'s own, for row-major x
+  std::byte* codes_buffer_ = nullptr;                       // codes_'s, for row-major y
   std::string impl_;
   std::vector<double> bias_;  // per output channel (0 without one)
   dnnl::stream stream_;
