@@ -67,6 +67,145 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
 }
 #endif  // CONV
 
+#ifdef QLINEAR_CONV
+// qlinear_conv (docs/ops.md; plugins/cpu/src/ref/conv_pool_ref.cpp QLinearConv), one
+// work-item per y[n, m, o]: x (slot A) and x_zero_point, w (slot B) and w_zero_point (one,
+// or one per output channel: wz_count), y and y_zero_point (slot Y), bias (i32, slot C,
+// with HAS_BIAS); the scales f32 (x_scale and y_scale one each, w_scale ws_count); Y_LO
+// and Y_HI the output type's range, as floats.
+// acc = bias[m] + sum over the taps inside x of (x - x_zero_point)(w - w_zero_point[m]),
+// exact in 64 bits, then plugins/common/qlinear_requantize.h's RequantizeToCode step by
+// step: the f32 product of f32(acc) and the channel's multiplier, rounded half to even,
+// plus y_zero_point, saturated in float before any conversion.
+//
+// The multiplier f32(f32(x_scale * w_scale) / y_scale) is computed here, in integers,
+// rounded as IEEE f32 arithmetic rounds (ties to even, subnormals kept): a device's float
+// division need not be correctly rounded, nor its float arithmetic keep subnormals, and
+// the multiplier must equal the host's (QLinearMultiplier) bit for bit. The host checks
+// the scales (QLinearScaleProblem, after the run); on scales it refuses the multiplier
+// here is 0, so that no NaN reaches a conversion.
+
+// The bits of the positive f32 nearest to (m + s) * 2^e, ties to even, s in [0, 1) and
+// nonzero when `sticky`; infinity on overflow. Callers that pass sticky give m at least 26
+// significant bits, so that s lies below the rounding position (it only breaks a tie).
+inline uint sy_q_round(ulong m, int e, int sticky) {
+  if (m == 0) return 0u;
+  const int n = 64 - (int)clz(m);
+  const int shift = max(n - 24, -149 - e);  // the result's last bit is 2^(e + shift)
+  ulong q;
+  if (shift <= 0) {
+    q = m << (-shift);
+  } else if (shift > 64) {
+    return 0u;  // (m + s) * 2^e < 2^-150: below half the smallest subnormal
+  } else {
+    const ulong r = shift == 64 ? m : m & ((((ulong)1) << shift) - 1);
+    const ulong halfway = ((ulong)1) << (shift - 1);
+    q = shift == 64 ? 0 : m >> shift;
+    if (r > halfway || (r == halfway && (sticky || (q & 1)))) ++q;
+  }
+  // q < 2^23 only at the subnormal exponent (e + shift = -149); q = 2^24 after rounding
+  // carries into the exponent through the addition.
+  const long bits = ((long)(e + shift + 149) << 23) + (long)q;
+  return bits >= 0x7f800000L ? 0x7f800000u : (uint)bits;
+}
+
+// A positive finite f32's significand and exponent: bits u is m * 2^e.
+inline ulong sy_q_significand(uint u) {
+  return (u >> 23) != 0 ? (ulong)((u & 0x7fffffu) | 0x800000u) : (ulong)u;
+}
+inline int sy_q_exponent(uint u) { return (int)max(u >> 23, 1u) - 150; }
+
+// f32(a * b) for positive finite a and b, as bits.
+inline uint sy_q_mul(uint a, uint b) {
+  return sy_q_round(sy_q_significand(a) * sy_q_significand(b), sy_q_exponent(a) + sy_q_exponent(b),
+                    0);
+}
+
+// f32(a / b) for finite a >= 0 (infinity gives infinity) and positive finite b, as bits.
+inline uint sy_q_div(uint a, uint b) {
+  if (a == 0u || a >= 0x7f800000u) return a;
+  ulong ma = sy_q_significand(a), mb = sy_q_significand(b);
+  int ea = sy_q_exponent(a), eb = sy_q_exponent(b);
+  const int na = 64 - (int)clz(ma), nb = 64 - (int)clz(mb);
+  ma <<= 24 - na;  // both in [2^23, 2^24)
+  ea -= 24 - na;
+  mb <<= 24 - nb;
+  eb -= 24 - nb;
+  const ulong num = ma << 40;  // the quotient has 40 or 41 bits
+  return sy_q_round(num / mb, ea - eb - 40, (num % mb) != 0);
+}
+
+// The channel's multiplier, or 0 when a scale is not positive and finite or the
+// multiplier overflows (the host reports those).
+inline float sy_q_multiplier(uint x_scale, uint w_scale, uint y_scale) {
+  const uint largest = 0x7f7fffffu;  // positive finite: bits 1 to largest
+  if (x_scale - 1u >= largest || w_scale - 1u >= largest || y_scale - 1u >= largest) return 0.0f;
+  const uint m = sy_q_div(sy_q_mul(x_scale, w_scale), y_scale);
+  return m >= 0x7f800000u ? 0.0f : as_float(m);
+}
+
+__kernel void sy_qlinear_conv(__global const uchar* xb, ulong xo, __global const uchar* xsb,
+                              ulong xso, __global const uchar* xzb, ulong xzo,
+                              __global const uchar* wb, ulong wo, __global const uchar* wsb,
+                              ulong wso, __global const uchar* wzb, ulong wzo,
+                              __global const uchar* ysb, ulong yso, __global const uchar* yzb,
+                              ulong yzo, __global const uchar* bb, ulong bo, __global uchar* yb,
+                              ulong yo, ulong n, long C, long M, long group, int S, long in_count,
+                              long out_count, long tap_count, __global const long* meta,
+                              long ws_count, long wz_count) {
+  const size_t i = get_global_id(0);
+  if (i >= n) return;
+  __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
+  __global const ST_B* w = SY_CPTR(ST_B, wb, wo);
+  __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
+  const long o = (long)(i % (ulong)out_count);
+  const long nm = (long)(i / (ulong)out_count);
+  const long m = nm % M;
+  const long nb = nm / M;
+  const long cpg = C / group;
+  const long g = m / (M / group);
+  long pos[3] = {0, 0, 0};
+  long rest = o;
+  for (int d = S - 1; d >= 0; --d) {
+    pos[d] = rest % SY_OUT(d);
+    rest /= SY_OUT(d);
+  }
+  const long x_zero = LOAD_A(SY_CPTR(ST_A, xzb, xzo), 0);
+  const long w_zero = LOAD_B(SY_CPTR(ST_B, wzb, wzo), wz_count > 1 ? m : 0);
+  const long y_zero = LOAD_Y(SY_CPTR(ST_Y, yzb, yzo), 0);
+#ifdef HAS_BIAS
+  long acc = LOAD_C(SY_CPTR(ST_C, bb, bo), m);
+#else
+  long acc = 0;
+#endif
+  for (long c = 0; c < cpg; ++c) {
+    const long x_base = (nb * C + g * cpg + c) * in_count;
+    const long w_base = (m * cpg + c) * tap_count;
+    for (long t = 0; t < tap_count; ++t) {
+      long tr = t, offset = 0, scale = 1;
+      int inside = 1;
+      for (int d = S - 1; d >= 0; --d) {
+        const long k = tr % SY_K(d);
+        tr /= SY_K(d);
+        const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
+        inside = inside && p >= 0 && p < SY_IN(d);
+        offset += p * scale;
+        scale *= SY_IN(d);
+      }
+      if (!inside) continue;
+      acc += (LOAD_A(x, x_base + offset) - x_zero) * (LOAD_B(w, w_base + t) - w_zero);
+    }
+  }
+  const float multiplier =
+      sy_q_multiplier(SY_CPTR(uint, xsb, xso)[0], SY_CPTR(uint, wsb, wso)[ws_count > 1 ? m : 0],
+                      SY_CPTR(uint, ysb, yso)[0]);
+  const float product = convert_float_rte(acc) * multiplier;
+  const float code = rint(product) + (float)y_zero;  // exact within the output's range
+  const long value = code <= Y_LO ? (long)Y_LO : code >= Y_HI ? (long)Y_HI : (long)code;
+  STORE_Y(y, (long)i, value);
+}
+#endif  // QLINEAR_CONV
+
 #ifdef DEFORM_CONV
 // deform_conv (2-D), one work-item per y[n, o, i, j]: x [N, C, H, W], w [O, C / group, kH,
 // kW], offset [N, G * 2 * kH * kW, oH, oW] (slot A, x's dtype), bias [O] (slot C, with

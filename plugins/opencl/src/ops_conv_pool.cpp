@@ -1,7 +1,8 @@
 // The conv_pool family: conv, max_pool and avg_pool over 1 to 3 spatial dims
 // (kernels/conv_pool.cl): direct kernels, one work-item per output element; conv_transpose
 // (likewise); global_avg_pool (the reduction family's op, a mean over the
-// spatial dims). Float dtypes.
+// spatial dims). Float dtypes; and qlinear_conv (u8 and i8: exact integer sums, a direct
+// kernel, one work-item per output element).
 //
 // Where the plugin was built with CLBlast (the condition matmul uses), f32 and f64 conv
 // goes through im2col + GEMM instead: per batch item and group, sy_im2col writes the
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #ifdef SY_OPENCL_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -23,6 +25,7 @@
 
 #include "cl_op.h"
 #include "kernel_sources.h"
+#include "qlinear_requantize.h"
 
 namespace sy::opencl {
 namespace {
@@ -238,6 +241,113 @@ class ConvOp : public ClOp {
     }
   }
 };
+
+// qlinear_conv: sy_qlinear_conv (kernels/conv_pool.cl), one work-item per output element,
+// summed exactly in 64 bits and requantized as plugins/common/qlinear_requantize.h says; the
+// kernel computes each channel's multiplier itself, rounded as the host's (the scales are
+// device data, and an op never waits for the device while enqueuing). The scales come back
+// to the host without waiting, and CheckData refuses bad ones with the reference's message
+// (QLinearScaleProblem, output channel by output channel).
+class QLinearConvOp : public ClOp {
+ public:
+  void Prepare(PrepareContext& ctx) override {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& w = node.inputs[3].shape;
+    const Shape kernel(w.begin() + 2, w.end());
+    spatial_ = static_cast<int>(x.size() - 2);
+    channels_ = x[1];
+    out_channels_ = node.outputs[0].shape[1];
+    group_ = node.attrs.GetInt("group", 1);
+    in_count_ = Count(x, 2);
+    out_count_ = Count(node.outputs[0].shape, 2);
+    tap_count_ = Count(w, 2);
+    n_out_ = ElementCount(node.outputs[0].shape);
+    ws_count_ = ElementCount(node.inputs[4].shape);
+    wz_count_ = ElementCount(node.inputs[5].shape);
+    per_channel_scale_ = ws_count_ > 1;
+    has_bias_ = node.inputs.size() > 8;
+    meta_ = ctx.Upload(WindowMeta(node, kernel));
+    const DType y = node.outputs[0].dtype;
+    std::string defines = SlotDefines('A', node.inputs[0].dtype) +
+                          SlotDefines('B', node.inputs[3].dtype) + SlotDefines('Y', y) +
+                          (y == DType::kI8 ? "#define Y_LO -128.0f\n#define Y_HI 127.0f\n"
+                                           : "#define Y_LO 0.0f\n#define Y_HI 255.0f\n") +
+                          "#define QLINEAR_CONV 1\n";
+    if (has_bias_) defines += SlotDefines('C', node.inputs[8].dtype) + "#define HAS_BIAS 1\n";
+    kernel_ = ctx.Kernel("conv_pool", defines, false, "sy_qlinear_conv");
+    scales_.assign(static_cast<size_t>(2 + ws_count_), 0.0f);
+  }
+
+  void Enqueue(const EnqueueContext& ctx) override {
+    // The reference checks the scales once per output channel, outputs or not.
+    checks_ = out_channels_ > 0;
+    if (checks_) {
+      // x_scale, y_scale, then w_scale: read without waiting, checked by CheckData.
+      const auto read = [&](const ClTensor& t, float* to, int64_t count) {
+        CheckCl(clEnqueueReadBuffer(ctx.queue, t.mem, CL_FALSE, t.offset,
+                                    static_cast<size_t>(count) * sizeof(float), to, 0, nullptr,
+                                    nullptr),
+                "clEnqueueReadBuffer (qlinear_conv scales)");
+      };
+      read(ctx.inputs[1], &scales_[0], 1);
+      read(ctx.inputs[6], &scales_[1], 1);
+      read(ctx.inputs[4], &scales_[2], ws_count_);
+    }
+    if (n_out_ == 0) return;
+    const ClTensor& bias = has_bias_ ? ctx.inputs[8] : ctx.inputs[0];  // unused without
+    KernelArgs args(kernel_.get());
+    for (size_t k = 0; k < 8; ++k) args.Tensor(ctx.inputs[k]);
+    args.Tensor(bias).Tensor(ctx.outputs[0]);
+    args.Add(static_cast<cl_ulong>(n_out_))
+        .Add(static_cast<cl_long>(channels_))
+        .Add(static_cast<cl_long>(out_channels_))
+        .Add(static_cast<cl_long>(group_))
+        .Add(static_cast<cl_int>(spatial_))
+        .Add(static_cast<cl_long>(in_count_))
+        .Add(static_cast<cl_long>(out_count_))
+        .Add(static_cast<cl_long>(tap_count_))
+        .Add(meta_.get())
+        .Add(static_cast<cl_long>(ws_count_))
+        .Add(static_cast<cl_long>(wz_count_));
+    Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
+  }
+
+  // The reference's error (plugins/cpu/src/ref/conv_pool_ref.cpp QLinearConv), as a data
+  // error: the first output channel whose scales are refused.
+  void CheckData() const override {
+    if (!checks_) return;
+    for (int64_t m = 0; m < out_channels_; ++m) {
+      const float w_scale = scales_[static_cast<size_t>(2 + (per_channel_scale_ ? m : 0))];
+      const std::string problem = plugin::QLinearScaleProblem(scales_[0], w_scale, scales_[1]);
+      if (problem.empty()) continue;
+      throw sy_sdk::Error(
+          SY_ERROR_DATA,
+          "qlinear_conv: " + problem +
+              (per_channel_scale_ ? " (output channel " + std::to_string(m) + ")" : ""));
+    }
+  }
+
+ private:
+  int spatial_ = 0;
+  int64_t channels_ = 0, out_channels_ = 0, group_ = 1, in_count_ = 0, out_count_ = 0,
+          tap_count_ = 0, n_out_ = 0, ws_count_ = 1, wz_count_ = 1;
+  bool has_bias_ = false, per_channel_scale_ = false, checks_ = false;
+  std::vector<float> scales_;  // x_scale, y_scale, w_scale...: filled by the queue
+  UniqueMem meta_;
+  UniqueKernel kernel_;
+};
+
+// qlinear_conv takes what its schema takes (u8 and i8 everywhere, f32 scales, i32 bias) on
+// any device; supports_node may see any node, so nothing is read that the node lacks.
+bool SupportsQLinearConv(const NodeInfo& node, const DeviceCaps&, std::string& reason) {
+  if (node.inputs.size() < 8 || node.outputs.size() != 1 || node.inputs[0].shape.size() < 3 ||
+      node.inputs[0].shape.size() > 5) {
+    reason = "qlinear_conv takes 8 or 9 inputs, 1 to 3 spatial dims and gives one output";
+    return false;
+  }
+  return true;
+}
 
 class PoolOp : public ClOp {
  public:
@@ -521,6 +631,9 @@ bool SupportsRoiAlign(const NodeInfo& node, const DeviceCaps& device, std::strin
 std::unique_ptr<ClOp> CreateRoiAlign(const NodeInfo&) { return std::make_unique<RoiAlignOp>(); }
 
 std::unique_ptr<ClOp> CreateConv(const NodeInfo&) { return std::make_unique<ConvOp>(); }
+std::unique_ptr<ClOp> CreateQLinearConv(const NodeInfo&) {
+  return std::make_unique<QLinearConvOp>();
+}
 std::unique_ptr<ClOp> CreateDeformConv(const NodeInfo&) { return std::make_unique<DeformConvOp>(); }
 std::unique_ptr<ClOp> CreatePool(const NodeInfo&) { return std::make_unique<PoolOp>(); }
 std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
@@ -531,6 +644,7 @@ std::unique_ptr<ClOp> CreateConvTranspose(const NodeInfo&) {
 
 void RegisterConvPoolOps(ClOpRegistry& registry) {
   registry.Add("conv", SupportsWindow, CreateConv);
+  registry.Add("qlinear_conv", SupportsQLinearConv, CreateQLinearConv);
   registry.Add("conv_transpose", SupportsConvTranspose, CreateConvTranspose);
   registry.Add("deform_conv", SupportsDeformConv, CreateDeformConv);
   registry.Add("roi_align", SupportsRoiAlign, CreateRoiAlign);

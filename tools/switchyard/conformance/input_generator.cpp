@@ -166,6 +166,18 @@ Expected<Tensor> GenerateInput(const CaseInput& input, uint64_t seed, bool speci
   auto integer = [&](int64_t lo, int64_t hi) {  // inclusive
     return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
   };
+  if (!input.values.empty()) {
+    for (int64_t i = 0; i < t.element_count(); ++i) {
+      const double v = input.values[static_cast<size_t>(i) % input.values.size()];
+      std::byte* p = data + i * static_cast<int64_t>(size);
+      if (IsFloat(dtype)) {
+        StoreDouble(dtype, p, v);
+      } else {
+        StoreInteger(dtype, p, static_cast<int64_t>(v));
+      }
+    }
+    return t;
+  }
   if (!input.tuple_dims.empty() && IsInteger(dtype)) {
     FillIndexTuples(input, rng, t);
     return t;

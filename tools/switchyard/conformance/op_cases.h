@@ -41,6 +41,10 @@ struct CaseInput {
   // element twice.
   std::vector<int64_t> tuple_dims;
   int64_t distinct_tuples = 0;
+  // When not empty, the input holds these values in order (repeated to fill it),
+  // converted to its dtype, instead of drawn from `domain`: data a case must choose (a
+  // requantization's scales, whose multiplier decides whether results saturate or tie).
+  std::vector<double> values;
 };
 
 // How a result is compared with cpu-ref's.

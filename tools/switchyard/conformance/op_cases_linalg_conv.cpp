@@ -1,12 +1,14 @@
 // Op cases of linear algebra, convolution and pooling: matmul, gemm, det, quant_matmul,
-// matmul_integer,
-// roi_align, deform_conv, conv, conv_transpose, max_pool, avg_pool and global_avg_pool.
+// matmul_integer, qlinear_conv, roi_align, deform_conv, conv, conv_transpose, max_pool,
+// avg_pool and global_avg_pool.
 //
 // Sizes are odd and not multiples of any vector width or tile (7, 13, 17, 33, 65) so that
 // blocked kernels hit their remainders. The 1M cases have about 1M outputs at a modest
 // reduction length (K = 32 for matmul, 36 for conv), so that cpu-ref's plain loops stay
 // within a second each.
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "conformance/op_cases_internal.h"
 
@@ -180,6 +182,178 @@ std::vector<OpCase> MatmulIntegerCases() {
   }
   b.Large(u8, "x i8 1M [1024,32]x[32,1024]",
           {In(u8, {1024, 32}), In(i8, {32, 1024}), In(u8, {}), In(i8, {1024})});
+  return b.Take();
+}
+
+// qlinear_conv's operands: x and w of the case's shapes; the scales given (f32), so that
+// the multiplier x_scale * w_scale / y_scale decides what the results exercise; the zero
+// points, data and bias drawn (u8 in [0, 40], i8 in [-20, 20], i32 in [-20, 20]) unless
+// given. x's and y's scale and zero point have shape `scalar` ([] or [1]); w's are [M]
+// where per channel, else `scalar`.
+struct QConv {
+  Shape x, w;
+  Attrs attrs;
+  double x_scale = 0.05, y_scale = 0.02;
+  std::vector<double> w_scale = {0.02};  // [M] values where w_scale_per_channel
+  bool w_scale_per_channel = false, w_zero_per_channel = false, bias = false;
+  Shape scalar = {};
+  std::vector<double> x_values, w_values, x_zero, w_zero, y_zero, bias_values;  // empty: drawn
+};
+
+std::vector<CaseInput> QConvInputs(DType tx, DType tw, DType ty, const QConv& q) {
+  const auto given = [](DType dtype, Shape shape, std::vector<double> values) {
+    CaseInput in = In(dtype, std::move(shape));
+    in.values = std::move(values);
+    return in;
+  };
+  const Shape per_channel = {q.w[0]};
+  const DType f = DType::kF32;
+  std::vector<CaseInput> in = {given(tx, q.x, q.x_values),
+                               given(f, q.scalar, {q.x_scale}),
+                               given(tx, q.scalar, q.x_zero),
+                               given(tw, q.w, q.w_values),
+                               given(f, q.w_scale_per_channel ? per_channel : q.scalar, q.w_scale),
+                               given(tw, q.w_zero_per_channel ? per_channel : q.scalar, q.w_zero),
+                               given(f, q.scalar, {q.y_scale}),
+                               given(ty, q.scalar, q.y_zero)};
+  if (q.bias) in.push_back(given(DType::kI32, per_channel, q.bias_values));
+  return in;
+}
+
+// qlinear_conv (ONNX QLinearConv): every pairing of u8 and i8 for x, w and y, each with
+// per-tensor and per-channel w scales and zero points, bias, groups, strides, pads and
+// dilations in 1 to 3 spatial dims, multipliers that spread the results over the output's
+// range, saturate them at both ends, or make ties (1/16: every sum 8 mod 16 rounds half to
+// even); then, for u8 x i8 (ONNX Runtime's default) and i8 x i8, depthwise and 3-D, sums
+// past 2^24 (f32(acc) rounds: biases near 2^31, and sums whose f32 is a tie where the exact
+// product is not), a product of scales that is subnormal
+// (the multiplier must still equal the host's f32 arithmetic bit for bit), the bytes'
+// extremes with nonzero zero points, [1]-shaped scalars, empty outputs, and bad scales
+// (a run-time error of the reference, so the plugin must fail too).
+std::vector<OpCase> QLinearConvCases() {
+  const DType u8 = DType::kU8, i8 = DType::kI8;
+  CaseBuilder b("qlinear_conv");
+  const QConv plain{{1, 2, 7, 13}, {4, 2, 3, 3}, Window({}, {1, 1, 1, 1}, {})};
+  const auto name = [](DType tw, DType ty) {
+    return "w " + std::string(DTypeName(tw)) + " y " + std::string(DTypeName(ty)) + " ";
+  };
+  for (const DType tx : {u8, i8}) {
+    for (const DType tw : {u8, i8}) {
+      for (const DType ty : {u8, i8}) {
+        const std::string at = name(tw, ty);
+        const auto add = [&](const std::string& label, const QConv& q) {
+          b.Add(tx, at + label, QConvInputs(tx, tw, ty, q), q.attrs);
+        };
+        add("[1,2,7,13] w=[4,2,3,3] pads=[1,1,1,1]", plain);
+        QConv channels{{2, 3, 9, 11}, {5, 3, 3, 3}, Window({2, 2}, {1, 0, 2, 1}, {1, 2})};
+        channels.w_scale = {0.02, 0.005, 0.011, 0.0375, 0.0013};
+        channels.w_scale_per_channel = channels.w_zero_per_channel = channels.bias = true;
+        channels.bias_values = {-3000, 1500, 0, 777, -12345};
+        add("per-channel bias [2,3,9,11] w=[5,3,3,3] s=[2,2] p=[1,0,2,1] d=[1,2]", channels);
+        QConv groups{{2, 4, 17}, {6, 2, 5}, Window({2}, {2, 1}, {}, 2)};
+        groups.w_zero_per_channel = groups.bias = true;
+        add("1-D group=2 per-channel zero points [2,4,17] w=[6,2,5]", groups);
+        QConv saturate = plain;  // multiplier 2 * 1.5 / 0.25 = 12
+        saturate.x_scale = 2;
+        saturate.w_scale = {1.5};
+        saturate.y_scale = 0.25;
+        add("saturates [1,2,7,13] w=[4,2,3,3] multiplier 12", saturate);
+        QConv ties = plain;  // multiplier 0.25 * 0.25 / 1 = 1/16
+        ties.x_scale = 0.25;
+        ties.w_scale = {0.25};
+        ties.y_scale = 1;
+        ties.bias = true;
+        add("ties [1,2,7,13] w=[4,2,3,3] multiplier 1/16", ties);
+      }
+    }
+  }
+  for (const auto& types : {std::tuple{u8, i8, u8}, std::tuple{i8, i8, i8}}) {
+    const DType tx = std::get<0>(types), tw = std::get<1>(types), ty = std::get<2>(types);
+    const std::string at = name(tw, ty);
+    const auto add = [&](const std::string& label, const QConv& q) {
+      return b.Add(tx, at + label, QConvInputs(tx, tw, ty, q), q.attrs);
+    };
+    QConv depthwise{{2, 6, 7, 9}, {6, 1, 3, 3}, Window({1, 2}, {1, 1, 1, 1}, {}, 6)};
+    depthwise.w_scale = {0.02, 0.05, 0.013, 0.0071, 0.04, 0.1};
+    depthwise.w_scale_per_channel = depthwise.w_zero_per_channel = depthwise.bias = true;
+    depthwise.y_scale = 0.01;
+    add("depthwise per-channel [2,6,7,9] w=[6,1,3,3]", depthwise);
+    QConv volume{{1, 2, 5, 6, 7}, {3, 2, 3, 3, 3}, Window({1, 2, 1}, {1, 0, 1, 1, 1, 0}, {})};
+    volume.w_scale = {0.01, 0.03, 0.007};
+    volume.w_scale_per_channel = volume.bias = true;
+    add("3-D per-channel scale [1,2,5,6,7] w=[3,2,3,3,3]", volume);
+    QConv dilated{{1, 3, 11, 12}, {4, 3, 3, 2}, Window({2, 3}, {1, 0, 2, 1}, {2, 1})};
+    dilated.x_zero = {7};
+    dilated.w_zero = {-3};
+    dilated.y_zero = {5};
+    if (tw == u8) dilated.w_zero = {3};
+    add("zero points 7 -3 5 [1,3,11,12] w=[4,3,3,2] s=[2,3] d=[2,1]", dilated);
+    // Sums near 2^31: f32(acc) rounds before the product (multiplier about 6e-8).
+    QConv wide{{1, 2, 5, 5}, {4, 2, 2, 2}, {}};
+    wide.x_scale = 0.0003;
+    wide.w_scale = {0.0007};
+    wide.y_scale = 3.5;
+    wide.bias = true;
+    wide.bias_values = {2147483647, -2147483648.0, 16777217, -1073741827};
+    add("bias near 2^31 [1,2,5,5] w=[4,2,2,2]", wide);
+    // acc is the bias (w equals its zero point), multiplier 0.75 * 2^-24: f32(55924057) *
+    // the multiplier is 2.5 exactly (to 2), where the exact product, 2.50000016, and its
+    // f32, 2.50000024, round to 3; f32(78293669) makes 3.5 (to 4) of 3.49999975 (3).
+    QConv rounding = plain;
+    rounding.x_scale = 0.75;
+    rounding.w_scale = {0x1p-24};
+    rounding.y_scale = 1;
+    rounding.w_values = {3};
+    rounding.w_zero = {3};
+    rounding.bias = true;
+    rounding.bias_values = {55924057, -55924057, 78293669, -78293669};
+    add("f32(acc) rounds to ties [1,2,7,13] w=[4,2,3,3]", rounding);
+    // x_scale * w_scale is subnormal (about 1.2e-40: 17 significant bits), y_scale too.
+    QConv tiny = plain;
+    tiny.x_scale = 1e-20;
+    tiny.w_scale = {1.2345e-20};
+    tiny.y_scale = 1.1e-38;
+    add("subnormal scales [1,2,7,13] w=[4,2,3,3]", tiny);
+    // The bytes' extremes less nonzero zero points (multiplier 1e-4: sums reach 10^6).
+    QConv extremes = plain;
+    extremes.x_values = tx == u8 ? std::vector<double>{0, 255, 128, 1, 254, 37, 200}
+                                 : std::vector<double>{-128, 127, 0, -1, 100, -77, 126};
+    extremes.w_values = tw == u8 ? std::vector<double>{255, 0, 3, 250, 129}
+                                 : std::vector<double>{127, -128, 3, -120, 64};
+    extremes.x_zero = {tx == u8 ? 128.0 : -5.0};
+    extremes.w_zero = {tw == u8 ? 131.0 : 2.0};
+    extremes.y_zero = {ty == u8 ? 255.0 : -128.0};
+    extremes.x_scale = 0.01;
+    extremes.w_scale = {0.001};
+    extremes.y_scale = 0.1;
+    add("byte extremes [1,2,7,13] w=[4,2,3,3]", extremes);
+    QConv shaped = plain;
+    shaped.scalar = {1};
+    shaped.bias = true;
+    add("[1] scales and zero points [1,2,7,13] w=[4,2,3,3]", shaped);
+    QConv no_batch{{0, 2, 7, 13}, {4, 2, 3, 3}, {}};
+    add("empty N=0 [0,2,7,13] w=[4,2,3,3]", no_batch);
+    QConv no_channels{{1, 2, 7, 13}, {0, 2, 3, 3}, {}};
+    add("empty M=0 [1,2,7,13] w=[0,2,3,3]", no_channels);
+    // Scales the reference refuses: a run-time error, which the plugin must report too.
+    QConv zero = plain;
+    zero.y_scale = 0;
+    add("error y_scale 0 [1,2,7,13] w=[4,2,3,3]", zero);
+    QConv negative = plain;
+    negative.w_scale = {0.02, 0.01, -0.01, 0.02};
+    negative.w_scale_per_channel = true;
+    add("error w_scale[2] < 0 [1,2,7,13] w=[4,2,3,3]", negative);
+    QConv overflow = plain;
+    overflow.x_scale = 3e38;
+    overflow.w_scale = {10};
+    overflow.y_scale = 1;
+    add("error multiplier overflows [1,2,7,13] w=[4,2,3,3]", overflow);
+  }
+  QConv large{{1, 4, 256, 256}, {16, 4, 3, 3}, Window({}, {1, 1, 1, 1}, {})};
+  large.w_scale = {0.02, 0.005, 0.011, 0.0375, 0.0013, 0.05, 0.017, 0.008};
+  large.w_scale_per_channel = large.w_zero_per_channel = large.bias = true;
+  b.Large(u8, name(i8, u8) + "1M [1,4,256,256] w=[16,4,3,3] per-channel bias",
+          QConvInputs(u8, i8, u8, large), large.attrs);
   return b.Take();
 }
 
@@ -412,6 +586,7 @@ std::vector<OpCase> LinalgConvCases(std::string_view op) {
   if (op == "det") return DetCases();
   if (op == "quant_matmul") return QuantMatmulCases();
   if (op == "matmul_integer") return MatmulIntegerCases();
+  if (op == "qlinear_conv") return QLinearConvCases();
   if (op == "roi_align") return RoiAlignCases();
   if (op == "deform_conv") return DeformConvCases();
   if (op == "conv") return ConvCases();

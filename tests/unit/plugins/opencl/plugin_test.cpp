@@ -1,7 +1,8 @@
 // The OpenCL plugin through its C ABI, for what the conformance suite does not see:
 // multi-node partitions with intermediates, views at arena offsets bound to execute,
-// integer division by zero as a data error, sample's data errors with their details,
-// direct device-to-device copies, declines with a reason, and compilation at prepare time.
+// integer division by zero as a data error, sample's and qlinear_conv's data errors with
+// their details, direct device-to-device copies, declines with a reason, and compilation at
+// prepare time.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -352,6 +353,72 @@ TEST_F(OpenClPluginTest, IntegerDivisionByZeroIsADataError) {
     api_->release(exe);
     for (sy_buffer* buf : bufs) api_->buffer_free(buf);
   }
+}
+
+// qlinear_conv's scales are device data, checked once the run has finished: a scale the
+// reference refuses is a data error with the reference's message (plugins/cpu/src/ref/
+// conv_pool_ref.cpp QLinearConv: the first output channel at fault), and the next run with
+// good scales succeeds. The data is the hand-derived case of
+// tests/unit/plugins/cpu/ref/conv_pool_ref_test.cpp (a tie each way, padding, bias).
+TEST_F(OpenClPluginTest, QLinearConvScaleErrorsCarryTheReferencesMessage) {
+  const int64_t pad_values[2] = {1, 1};
+  sy_attr pads{};
+  pads.name = "pads";
+  pads.kind = SY_ATTR_INTS;
+  pads.count = 2;
+  pads.ints = pad_values;
+  sy_attr group{};
+  group.name = "group";
+  group.kind = SY_ATTR_INT;
+  group.i = 1;
+  // x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, bias, y
+  PartitionBuilder pb({{SY_DTYPE_U8, {1, 1, 4}},
+                       {SY_DTYPE_F32, {}},
+                       {SY_DTYPE_U8, {}},
+                       {SY_DTYPE_I8, {2, 1, 3}},
+                       {SY_DTYPE_F32, {2}},
+                       {SY_DTYPE_I8, {2}},
+                       {SY_DTYPE_F32, {}},
+                       {SY_DTYPE_U8, {}},
+                       {SY_DTYPE_I32, {2}},
+                       {SY_DTYPE_U8, {1, 2, 4}}});
+  pb.Add({"qlinear_conv", {0, 1, 2, 3, 4, 5, 6, 7, 8}, {9}, {pads, group}});
+  const sy_partition& p = pb.Build({0, 1, 2, 3, 4, 5, 6, 7, 8}, {9});
+  sy_executable* exe = nullptr;
+  Ok(api_->prepare(context_, 0, &p, &exe));
+  ASSERT_NE(exe, nullptr);
+  sy_buffer* bufs[10] = {Alloc(4), Alloc(4), Alloc(1), Alloc(6), Alloc(8),
+                         Alloc(2), Alloc(4), Alloc(1), Alloc(8), Alloc(8)};
+  Write(bufs[0], std::vector<uint8_t>{10, 12, 9, 14});
+  Write(bufs[1], std::vector<float>{0.5f});
+  Write(bufs[2], std::vector<uint8_t>{10});
+  Write(bufs[3], std::vector<int8_t>{2, 1, 3, -2, 0, 1});
+  Write(bufs[5], std::vector<int8_t>{1, -2});
+  Write(bufs[6], std::vector<float>{0.5f});
+  Write(bufs[7], std::vector<uint8_t>{100});
+  Write(bufs[8], std::vector<int32_t>{5, -3});
+  const auto run = [&](std::vector<float> w_scale) {
+    Write(bufs[4], w_scale);
+    std::string message;
+    const uint32_t code = Code(api_->execute(exe, 10, bufs), &message);
+    return code == 0 ? std::string() : std::to_string(code) + " " + message;
+  };
+  EXPECT_EQ(run({0.5f, 0.25f}), "");
+  EXPECT_EQ(Read<uint8_t>(bufs[9], 8),
+            (std::vector<uint8_t>{104, 102, 108, 102, 101, 100, 102, 101}));
+  const std::string data = std::to_string(SY_ERROR_DATA) + " execute: qlinear_conv: ";
+  EXPECT_EQ(
+      run({0.5f, -0.25f}),
+      data + "w_scale is -0.250000 but scales must be positive and finite (output channel 1)");
+  EXPECT_EQ(run({std::numeric_limits<float>::infinity(), 0.0f}),
+            data + "w_scale is inf but scales must be positive and finite (output channel 0)");
+  EXPECT_EQ(run({0.5f, 0.25f}), "");
+  Write(bufs[1], std::vector<float>{3e38f});
+  const std::string overflow = run({10.0f, 0.25f});
+  EXPECT_EQ(overflow.rfind(data + "x_scale * w_scale / y_scale overflows f32 (", 0), 0u)
+      << overflow;
+  api_->release(exe);
+  for (sy_buffer* buf : bufs) api_->buffer_free(buf);
 }
 
 TEST_F(OpenClPluginTest, GatherIndexOutOfRangeIsADataError) {

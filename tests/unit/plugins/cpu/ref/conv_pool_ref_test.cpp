@@ -1,6 +1,6 @@
-// Reference kernels of the conv_pool family (conv, conv_transpose, max_pool, avg_pool,
-// global_avg_pool): hand-derived cases (including the ONNX operator examples), identities
-// (conv_transpose is conv's adjoint), and NumPy references written by
+// Reference kernels of the conv_pool family (conv, qlinear_conv, conv_transpose, max_pool,
+// avg_pool, global_avg_pool): hand-derived cases (including the ONNX operator examples),
+// identities (conv_transpose is conv's adjoint), and NumPy references written by
 // tools/kernel_refs/linalg_conv.py into tests/data/kernels/linalg_conv/ (each case's
 // attributes are repeated here under the script's case name).
 #include "linalg_conv_pool_test_util.h"
@@ -78,6 +78,71 @@ TEST(ConvPoolRefConv, NanAndInfPropagate) {
               {1, 1, 4}, {kNaN, kNaN, 7, 9});
   ExpectExact(RunRef1("conv", {F32({1, 1, 3}, {kInf, 1, 2}), F32({1, 1, 2}, {0, 1})}), {1, 1, 2},
               {kNaN, 2});
+}
+
+// ---------------------------------------------------------------------------------------
+// qlinear_conv
+
+// By hand: x u8 [1, 1, 4] = [10, 12, 9, 14] less x_zero_point 10 is x' = [0, 2, -1, 4]; w i8
+// [2, 1, 3] = [[2, 1, 3], [-2, 0, 1]] less its per-channel zero points [1, -2] is
+// w' = [[1, 0, 2], [0, 2, 3]]; bias [5, -3]; pads 1 on each side, so output o reads x'
+// at o - 1, o, o + 1 and the taps at -1 and 4 add nothing (were the padding a raw 0
+// rather than x_zero_point, o = 0 of channel 0 would gain 1 * (0 - 10) and o = 3 of
+// channel 1 3 * (0 - 10)):
+//   channel 0: 5 + [0*0 + 2*2, 1*0 + 0*2 + 2*-1, 1*2 + 0*-1 + 2*4, 1*-1 + 0*4]
+//            = 5 + [4, -2, 10, -1] = [9, 3, 15, 4]
+//   channel 1: -3 + [2*0 + 3*2, 0*0 + 2*2 + 3*-1, 0*2 + 2*-1 + 3*4, 0*-1 + 2*4]
+//            = -3 + [6, 1, 10, 8] = [3, -2, 7, 5]
+// x_scale 0.5, w_scale [0.5, 0.25], y_scale 0.5 (all exact in f32): multipliers
+// 0.5 * 0.5 / 0.5 = 0.5 and 0.5 * 0.25 / 0.5 = 0.25. Products:
+//   channel 0: [4.5, 1.5, 7.5, 2]       -> half to even: [4, 2, 8, 2]
+//   channel 1: [0.75, -0.5, 1.75, 1.25] -> [1, -0 (a tie, to even), 2, 1]
+// plus y_zero_point 100: [104, 102, 108, 102, 101, 100, 102, 101].
+TEST(ConvPoolRefQLinearConv, HandZeroPointsPerChannelBiasPaddingAndTies) {
+  const Tensor x = Make(DType::kU8, {1, 1, 4}, {10, 12, 9, 14});
+  const Tensor w = Make(DType::kI8, {2, 1, 3}, {2, 1, 3, -2, 0, 1});
+  const Tensor w_zero = Make(DType::kI8, {2}, {1, -2});
+  const Tensor bias = Make(DType::kI32, {2}, {5, -3});
+  const Attrs pads = AttrsOf({{"pads", Ints({1, 1})}});
+  const auto run = [&](double x_scale, const Tensor& w_scale, double y_scale, DType y_type,
+                       double y_zero) {
+    return RunRef("qlinear_conv",
+                  {x, F32({}, {x_scale}), Make(DType::kU8, {}, {10}), w, w_scale, w_zero,
+                   F32({}, {y_scale}), Make(y_type, {}, {y_zero}), bias},
+                  pads);
+  };
+  const Tensor w_scale = F32({2}, {0.5, 0.25});
+  Expected<std::vector<Tensor>> y = run(0.5, w_scale, 0.5, DType::kU8, 100);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  EXPECT_EQ((*y)[0].dtype(), DType::kU8);
+  ExpectExact((*y)[0], {1, 2, 4}, {104, 102, 108, 102, 101, 100, 102, 101});
+  // y_scale 1/16: multipliers 4 and 2, no ties. With y_zero_point 3 (u8), channel 1's
+  // -2 * 2 + 3 = -1 saturates to 0; with 230, channel 0's 9 * 4 + 230 = 266 and
+  // 15 * 4 + 230 = 290 saturate to 255. As i8 with -100: all inside [-128, 127].
+  y = run(0.5, w_scale, 0.0625, DType::kU8, 3);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  ExpectExact((*y)[0], {1, 2, 4}, {39, 15, 63, 19, 9, 0, 17, 13});
+  y = run(0.5, w_scale, 0.0625, DType::kU8, 230);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  ExpectExact((*y)[0], {1, 2, 4}, {255, 242, 255, 246, 236, 226, 244, 240});
+  y = run(0.5, w_scale, 0.0625, DType::kI8, -100);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  EXPECT_EQ((*y)[0].dtype(), DType::kI8);
+  ExpectExact((*y)[0], {1, 2, 4}, {-64, -88, -40, -84, -94, -104, -86, -90});
+
+  // Scales that are not positive and finite, and a multiplier that overflows, are
+  // run-time errors naming the scale (and the output channel, w_scale being per channel).
+  SY_EXPECT_ERROR(run(0.0, w_scale, 0.5, DType::kU8, 100),
+                  "qlinear_conv: x_scale is 0.000000 but scales must be positive and finite "
+                  "(output channel 0)");
+  SY_EXPECT_ERROR(run(0.5, F32({2}, {0.5, -0.25}), 0.5, DType::kU8, 100),
+                  "qlinear_conv: w_scale is -0.250000 but scales must be positive and finite "
+                  "(output channel 1)");
+  SY_EXPECT_ERROR(run(0.5, F32({}, {0.5}), kInf, DType::kU8, 100),
+                  "qlinear_conv: y_scale is inf but scales must be positive and finite");
+  SY_EXPECT_ERROR(run(0.5, F32({}, {0.5}), kNaN, DType::kU8, 100), "y_scale is nan");
+  SY_EXPECT_ERROR(run(3e38, F32({}, {10}), 1, DType::kU8, 100),
+                  "qlinear_conv: x_scale * w_scale / y_scale overflows f32");
 }
 
 // ---------------------------------------------------------------------------------------
