@@ -13,6 +13,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace sy::plugin {
@@ -22,19 +24,28 @@ inline float QLinearMultiplier(float x_scale, float w_scale, float y_scale) {
   return product / y_scale;
 }
 
+// A scale as the shortest text that reads back as it (1e-30, not 0.000000).
+inline std::string ShowScale(float s) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(s));
+    if (std::isnan(s) || std::strtof(text, nullptr) == s) break;
+  }
+  return text;
+}
+
 // Empty when the scales of one output channel are usable, else what is wrong with them.
 inline std::string QLinearScaleProblem(float x_scale, float w_scale, float y_scale) {
   const auto bad = [](float s) { return !(s > 0.0f) || !std::isfinite(s); };
   const auto say = [](const char* name, float s) {
-    return std::string(name) + " is " + std::to_string(s) +
-           " but scales must be positive and finite";
+    return std::string(name) + " is " + ShowScale(s) + " but scales must be positive and finite";
   };
   if (bad(x_scale)) return say("x_scale", x_scale);
   if (bad(w_scale)) return say("w_scale", w_scale);
   if (bad(y_scale)) return say("y_scale", y_scale);
   if (!std::isfinite(QLinearMultiplier(x_scale, w_scale, y_scale))) {
-    return "x_scale * w_scale / y_scale overflows f32 (" + std::to_string(x_scale) + " * " +
-           std::to_string(w_scale) + " / " + std::to_string(y_scale) + ")";
+    return "x_scale * w_scale / y_scale overflows f32 (" + ShowScale(x_scale) + " * " +
+           ShowScale(w_scale) + " / " + ShowScale(y_scale) + ")";
   }
   return {};
 }

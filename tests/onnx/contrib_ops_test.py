@@ -7,6 +7,8 @@ usage: contrib_ops_test.py SWITCHYARD   (skips, exit 77, without onnx and onnxru
 """
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import subprocess
 import sys
@@ -305,6 +307,66 @@ def qoperator_cases():
                reference=lambda f: exact(f["a"], f["b"], f["az"]))
 
 
+def qlinear_conv_cases():
+    """ONNX QLinearConv onto the catalogue's qlinear_conv, and a QDQ model whose
+    DequantizeLinear -> Conv -> QuantizeLinear units the importer folds into it (two
+    chained, so the cpu device keeps the codes between them channels-last). Values small
+    enough that no pair of products passes 2^15: ONNX Runtime's u8s8 kernels saturate
+    there on CPUs without VNNI."""
+    u8 = lambda lo, hi, *shape: RNG.integers(lo, hi, shape, dtype=np.uint8)
+    i8 = lambda lo, hi, *shape: RNG.integers(lo, hi, shape, dtype=np.int8)
+    sc = lambda v: np.array(v, dtype=np.float32)
+    params = ("xs", "xz", "w", "ws", "wz", "ys", "yz", "b")
+    for name, x, w, attrs in (
+            ("qlinear_conv_per_channel_bias", u8(0, 60, 1, 4, 7, 7), i8(-60, 60, 6, 4, 3, 3),
+             dict(pads=[1, 1, 1, 1], strides=[2, 1])),
+            ("qlinear_conv_groups", u8(0, 60, 2, 4, 6, 6), i8(-60, 60, 6, 2, 3, 3),
+             dict(group=2, dilations=[2, 2]))):
+        m = w.shape[0]
+        yield case(name, "QLinearConv",
+                   [("x", x), ("xs", sc(0.05)), ("xz", np.array(7, np.uint8)), ("w", w),
+                    ("ws", (RNG.random(m) * 0.01 + 0.002).astype(np.float32)),
+                    ("wz", np.zeros(m, np.int8)), ("ys", sc(0.04)),
+                    ("yz", np.array(121, np.uint8)),
+                    ("b", RNG.integers(-2000, 2000, m, dtype=np.int32))],
+                   [("y", TensorProto.UINT8)], domain="", consts=params, **attrs)
+    # QDQ: x_q -> DQ -> Conv(DQ(w1), DQ(b1)) -> Q -> DQ -> Conv(DQ(w2), DQ(b2)) -> Q -> y.
+    init, nodes = [], []
+
+    def const(name, array):
+        init.append(numpy_helper.from_array(array, name))
+        return name
+
+    def dq(name, q, scale, zero, axis=1):
+        nodes.append(helper.make_node("DequantizeLinear", [q, scale, zero], [name], axis=axis))
+        return name
+
+    x_scale, x_zero = 0.05, 7
+    prev, prev_scale = dq("x_f", "x", const("xs", sc(x_scale)),
+                          const("xz", np.array(x_zero, np.uint8))), x_scale
+    for k, (m, c) in enumerate(((8, 4), (6, 8))):
+        ws = (RNG.random(m) * 0.01 + 0.002).astype(np.float32)
+        w = dq(f"w{k}_f", const(f"w{k}", i8(-60, 60, m, c, 3, 3)), const(f"w{k}s", ws),
+               const(f"w{k}z", np.zeros(m, np.int8)), axis=0)
+        bs = (np.float32(prev_scale) * ws).astype(np.float32)
+        b = dq(f"b{k}_f", const(f"b{k}", RNG.integers(-2000, 2000, m, dtype=np.int32)),
+               const(f"b{k}s", bs), const(f"b{k}z", np.zeros(m, np.int32)), axis=0)
+        nodes.append(helper.make_node("Conv", [prev, w, b], [f"c{k}"], pads=[1, 1, 1, 1]))
+        y_scale = 0.04 if k == 0 else 0.03
+        out = "y" if k == 1 else f"q{k}"
+        nodes.append(helper.make_node("QuantizeLinear", [f"c{k}", const(f"y{k}s", sc(y_scale)),
+                                                         const(f"y{k}z", np.array(121, np.uint8))],
+                                      [out]))
+        if k == 0:
+            prev = dq("q0_f", "q0", "y0s", "y0z")
+            prev_scale = y_scale
+    graph = helper.make_graph(
+        nodes, "qdq_convs", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    yield "qdq_conv_chain_folded", model, {"x": u8(0, 60, 1, 4, 9, 9)}, None
+
+
 def refusals():
     """Forms the importer refuses with a reason rather than computing something else."""
     n = helper.make_node("GroupQueryAttention", ["q", "k", "v", "pk", "pv", "sl", "tot"],
@@ -337,7 +399,7 @@ def main() -> int:
     sy = os.path.abspath(sys.argv[1])
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
-        for name, model, feeds, reference in cases():
+        for name, model, feeds, reference in itertools.chain(cases(), qlinear_conv_cases()):
             folder = os.path.join(work, name)
             os.makedirs(os.path.join(folder, "inputs"))
             os.makedirs(os.path.join(folder, "ort"))
@@ -373,6 +435,13 @@ def main() -> int:
                     print(f"FAIL {name}: {' '.join(step[:2])}: {(r.stdout + r.stderr).strip()}")
                     ok = False
                     break
+            if ok and name.startswith("qdq_"):
+                # Folded: every Conv became one qlinear_conv, none is left in float.
+                with open(stem + ".json") as f:
+                    ops = [n["op"] for n in json.load(f)["nodes"]]
+                if ops.count("qlinear_conv") != 2 or "conv" in ops:
+                    print(f"FAIL {name}: not folded: {sorted(set(ops))}")
+                    ok = False
             passed += ok
             failed += not ok
             if ok:

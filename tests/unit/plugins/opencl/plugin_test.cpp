@@ -407,9 +407,8 @@ TEST_F(OpenClPluginTest, QLinearConvScaleErrorsCarryTheReferencesMessage) {
   EXPECT_EQ(Read<uint8_t>(bufs[9], 8),
             (std::vector<uint8_t>{104, 102, 108, 102, 101, 100, 102, 101}));
   const std::string data = std::to_string(SY_ERROR_DATA) + " execute: qlinear_conv: ";
-  EXPECT_EQ(
-      run({0.5f, -0.25f}),
-      data + "w_scale is -0.250000 but scales must be positive and finite (output channel 1)");
+  EXPECT_EQ(run({0.5f, -0.25f}),
+            data + "w_scale is -0.25 but scales must be positive and finite (output channel 1)");
   EXPECT_EQ(run({std::numeric_limits<float>::infinity(), 0.0f}),
             data + "w_scale is inf but scales must be positive and finite (output channel 0)");
   EXPECT_EQ(run({0.5f, 0.25f}), "");

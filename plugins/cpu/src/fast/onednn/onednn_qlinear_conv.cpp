@@ -16,12 +16,10 @@
 // products in 16 bits with saturation (vpmaddubsw), as ONNX Runtime's do, so those CPUs take the
 // f32 path.
 //
-// f32 path (no VNNI, w's zero point not 0 (not 128 for u8 weights), or what oneDNN has no
-// JIT kernel for): x - x_zero_point widened to f32 and convolved by the f32 conv kernel of
-// the table (oneDNN, weights w - w_zero_point widened and reordered at prepare) with the
-// bias as f32, then requantized per channel. The f32 sums are the exact ones while every
-// partial sum stays below 2^24 (then f32(acc) exactly, as the op says), else rounded as
-// any f32 conv.
+// Widened path (no VNNI, w's zero point not 0 (not 128 for u8 weights), or what oneDNN
+// has no JIT kernel for): x - x_zero_point widened and convolved by the table's conv (f32
+// on oneDNN where no sum can reach 2^24, so that every partial sum is exact; else f64),
+// then requantized (WidenedQLinearConv).
 //
 // Tensors are row-major (NCHW); oneDNN's int8 kernels read and write channels-last, so x
 // and y go through reorders into buffers the kernel owns, except where the executable
@@ -35,6 +33,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -143,21 +142,23 @@ int64_t Work(const PrepareContext& ctx) {
   return work >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(work);
 }
 
-// One row of the f32 path's output (one output channel of one image): codes[i] =
-// saturate(round_half_even(sums[i] * multiplier) + zero), the steps of
-// plugin::RequantizeToCode on the f32 conv's sums (bias included). Vectorised: vroundps
+// One row of the widened path's output (one output channel of one image): codes[i] =
+// saturate(round_half_even(f32(sums[i]) * multiplier) + zero), the steps of
+// plugin::RequantizeToCode on the widened conv's exact sums (bias included). Vectorised: vroundps
 // rounds half to even, as nearbyint does in the default rounding mode.
-template <typename Code>
-SY_CPU_ISA_CLONES void RequantizeRow(const float* sums, int64_t count, float multiplier, float zero,
+template <typename Sum, typename Code>
+SY_CPU_ISA_CLONES void RequantizeRow(const Sum* sums, int64_t count, float multiplier, float zero,
                                      float lo, float hi, Code* codes) {
   for (int64_t i = 0; i < count; ++i) {
-    const float code = std::min(std::max(std::nearbyint(sums[i] * multiplier) + zero, lo), hi);
+    const float v = static_cast<float>(sums[i]) * multiplier;  // f32(acc) * multiplier
+    const float code = std::min(std::max(std::nearbyint(v) + zero, lo), hi);
     codes[i] = static_cast<Code>(static_cast<int32_t>(code));
   }
 }
 
-// Requantizes the f32 path's row-major sums [N, M, pixels] into the output of `ctx`.
-void RequantizeRows(const KernelContext& ctx, const QConvParams& p, const float* sums) {
+// Requantizes the widened path's row-major sums [N, M, pixels] into the output of `ctx`.
+template <typename Sum>
+void RequantizeRows(const KernelContext& ctx, const QConvParams& p, const Sum* sums) {
   const Shape& sy = ctx.outputs[0].shape();
   const int64_t channels = sy[1];
   const int64_t rows = sy[0] * channels;
@@ -334,11 +335,39 @@ class OneDnnQLinearConv final : public PreparedKernel {
   std::unordered_map<int, memory> args_;
 };
 
-// The f32 path: x - x_zero_point widened, the table's f32 conv over w - w_zero_point, and
-// the requantization.
+// The widened path: x - x_zero_point widened to T and convolved by the table's conv of T
+// (f32: oneDNN, weights w - w_zero_point widened and reordered at prepare; f64: im2col +
+// dgemm), then requantized. T is f32 where no sum can reach 2^24 in magnitude (|x -
+// x_zero_point| at most its type's reach times each channel's sum of |w - w_zero_point|,
+// plus |bias|), so that every partial sum is exact and the result is f32(acc) as the op
+// says; else f64, exact for any sum of this op.
+bool SumsFitF32(const PrepareContext& ctx, const QConvParams& p) {
+  const int64_t w_count = ElementCount(ctx.inputs[3].shape);
+  const int64_t per_channel = w_count / std::max<int64_t>(p.out_channels, 1);
+  const DType x_type = ctx.inputs[0].dtype;
+  const double x_reach = x_type == DType::kU8 ? std::max(p.x_zero, 255 - p.x_zero)
+                                              : std::max(p.x_zero + 128, 127 - p.x_zero);
+  for (int64_t m = 0; m < p.out_channels; ++m) {
+    double sum = 0;
+    for (int64_t k = 0; k < per_channel; ++k) {
+      sum += std::fabs(static_cast<double>(
+          LoadInt(ctx.inputs[3].dtype, ctx.constant_inputs[3], m * per_channel + k) -
+          p.w_zero[static_cast<size_t>(m)]));
+    }
+    const double bias =
+        ctx.inputs.size() > 8
+            ? std::fabs(static_cast<double>(LoadInt(DType::kI32, ctx.constant_inputs[8], m)))
+            : 0.0;
+    if (sum * x_reach + bias >= 16777216.0) return false;
+  }
+  return true;
+}
+
+template <typename T>
 class WidenedQLinearConv final : public PreparedKernel {
  public:
   WidenedQLinearConv(const PrepareContext& ctx, const QConvParams& p) : p_(p) {
+    const DType t = std::is_same_v<T, float> ? DType::kF32 : DType::kF64;
     const Shape& sx = ctx.inputs[0].shape;
     const Shape& sw = ctx.inputs[3].shape;
     const Shape& sy = ctx.outputs[0].shape;
@@ -347,44 +376,44 @@ class WidenedQLinearConv final : public PreparedKernel {
     weights_.resize(static_cast<size_t>(w_count));
     for (int64_t i = 0; i < w_count; ++i) {
       weights_[static_cast<size_t>(i)] =
-          static_cast<float>(LoadInt(ctx.inputs[3].dtype, ctx.constant_inputs[3], i) -
-                             p.w_zero[static_cast<size_t>(i / per_channel)]);
+          static_cast<T>(LoadInt(ctx.inputs[3].dtype, ctx.constant_inputs[3], i) -
+                         p.w_zero[static_cast<size_t>(i / per_channel)]);
     }
     has_bias_ = ctx.inputs.size() > 8;
     if (has_bias_) {
       for (int64_t m = 0; m < p.out_channels; ++m) {
-        bias_.push_back(static_cast<float>(LoadInt(DType::kI32, ctx.constant_inputs[8], m)));
+        bias_.push_back(static_cast<T>(LoadInt(DType::kI32, ctx.constant_inputs[8], m)));
       }
     }
     x_.resize(static_cast<size_t>(ElementCount(sx)));
     y_.resize(static_cast<size_t>(ElementCount(sy)));
-    types_ = {TensorType{DType::kF32, sx}, TensorType{DType::kF32, sw},
-              TensorType{DType::kF32, Shape{p.out_channels}}};
-    out_type_ = TensorType{DType::kF32, sy};
+    types_ = {TensorType{t, sx}, TensorType{t, sw}, TensorType{t, Shape{p.out_channels}}};
+    out_type_ = TensorType{t, sy};
     const KernelTable::Entry* conv = FastKernels().FindEntry("conv");
     conv_fn_ = conv->fn;
     if (conv->prepare != nullptr) {
       const std::byte* constants[3] = {nullptr, reinterpret_cast<const std::byte*>(weights_.data()),
                                        reinterpret_cast<const std::byte*>(bias_.data())};
-      const PrepareContext f32{
+      const PrepareContext widened{
           "conv",    std::span(types_.data(), has_bias_ ? 3 : 2), std::span(&out_type_, 1),
           ctx.attrs, std::span(constants, has_bias_ ? 3 : 2),     ctx.num_threads};
-      conv_ = conv->prepare(f32);
+      conv_ = conv->prepare(widened);
     }
   }
 
-  std::string Implementation() const override { return "widened_f32_conv"; }
+  std::string Implementation() const override {
+    return std::is_same_v<T, float> ? "widened_f32_conv" : "widened_f64_conv";
+  }
 
   Status Run(const KernelContext& ctx) override {
     const ConstTensorView& x = ctx.inputs[0];
     const int64_t count = x.count();
     const bool x_signed = x.dtype() == DType::kI8;
     const auto* xb = reinterpret_cast<const uint8_t*>(x.data);
-    const float zero = static_cast<float>(p_.x_zero);
+    const auto zero = static_cast<T>(p_.x_zero);
     ParallelFor(ctx.pool, count, 4096, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
-        const float v =
-            x_signed ? static_cast<float>(static_cast<int8_t>(xb[i])) : static_cast<float>(xb[i]);
+        const T v = x_signed ? static_cast<T>(static_cast<int8_t>(xb[i])) : static_cast<T>(xb[i]);
         x_[static_cast<size_t>(i)] = v - zero;
       }
     });
@@ -393,9 +422,9 @@ class WidenedQLinearConv final : public PreparedKernel {
         {types_[1], reinterpret_cast<const std::byte*>(weights_.data())},
         {types_[2], reinterpret_cast<const std::byte*>(bias_.data())}};
     const TensorView outputs[1] = {{out_type_, reinterpret_cast<std::byte*>(y_.data())}};
-    const KernelContext f32{"conv", std::span(inputs, has_bias_ ? 3 : 2), std::span(outputs, 1),
-                            ctx.attrs, ctx.pool};
-    SY_RETURN_IF_ERROR(conv_ != nullptr ? conv_->Run(f32) : conv_fn_(f32));
+    const KernelContext widened{"conv", std::span(inputs, has_bias_ ? 3 : 2), std::span(outputs, 1),
+                                ctx.attrs, ctx.pool};
+    SY_RETURN_IF_ERROR(conv_ != nullptr ? conv_->Run(widened) : conv_fn_(widened));
     RequantizeRows(ctx, p_, y_.data());
     return Status::Ok();
   }
@@ -403,8 +432,8 @@ class WidenedQLinearConv final : public PreparedKernel {
  private:
   QConvParams p_;
   bool has_bias_ = false;
-  std::vector<float> weights_, bias_;  // w - w_zero_point and the bias, widened
-  std::vector<float> x_, y_;           // this kernel's f32 operands, reused every run
+  std::vector<T> weights_, bias_;  // w - w_zero_point and the bias, widened
+  std::vector<T> x_, y_;           // this kernel's widened operands, reused every run
   std::vector<TensorType> types_;
   TensorType out_type_;
   KernelFn conv_fn_ = nullptr;
@@ -423,7 +452,8 @@ std::unique_ptr<PreparedKernel> PrepareQLinearConv(const PrepareContext& ctx) {
     }
   }
   try {
-    return std::make_unique<WidenedQLinearConv>(ctx, *p);
+    if (SumsFitF32(ctx, *p)) return std::make_unique<WidenedQLinearConv<float>>(ctx, *p);
+    return std::make_unique<WidenedQLinearConv<double>>(ctx, *p);
   } catch (const std::bad_alloc&) {
     return nullptr;
   }

@@ -133,10 +133,10 @@ TEST(ConvPoolRefQLinearConv, HandZeroPointsPerChannelBiasPaddingAndTies) {
   // Scales that are not positive and finite, and a multiplier that overflows, are
   // run-time errors naming the scale (and the output channel, w_scale being per channel).
   SY_EXPECT_ERROR(run(0.0, w_scale, 0.5, DType::kU8, 100),
-                  "qlinear_conv: x_scale is 0.000000 but scales must be positive and finite "
+                  "qlinear_conv: x_scale is 0 but scales must be positive and finite "
                   "(output channel 0)");
   SY_EXPECT_ERROR(run(0.5, F32({2}, {0.5, -0.25}), 0.5, DType::kU8, 100),
-                  "qlinear_conv: w_scale is -0.250000 but scales must be positive and finite "
+                  "qlinear_conv: w_scale is -0.25 but scales must be positive and finite "
                   "(output channel 1)");
   SY_EXPECT_ERROR(run(0.5, F32({}, {0.5}), kInf, DType::kU8, 100),
                   "qlinear_conv: y_scale is inf but scales must be positive and finite");
