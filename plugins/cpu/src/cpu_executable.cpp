@@ -155,49 +155,104 @@ size_t CpuExecutable::HalfScratchCapacity() {
   return half_scratch_.size() > skipped ? half_scratch_.size() - skipped : 0;
 }
 
+// A step whose kernel computes element i of its outputs from element i of its inputs alone,
+// whatever the layout: an op of the elementwise family (pointwise with broadcasting) whose
+// inputs each have the output's shape or a single element. Its values can be stored
+// channels-last together.
+bool CpuExecutable::LayoutTransparent(const Step& step) const {
+  const KernelTable::Entry* reference = RefKernels().FindEntry(step.op);
+  if (reference == nullptr || reference->family != "elementwise" || step.outputs.empty()) {
+    return false;
+  }
+  const Shape& shape = values_[step.outputs[0]].shape;
+  for (uint32_t v : step.outputs) {
+    if (values_[v].shape != shape) return false;
+  }
+  for (uint32_t v : step.inputs) {
+    if (values_[v].shape != shape && ElementCount(values_[v].shape) != 1) return false;
+  }
+  return true;
+}
+
 void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
   layouts_.assign(values_.size(), Layout::kRowMajor);
-  // Candidates: values produced by exactly one step that accepts writing them
-  // channels-last, whose layout the host does not fix, and of a type for which the
-  // layout means something.
+  // Components: values joined by layout-transparent steps (a QDQ model's dequantize and
+  // quantize passes, an add the fusion pass left), which must share one layout. A
+  // component is stored channels-last when every value of it qualifies and some prepared
+  // kernel that reads or writes it asked for that layout.
+  std::vector<uint32_t> parent(values_.size());
+  for (uint32_t v = 0; v < values_.size(); ++v) parent[v] = v;
+  const auto root = [&parent](uint32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  std::vector<bool> transparent(steps_.size(), false);
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const Step& step = steps_[n];
+    transparent[n] = LayoutTransparent(step);
+    if (!transparent[n]) continue;
+    const Shape& shape = values_[step.outputs[0]].shape;
+    for (uint32_t v : step.inputs) {
+      if (values_[v].shape == shape) parent[root(v)] = root(step.outputs[0]);
+    }
+    for (uint32_t v : step.outputs) parent[root(v)] = root(step.outputs[0]);
+  }
+  // Per value: whether it qualifies (one producing step, not fixed by the host, rank 3 to
+  // 5, every prepared kernel touching it accepts channels-last, every other step touching
+  // it transparent), and whether a prepared kernel asked for it.
   std::vector<int> producers(values_.size(), 0);
-  std::vector<bool> candidate(values_.size(), false);
-  for (const Step& step : steps_) {
+  std::vector<bool> qualifies(values_.size(), true), asked(values_.size(), false);
+  // The dtypes prepared kernels take channels-last: f32 (f16 run as f32, half_as_f32.h:
+  // widening and rounding are elementwise, so the f16 bytes keep the f32 kernel's order),
+  // and u8/i8 (qlinear_conv's codes).
+  const auto kernel_dtype = [this](uint32_t v, const Step& step) {
+    const DType d = values_[v].dtype;
+    return d == DType::kF32 || (d == DType::kF16 && step.half != nullptr) ||
+           ((d == DType::kU8 || d == DType::kI8) && step.half == nullptr);
+  };
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const Step& step = steps_[n];
     for (size_t j = 0; j < step.outputs.size(); ++j) {
       const uint32_t v = step.outputs[j];
       ++producers[v];
-      const TensorType& type = values_[v];
-      // An f16 value qualifies between steps run on the f32 kernels (half_as_f32.h): their
-      // widening and rounding are elementwise, so the f16 bytes keep whatever order the
-      // f32 kernel reads and writes.
-      // u8 and i8 values: the integer kernels' (qlinear_conv's codes).
-      const bool f32_kernels =
-          type.dtype == DType::kF32 || (type.dtype == DType::kF16 && step.half != nullptr);
-      const bool byte_kernels =
-          (type.dtype == DType::kU8 || type.dtype == DType::kI8) && step.half == nullptr;
-      candidate[v] = !layout_fixed[v] && (f32_kernels || byte_kernels) && type.rank() >= 3 &&
-                     type.rank() <= 5 && step.prepared != nullptr &&
-                     step.prepared->AcceptsChannelsLastOutput(j);
+      if (transparent[n]) continue;
+      if (step.prepared != nullptr && kernel_dtype(v, step) &&
+          step.prepared->AcceptsChannelsLastOutput(j)) {
+        asked[v] = true;
+      } else {
+        qualifies[v] = false;
+      }
     }
-  }
-  // Every reader must accept it too; one that does not (another op, a conv's weights, a
-  // kernel that declined) keeps the value row-major.
-  for (const Step& step : steps_) {
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       const uint32_t v = step.inputs[i];
-      if (step.prepared == nullptr || !step.prepared->AcceptsChannelsLastInput(i) ||
-          (values_[v].dtype == DType::kF16 && step.half == nullptr)) {
-        candidate[v] = false;
+      if (transparent[n]) continue;  // reads it whole, or as its one element
+      if (step.prepared != nullptr && kernel_dtype(v, step) &&
+          step.prepared->AcceptsChannelsLastInput(i)) {
+        asked[v] = true;
+      } else {
+        qualifies[v] = false;
       }
     }
   }
-  for (size_t v = 0; v < values_.size(); ++v) {
-    if (candidate[v] && producers[v] == 1) layouts_[v] = Layout::kChannelsLast;
+  std::vector<bool> component_qualifies(values_.size(), true),
+      component_asked(values_.size(), false);
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    const bool ok = qualifies[v] && !layout_fixed[v] && producers[v] == 1 &&
+                    values_[v].rank() >= 3 && values_[v].rank() <= 5;
+    const uint32_t r = root(v);
+    component_qualifies[r] = component_qualifies[r] && ok;
+    component_asked[r] = component_asked[r] || asked[v];
   }
-  // Commit: each kernel learns the layouts of its own tensors.
+  for (uint32_t v = 0; v < values_.size(); ++v) {
+    const uint32_t r = root(v);
+    if (component_qualifies[r] && component_asked[r]) layouts_[v] = Layout::kChannelsLast;
+  }
+  // Commit: each kernel learns the layouts of its own tensors (a transparent step's never
+  // needs to: it reads and writes whole tensors in whatever order they are).
   std::vector<Layout> in, out;
-  for (Step& step : steps_) {
-    if (step.prepared == nullptr) continue;
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    Step& step = steps_[n];
+    if (step.prepared == nullptr || transparent[n]) continue;
     in.clear();
     out.clear();
     bool any = false;

@@ -76,8 +76,13 @@ class CpuExecutable : public sy_executable {
   // The second half of prepare: stores channels-last each value whose layout the host
   // does not fix (`layout_fixed`, per value: the bound ones), that has a producing step
   // and whose producer and readers all accept it that way
-  // (PreparedKernel::AcceptsChannelsLast*), then tells those kernels (UseLayouts).
+  // (PreparedKernel::AcceptsChannelsLast*) or are layout-transparent (pointwise steps,
+  // which join the values they read and write into one component that shares a layout),
+  // then tells those kernels (UseLayouts).
   void ChooseLayouts(const std::vector<bool>& layout_fixed);
+  // Whether `step` computes each output element from the same element of its inputs (or
+  // their one element), so that its values may share any layout (ChooseLayouts).
+  bool LayoutTransparent(const Step& step) const;
   // Execute's body; `times` (null: not timed) has one entry per step.
   void Run(sy_buffer* const* buffers, uint32_t count, sy_node_time* times);
   // ExecuteResized's checks: throws SY_ERROR_INVALID_ARGUMENT unless `partition` differs
