@@ -408,7 +408,9 @@ TEST_P(CpuExecutableLayoutTest, QLinearConvChainKeepsCodesChannelsLast) {
   const std::vector<uint32_t> layouts = fast->channels_last_values();
   // a flows from the integer kernel to the integer kernel; c is read by d, which takes the
   // f32 path (row-major only); b is a graph output.
-  if (!layouts.empty()) EXPECT_EQ(layouts, std::vector<uint32_t>{p.Local(a)});
+  if (!layouts.empty()) {
+    EXPECT_EQ(layouts, std::vector<uint32_t>{p.Local(a)});
+  }
   for (uint32_t seed : {1u, 2u}) {
     const std::map<ValueId, Tensor> feeds = {{x, Bytes(DType::kU8, {2, 8, 9, 9}, seed, 0, 255)}};
     const std::vector<Tensor> got = p.Run(*fast, feeds);
