@@ -2,7 +2,8 @@
 device against ONNX Runtime, same ONNX file, seeded random inputs: STFT of one second of
 16 kHz audio (400-sample Hann frames, hop 160: Whisper's front end), a batch of one-sided
 DFTs (matmul by a twiddle matrix, docs/onnx-import.md), Resize with antialias (a
-torchvision-style 512 -> 224 downscale) and RoiAlign (a detector's box head). Figures in
+torchvision-style 512 -> 224 downscale) and the upsampling of segmentation heads and
+feature pyramids (linear, align_corners, nearest), and RoiAlign (a detector's box head). Figures in
 docs/performance.md.
 
 usage: spectral_peer_bench.py SWITCHYARD [WORK_DIR]   (needs numpy, onnx, onnxruntime)"""
@@ -56,6 +57,12 @@ def resize():
     return model(nodes, {"x": ((1, 3, 512, 512), F)}, ["y"], 19)
 
 
+def upsample(shape, size, **attrs):
+    nodes = [const("sizes", np.array(list(shape[:2]) + [size, size], np.int64)),
+             h.make_node("Resize", ["x", "", "", "sizes"], ["y"], **attrs)]
+    return model(nodes, {"x": (shape, F)}, ["y"], 19)
+
+
 def roi_align():
     boxes = np.sort(rng.uniform(0, 60, (100, 2, 2)), axis=1).transpose(0, 2, 1).reshape(100, 4)
     nodes = [const("rois", boxes[:, [0, 2, 1, 3]].astype(np.float32)),
@@ -69,6 +76,14 @@ print("| model | switchyard cpu ms (CPU time) | p90 ms (wall) | ONNX Runtime ms 
 print("|---|---|---|---|---|---|")
 cases = [("STFT 16000 samples, n_fft 400, hop 160", stft()), ("DFT 64 x 512 onesided", dft()),
          ("Resize 3x512x512 -> 224 linear antialias", resize()),
+         ("Resize 21x65x65 -> 520 linear pytorch_half_pixel (DeepLabV3's head)",
+          upsample((1, 21, 65, 65), 520, mode="linear",
+                   coordinate_transformation_mode="pytorch_half_pixel")),
+         ("Resize 256x33x33 -> 65 linear align_corners",
+          upsample((1, 256, 33, 33), 65, mode="linear", coordinate_transformation_mode="align_corners")),
+         ("Resize 256x56x56 -> 112 nearest asymmetric floor (an FPN's top-down path)",
+          upsample((1, 256, 56, 56), 112, mode="nearest", coordinate_transformation_mode="asymmetric",
+                   nearest_mode="floor")),
          ("RoiAlign 100 rois 7x7 over 256x64x64", roi_align())]
 for name, m in cases:
     d = os.path.join(WORK, "".join(c if c.isalnum() else "_" for c in name))

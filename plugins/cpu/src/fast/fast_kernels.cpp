@@ -18,6 +18,7 @@ const KernelTable& FastKernels() {
     AddReductionFastKernels(t);
     AddNormalizationFastKernels(t);
     AddAttentionFastKernels(t);
+    AddResizeFastKernels(t);
     // Under core's family name, as the reference table registers it (ref_kernels_test.cpp).
     t.AddFamily("sampling", AddSamplingFastKernels);
     AddMatmulBlasKernels(t);

@@ -22,6 +22,7 @@ void AddReductionFastKernels(KernelTable& table);      // reduce_sum/mean/max, t
 void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_norm add_layer_norm
 void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
 void AddSamplingFastKernels(KernelTable& table);       // sample: every method and dtype (bit-exact)
+void AddResizeFastKernels(KernelTable& table);         // resize: f32 f64, bitwise the reference's
 // For tests: whether the fused attention kernel computes `ctx` itself rather than passing
 // it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
 bool AttentionFastTakes(const KernelContext& ctx);
