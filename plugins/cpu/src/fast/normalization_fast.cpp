@@ -1,7 +1,8 @@
 // Fast softmax and log_softmax (f32, any axis), layer_norm and rms_norm (f32, scale and
-// bias either of the normalised shape or a single element) and add_layer_norm (the same,
-// with b of a's shape, of the normalised shape or a single element), split over the
-// context's threads by rows. Everything else goes to the reference kernel.
+// bias either of the normalised shape or a single element), add_layer_norm (the same,
+// with b of a's shape, of the normalised shape or a single element) and group_norm and
+// instance_norm (f32, per-channel scale and bias), split over the context's threads by
+// rows (groups). Everything else goes to the reference kernel.
 //
 // Semantics are the reference kernels' (ref/normalization_ref.cpp): the row maximum is
 // subtracted before exp; a row holding NaN or +inf, or all -inf, comes out NaN (here
@@ -224,6 +225,74 @@ Status AxisNorm(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- group_norm, instance_norm ---------------------------------------------------------
+
+// One (sample, group) of x [N, C, spatial...]: its `channels` channels of `spatial`
+// elements each are contiguous. Normalised by the group's mean and biased variance (both
+// in double, two passes, as the reference), then each channel's scale and bias applied
+// in double: ((x - mean) * inv * scale + bias) rounded once, the reference's expression.
+SY_CPU_ISA_CLONES void NormalizeGroup(const float* x, float* y, int64_t channels, int64_t spatial,
+                                      const float* scale, const float* bias, double eps) {
+  const int64_t n = channels * spatial;
+  const double mean = RowMean(x, n);
+  double acc[fast::kSumLanes] = {};
+  int64_t i = 0;
+  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
+    for (int j = 0; j < fast::kSumLanes; ++j) {
+      const double d = static_cast<double>(x[i + j]) - mean;
+      acc[j] += d * d;
+    }
+  }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    acc[0] += d * d;
+  }
+  const double inv = 1.0 / std::sqrt(fast::CombineSums(acc) / static_cast<double>(n) + eps);
+  for (int64_t c = 0; c < channels; ++c) {
+    const double s = scale[c], b = bias[c];
+    const float* from = x + c * spatial;
+    float* to = y + c * spatial;
+    for (int64_t k = 0; k < spatial; ++k) {
+      to[k] = static_cast<float>((static_cast<double>(from[k]) - mean) * inv * s + b);
+    }
+  }
+}
+
+// group_norm (num_groups) and instance_norm (one channel a group) of f32 x with f32
+// per-channel scale and bias; other dtypes go to the reference.
+template <bool kInstance>
+Status GroupedNorm(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const ConstTensorView& scale = ctx.inputs[1];
+  const ConstTensorView& bias = ctx.inputs[2];
+  const TensorView& y = ctx.outputs[0];
+  if (x.dtype() != DType::kF32 || scale.dtype() != DType::kF32 || bias.dtype() != DType::kF32 ||
+      x.rank() < 2 || x.count() == 0 || !fast::IsF32Aligned(x.data) ||
+      !fast::IsF32Aligned(y.data) || !fast::IsF32Aligned(scale.data) ||
+      !fast::IsF32Aligned(bias.data)) {
+    return Reference(ctx);
+  }
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  const int64_t groups = kInstance ? channels : ctx.attrs.GetInt("num_groups", 1);
+  const int64_t per_group = channels / groups;  // validation: groups divides C
+  const int64_t spatial = Product(x.shape(), 2, x.rank());
+  const float* in = reinterpret_cast<const float*>(x.data);
+  float* out = reinterpret_cast<float*>(y.data);
+  const float* s = reinterpret_cast<const float*>(scale.data);
+  const float* b = reinterpret_cast<const float*>(bias.data);
+  const double eps = ctx.attrs.GetFloat("epsilon", 1e-5);
+  const int64_t group_size = per_group * spatial;
+  ParallelFor(ctx.pool, batch * groups, fast::RowGrain(fast::kCheapGrain, group_size),
+              [=](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  const int64_t first_channel = (r % groups) * per_group;
+                  NormalizeGroup(in + r * group_size, out + r * group_size, per_group, spatial,
+                                 s + first_channel, b + first_channel, eps);
+                }
+              });
+  return Status::Ok();
+}
+
 // ---- add_layer_norm ------------------------------------------------------------------
 
 // How b reaches a's elements in the cases taken here: b is a single element; or b's shape
@@ -329,6 +398,8 @@ void AddNormalizationFastKernels(KernelTable& table) {
   table.Add("layer_norm", AxisNorm<false>);
   table.Add("rms_norm", AxisNorm<true>);
   table.Add("add_layer_norm", AddLayerNorm);
+  table.Add("group_norm", GroupedNorm<false>);
+  table.Add("instance_norm", GroupedNorm<true>);
 }
 
 }  // namespace sy::cpu

@@ -1,4 +1,5 @@
-// The fast softmax, log_softmax, layer_norm, rms_norm and add_layer_norm kernels
+// The fast softmax, log_softmax, layer_norm, rms_norm, add_layer_norm, group_norm and
+// instance_norm kernels
 // (fast/normalization_fast.cpp) against the reference kernels: last and inner axes, row
 // lengths below and above the parallel grain, odd sizes, rows with NaN, +inf or only
 // -inf, large offsets for the norms, with 1, 2 and 4 threads.
@@ -85,6 +86,34 @@ TEST(NormalizationFast, LayerNormAndRmsNorm) {
     const Tensor centred = Make(DType::kF32, c.x, WithSpecials(Uniform(n, -3, 3, 24)));
     ExpectMatchesReference("layer_norm", {centred, scale, bias}, kNormTol, attrs);
     ExpectMatchesReference("rms_norm", {centred, scale}, kNormTol, attrs);
+  }
+}
+
+// group_norm and instance_norm: x [N, C, spatial...] with groups of one, several and all
+// channels, spatial sizes below and above the grain, a large offset (the mean in double),
+// NaN and infinities.
+TEST(NormalizationFast, GroupNormAndInstanceNorm) {
+  struct Case {
+    Shape x;
+    int64_t groups;
+  };
+  const Case cases[] = {{{2, 6, 5, 7}, 3},
+                        {{1, 32, 40, 40}, 8},
+                        {{3, 4, 9}, 1},
+                        {{1, 512, 999}, 512},
+                        {{2, 8, 3, 4, 5}, 2}};
+  for (const Case& c : cases) {
+    const auto n = static_cast<size_t>(ElementCount(c.x));
+    const auto channels = static_cast<size_t>(c.x[1]);
+    const Tensor scale = Make(DType::kF32, {c.x[1]}, Uniform(channels, 0.5, 2, 31));
+    const Tensor bias = Make(DType::kF32, {c.x[1]}, Uniform(channels, -1, 1, 32));
+    for (const Tensor& x : {Make(DType::kF32, c.x, Uniform(n, 995, 1005, 33)),
+                            Make(DType::kF32, c.x, WithSpecials(Uniform(n, -3, 3, 34)))}) {
+      ExpectMatchesReference("group_norm", {x, scale, bias}, kNormTol,
+                             MakeAttrs({{"num_groups", c.groups}, {"epsilon", 1e-5}}));
+      ExpectMatchesReference("instance_norm", {x, scale, bias}, kNormTol,
+                             MakeAttrs({{"epsilon", 1e-3}}));
+    }
   }
 }
 
