@@ -219,4 +219,31 @@ ResizeAxisTaps ComputeResizeAxisTaps(const ResizeParams& p, size_t axis, int64_t
   return t;
 }
 
+ResizePlan PlanResize(const ResizeParams& p, std::span<const int64_t> in,
+                      std::span<const int64_t> out) {
+  ResizePlan plan;
+  const size_t rank = in.size();
+  plan.taps.resize(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    // out > 0 here (the output is not empty), hence in > 0 too (only an empty dim resizes
+    // to 0).
+    plan.taps[d] = ComputeResizeAxisTaps(p, d, in[d], out[d]);
+    plan.any_outside = plan.any_outside || plan.taps[d].AnyOutside();
+  }
+  std::vector<size_t> order(rank);
+  for (size_t d = 0; d < rank; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return out[a] * in[b] < out[b] * in[a];  // out/in ascending
+  });
+  for (size_t d : order) {
+    const ResizeAxisTaps& t = plan.taps[d];
+    bool identity = in[d] == out[d];
+    for (int64_t o = 0; identity && o < out[d]; ++o) {
+      identity = t.count(o) == 1 && t.at(o)[0].index == o && t.at(o)[0].weight == 1.0;
+    }
+    if (!identity) plan.passes.push_back(d);
+  }
+  return plan;
+}
+
 }  // namespace sy::plugin

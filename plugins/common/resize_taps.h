@@ -27,6 +27,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "switchyard/attrs.h"
@@ -85,5 +86,38 @@ std::array<double, 4> CubicCoeffs(double ratio, double a);
 
 // The taps of axis `axis` (in elements resized to out; out > 0 implies in > 0).
 ResizeAxisTaps ComputeResizeAxisTaps(const ResizeParams& p, size_t axis, int64_t in, int64_t out);
+
+// How a separable resize runs, one axis at a time, in the order the cpu reference kernel
+// takes (its fast kernel follows it, so that the two agree bitwise): every axis's taps,
+// whether some output lies outside tf_crop_and_resize's crop, and the axes that change,
+// shrinking ones first (out / in ascending; ties in axis order). `in` and `out` are the
+// shapes; out must not be empty.
+struct ResizePlan {
+  std::vector<ResizeAxisTaps> taps;
+  bool any_outside = false;
+  std::vector<size_t> passes;
+
+  // Calls f(i) for each output element i (row-major over `out`) that some axis places
+  // outside the crop: those are extrapolation_value whatever the passes wrote.
+  template <typename F>
+  void ForEachOutside(std::span<const int64_t> out, F f) const {
+    if (!any_outside) return;
+    const size_t rank = out.size();
+    std::vector<int64_t> pos(rank, 0);
+    int64_t count = 1;
+    for (int64_t d : out) count *= d;
+    for (int64_t i = 0; i < count; ++i) {
+      bool outside = false;
+      for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
+      if (outside) f(i);
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < out[d]) break;
+        pos[d] = 0;
+      }
+    }
+  }
+};
+ResizePlan PlanResize(const ResizeParams& p, std::span<const int64_t> in,
+                      std::span<const int64_t> out);
 
 }  // namespace sy::plugin

@@ -16,6 +16,30 @@ typedef CT_A ct;
 #define SY_PAD_END(d) meta[7 * (d) + 5]
 #define SY_DIL(d) meta[7 * (d) + 6]
 
+// The spatial position (pos[d], d < S) of flat output position o.
+inline void sy_out_position(__global const long* meta, int S, long o, long* pos) {
+  long rest = o;
+  for (int d = S - 1; d >= 0; --d) {
+    pos[d] = rest % SY_OUT(d);
+    rest /= SY_OUT(d);
+  }
+}
+
+// The offset in x's spatial block of tap t (flat over the kernel dims) of output position
+// pos, or -1 where the tap lands in the padding (it then adds nothing).
+inline long sy_tap_offset(__global const long* meta, int S, const long* pos, long t) {
+  long tr = t, offset = 0, scale = 1;
+  for (int d = S - 1; d >= 0; --d) {
+    const long k = tr % SY_K(d);
+    tr /= SY_K(d);
+    const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
+    if (p < 0 || p >= SY_IN(d)) return -1;
+    offset += p * scale;
+    scale *= SY_IN(d);
+  }
+  return offset;
+}
+
 #ifdef CONV
 // x [N, C, in...], w [M, C / group, k...], bias [M] (slot C, with HAS_BIAS) -> y [N, M, out...]
 __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* wb, ulong wo,
@@ -34,11 +58,7 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
   const long cpg = C / group;
   const long g = m / (M / group);
   long pos[3] = {0, 0, 0};
-  long rest = o;
-  for (int d = S - 1; d >= 0; --d) {
-    pos[d] = rest % SY_OUT(d);
-    rest /= SY_OUT(d);
-  }
+  sy_out_position(meta, S, o, pos);
 #ifdef HAS_BIAS
   __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
   ct acc = LOAD_C(bias, m);
@@ -49,17 +69,8 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
     const long x_base = (nb * C + g * cpg + c) * in_count;
     const long w_base = (m * cpg + c) * tap_count;
     for (long t = 0; t < tap_count; ++t) {
-      long tr = t, offset = 0, scale = 1;
-      int inside = 1;
-      for (int d = S - 1; d >= 0; --d) {
-        const long k = tr % SY_K(d);
-        tr /= SY_K(d);
-        const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
-        inside = inside && p >= 0 && p < SY_IN(d);
-        offset += p * scale;
-        scale *= SY_IN(d);
-      }
-      if (!inside) continue;
+      const long offset = sy_tap_offset(meta, S, pos, t);
+      if (offset < 0) continue;
       acc += LOAD_A(x, x_base + offset) * LOAD_A(w, w_base + t);
     }
   }
@@ -165,11 +176,7 @@ __kernel void sy_qlinear_conv(__global const uchar* xb, ulong xo, __global const
   const long cpg = C / group;
   const long g = m / (M / group);
   long pos[3] = {0, 0, 0};
-  long rest = o;
-  for (int d = S - 1; d >= 0; --d) {
-    pos[d] = rest % SY_OUT(d);
-    rest /= SY_OUT(d);
-  }
+  sy_out_position(meta, S, o, pos);
   const long x_zero = LOAD_A(SY_CPTR(ST_A, xzb, xzo), 0);
   const long w_zero = LOAD_B(SY_CPTR(ST_B, wzb, wzo), wz_count > 1 ? m : 0);
   const long y_zero = LOAD_Y(SY_CPTR(ST_Y, yzb, yzo), 0);
@@ -182,17 +189,8 @@ __kernel void sy_qlinear_conv(__global const uchar* xb, ulong xo, __global const
     const long x_base = (nb * C + g * cpg + c) * in_count;
     const long w_base = (m * cpg + c) * tap_count;
     for (long t = 0; t < tap_count; ++t) {
-      long tr = t, offset = 0, scale = 1;
-      int inside = 1;
-      for (int d = S - 1; d >= 0; --d) {
-        const long k = tr % SY_K(d);
-        tr /= SY_K(d);
-        const long p = pos[d] * SY_STRIDE(d) - SY_PAD(d) + k * SY_DIL(d);
-        inside = inside && p >= 0 && p < SY_IN(d);
-        offset += p * scale;
-        scale *= SY_IN(d);
-      }
-      if (!inside) continue;
+      const long offset = sy_tap_offset(meta, S, pos, t);
+      if (offset < 0) continue;
       acc += (LOAD_A(x, x_base + offset) - x_zero) * (LOAD_B(w, w_base + t) - w_zero);
     }
   }
@@ -428,11 +426,7 @@ __kernel void sy_pool(__global const uchar* xb, ulong xo, __global uchar* yb, ul
   const long o = (long)(i % (ulong)out_count);
   const long x_base = (long)(i / (ulong)out_count) * in_count;
   long pos[3] = {0, 0, 0};
-  long rest = o;
-  for (int d = S - 1; d >= 0; --d) {
-    pos[d] = rest % SY_OUT(d);
-    rest /= SY_OUT(d);
-  }
+  sy_out_position(meta, S, o, pos);
   ct best = -INFINITY, sum = 0;
   long in_bounds = 0, in_padded = 0;
   for (long t = 0; t < tap_count; ++t) {

@@ -73,23 +73,58 @@ int64_t Count(const Shape& s, size_t begin) {
   return p;
 }
 
+// What the direct conv kernels (sy_conv, sy_qlinear_conv) take of a node's geometry: x is
+// input 0, w input `w_index`.
+struct ConvGeometry {
+  int spatial = 0;
+  int64_t batch = 0, channels = 0, out_channels = 0, group = 1, in_count = 0, out_count = 0,
+          tap_count = 0;
+  UniqueMem meta;  // WindowMeta on the device
+
+  void Read(PrepareContext& ctx, size_t w_index) {
+    const NodeInfo& node = ctx.node();
+    const Shape& x = node.inputs[0].shape;
+    const Shape& w = node.inputs[w_index].shape;
+    spatial = static_cast<int>(x.size() - 2);
+    batch = x[0];
+    channels = x[1];
+    out_channels = node.outputs[0].shape[1];
+    group = node.attrs.GetInt("group", 1);
+    in_count = Count(x, 2);
+    out_count = Count(node.outputs[0].shape, 2);
+    tap_count = Count(w, 2);
+    meta = ctx.Upload(WindowMeta(node, Shape(w.begin() + 2, w.end())));
+  }
+
+  // The kernels' arguments after their tensors: n, C, M, group, S, in_count, out_count,
+  // tap_count, meta.
+  KernelArgs& Add(KernelArgs& args, uint64_t n) const {
+    return args.Add(static_cast<cl_ulong>(n))
+        .Add(static_cast<cl_long>(channels))
+        .Add(static_cast<cl_long>(out_channels))
+        .Add(static_cast<cl_long>(group))
+        .Add(static_cast<cl_int>(spatial))
+        .Add(static_cast<cl_long>(in_count))
+        .Add(static_cast<cl_long>(out_count))
+        .Add(static_cast<cl_long>(tap_count))
+        .Add(meta.get());
+  }
+};
+
 class ConvOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
     const NodeInfo& node = ctx.node();
-    const Shape& x = node.inputs[0].shape;
-    const Shape& w = node.inputs[1].shape;
-    const Shape kernel(w.begin() + 2, w.end());
-    spatial_ = static_cast<int>(x.size() - 2);
-    channels_ = x[1];
-    out_channels_ = node.outputs[0].shape[1];
-    group_ = node.attrs.GetInt("group", 1);
-    in_count_ = Count(x, 2);
-    out_count_ = Count(node.outputs[0].shape, 2);
-    tap_count_ = Count(w, 2);
+    geometry_.Read(ctx, 1);
+    spatial_ = geometry_.spatial;
+    channels_ = geometry_.channels;
+    out_channels_ = geometry_.out_channels;
+    group_ = geometry_.group;
+    in_count_ = geometry_.in_count;
+    out_count_ = geometry_.out_count;
+    tap_count_ = geometry_.tap_count;
     has_bias_ = node.inputs.size() > 2;
-    meta_ = ctx.Upload(WindowMeta(node, kernel));
-    batch_ = x[0];
+    batch_ = geometry_.batch;
     const DType dtype = node.inputs[0].dtype;
     dtype_ = dtype;
     const bool same_dtype = node.inputs[1].dtype == dtype && node.outputs[0].dtype == dtype;
@@ -116,24 +151,17 @@ class ConvOp : public ClOp {
     const ClTensor& bias = has_bias_ ? ctx.inputs[2] : ctx.inputs[1];  // unused without
     KernelArgs args(kernel_.get());
     args.Tensor(ctx.inputs[0]).Tensor(ctx.inputs[1]).Tensor(bias).Tensor(ctx.outputs[0]);
-    args.Add(static_cast<cl_ulong>(n))
-        .Add(static_cast<cl_long>(channels_))
-        .Add(static_cast<cl_long>(out_channels_))
-        .Add(static_cast<cl_long>(group_))
-        .Add(static_cast<cl_int>(spatial_))
-        .Add(static_cast<cl_long>(in_count_))
-        .Add(static_cast<cl_long>(out_count_))
-        .Add(static_cast<cl_long>(tap_count_))
-        .Add(meta_.get());
+    geometry_.Add(args, n);
     Launch1D(ctx.queue, kernel_.get(), n);
   }
 
  private:
+  ConvGeometry geometry_;
+  // The geometry's figures, which the im2col + CLBlast path below reads too.
   int spatial_ = 0;
   int64_t channels_ = 0, out_channels_ = 0, group_ = 1, in_count_ = 0, out_count_ = 0,
           tap_count_ = 0;
   bool has_bias_ = false;
-  UniqueMem meta_;
   UniqueKernel kernel_;
 
   // ---- the im2col + CLBlast path ----
@@ -233,7 +261,7 @@ class ConvOp : public ClOp {
             .Add(static_cast<cl_long>(in_count_))
             .Add(static_cast<cl_long>(out_count_))
             .Add(static_cast<cl_long>(tap_count_))
-            .Add(meta_.get());
+            .Add(geometry_.meta.get());
         Launch1D(queue, im2col_.get(), col_n);
         Gemm(queue, inputs[1].mem, wo + static_cast<size_t>(g * mg * kg), col_->mem(), out.mem,
              yo + static_cast<size_t>((b * out_channels_ + g * mg) * out_count_), has_bias_);
@@ -252,22 +280,13 @@ class QLinearConvOp : public ClOp {
  public:
   void Prepare(PrepareContext& ctx) override {
     const NodeInfo& node = ctx.node();
-    const Shape& x = node.inputs[0].shape;
-    const Shape& w = node.inputs[3].shape;
-    const Shape kernel(w.begin() + 2, w.end());
-    spatial_ = static_cast<int>(x.size() - 2);
-    channels_ = x[1];
-    out_channels_ = node.outputs[0].shape[1];
-    group_ = node.attrs.GetInt("group", 1);
-    in_count_ = Count(x, 2);
-    out_count_ = Count(node.outputs[0].shape, 2);
-    tap_count_ = Count(w, 2);
+    geometry_.Read(ctx, 3);
+    out_channels_ = geometry_.out_channels;
     n_out_ = ElementCount(node.outputs[0].shape);
     ws_count_ = ElementCount(node.inputs[4].shape);
     wz_count_ = ElementCount(node.inputs[5].shape);
     per_channel_scale_ = ws_count_ > 1;
     has_bias_ = node.inputs.size() > 8;
-    meta_ = ctx.Upload(WindowMeta(node, kernel));
     const DType y = node.outputs[0].dtype;
     std::string defines = SlotDefines('A', node.inputs[0].dtype) +
                           SlotDefines('B', node.inputs[3].dtype) + SlotDefines('Y', y) +
@@ -299,15 +318,7 @@ class QLinearConvOp : public ClOp {
     KernelArgs args(kernel_.get());
     for (size_t k = 0; k < 8; ++k) args.Tensor(ctx.inputs[k]);
     args.Tensor(bias).Tensor(ctx.outputs[0]);
-    args.Add(static_cast<cl_ulong>(n_out_))
-        .Add(static_cast<cl_long>(channels_))
-        .Add(static_cast<cl_long>(out_channels_))
-        .Add(static_cast<cl_long>(group_))
-        .Add(static_cast<cl_int>(spatial_))
-        .Add(static_cast<cl_long>(in_count_))
-        .Add(static_cast<cl_long>(out_count_))
-        .Add(static_cast<cl_long>(tap_count_))
-        .Add(meta_.get())
+    geometry_.Add(args, static_cast<uint64_t>(n_out_))
         .Add(static_cast<cl_long>(ws_count_))
         .Add(static_cast<cl_long>(wz_count_));
     Launch1D(ctx.queue, kernel_.get(), static_cast<uint64_t>(n_out_));
@@ -329,12 +340,10 @@ class QLinearConvOp : public ClOp {
   }
 
  private:
-  int spatial_ = 0;
-  int64_t channels_ = 0, out_channels_ = 0, group_ = 1, in_count_ = 0, out_count_ = 0,
-          tap_count_ = 0, n_out_ = 0, ws_count_ = 1, wz_count_ = 1;
+  ConvGeometry geometry_;
+  int64_t out_channels_ = 0, n_out_ = 0, ws_count_ = 1, wz_count_ = 1;
   bool has_bias_ = false, per_channel_scale_ = false, checks_ = false;
   std::vector<float> scales_;  // x_scale, y_scale, w_scale...: filled by the queue
-  UniqueMem meta_;
   UniqueKernel kernel_;
 };
 

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <span>
 #include <type_traits>
 
 #include "fast/fast_kernels.h"
@@ -289,6 +291,117 @@ Status Where(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- per-channel operands, in either layout ------------------------------------------
+//
+// A squeeze-excite block scales a conv's output [N, C, H, W] by one value per sample and
+// channel ([N, C, 1, 1] or [1, C, 1, 1]), and the next conv reads the product. Through the
+// plain kernel both would be row-major, costing the convs on either side a reorder. This
+// prepared kernel also takes the full-size operand and the output channels-last (NHWC),
+// where the per-channel operand repeats along the innermost dim; the arithmetic per
+// element is the same, so the results are identical in either layout.
+template <typename Op>
+class ChannelBinary final : public PreparedKernel {
+ public:
+  ChannelBinary(size_t full, int64_t batch, int64_t channels, int64_t spatial, bool per_sample)
+      : full_(full),
+        batch_(batch),
+        channels_(channels),
+        spatial_(spatial),
+        per_sample_(per_sample) {}
+
+  // The kernel for an f32 output of rank 3 to 5, one operand of its shape and the other
+  // [N or 1, C, 1...] (right-aligned, ones dropped in front); nullptr for anything else,
+  // which the plain kernel runs.
+  static std::unique_ptr<PreparedKernel> Prepare(const PrepareContext& ctx) {
+    if (ctx.inputs.size() != 2 || ctx.outputs[0].dtype != DType::kF32 ||
+        ctx.inputs[0].dtype != DType::kF32 || ctx.inputs[1].dtype != DType::kF32) {
+      return nullptr;
+    }
+    const Shape& out = ctx.outputs[0].shape;
+    if (out.size() < 3 || out.size() > 5 || ElementCount(out) == 0) return nullptr;
+    for (size_t full = 0; full < 2; ++full) {
+      const Shape& small = ctx.inputs[1 - full].shape;
+      if (ctx.inputs[full].shape != out || small.size() > out.size()) continue;
+      const size_t pad = out.size() - small.size();
+      bool fits = true, per_sample = false;
+      for (size_t d = 0; d < out.size() && fits; ++d) {
+        const int64_t s = d < pad ? 1 : small[d - pad];
+        if (d == 0) {
+          per_sample = s != 1;
+          fits = s == 1 || s == out[0];
+        } else {
+          fits = s == (d == 1 ? out[1] : 1);
+        }
+      }
+      if (!fits) continue;
+      return std::make_unique<ChannelBinary>(full, out[0], out[1],
+                                             ElementCount(out) / (out[0] * out[1]), per_sample);
+    }
+    return nullptr;
+  }
+
+  bool AcceptsChannelsLastInput(size_t index) const override { return index == full_; }
+  bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+  // The full-size operand and the output are chosen apart by the executable (this kernel
+  // is not layout-transparent), so either may be channels-last without the other.
+  void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
+    full_channels_last_ = inputs[full_] == Layout::kChannelsLast;
+    out_channels_last_ = outputs[0] == Layout::kChannelsLast;
+  }
+  std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override {
+    std::unique_ptr<PreparedKernel> resized = Prepare(ctx);
+    if (auto* k = static_cast<ChannelBinary*>(resized.get()); k != nullptr) {
+      k->full_channels_last_ = full_channels_last_;
+      k->out_channels_last_ = out_channels_last_;
+    }
+    return resized;
+  }
+
+  Status Run(const KernelContext& ctx) override {
+    if (!full_channels_last_ && !out_channels_last_) return BinaryAs<Op, float>(ctx);
+    const float* full = reinterpret_cast<const float*>(ctx.inputs[full_].data);
+    const float* small = reinterpret_cast<const float*>(ctx.inputs[1 - full_].data);
+    float* out = reinterpret_cast<float*>(ctx.outputs[0].data);
+    const int64_t c = channels_;
+    const bool full_first = full_ == 0;
+    if (full_channels_last_ != out_channels_last_) {
+      // One of the two channels-last (the other also read or written elsewhere): element
+      // by element, each side indexed in its own layout. Rare; not vectorised.
+      const auto at = [&](bool channels_last, int64_t n, int64_t ch, int64_t q) {
+        return channels_last ? (n * spatial_ + q) * c + ch : (n * c + ch) * spatial_ + q;
+      };
+      for (int64_t n = 0; n < batch_; ++n) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const float v = small[(per_sample_ ? n * c : 0) + ch];
+          for (int64_t q = 0; q < spatial_; ++q) {
+            const float f = full[at(full_channels_last_, n, ch, q)];
+            out[at(out_channels_last_, n, ch, q)] = full_first ? Op()(f, v) : Op()(v, f);
+          }
+        }
+      }
+      return Status::Ok();
+    }
+    ParallelFor(ctx.pool, batch_ * spatial_, fast::RowGrain(fast::kCheapGrain, c),
+                [&](int64_t p0, int64_t p1) {
+                  for (int64_t p = p0; p < p1; ++p) {
+                    const float* s = small + (per_sample_ ? (p / spatial_) * c : 0);
+                    if (full_first) {
+                      BinaryLoop<Op, false, false>(full + p * c, s, out + p * c, 0, c);
+                    } else {
+                      BinaryLoop<Op, false, false>(s, full + p * c, out + p * c, 0, c);
+                    }
+                  }
+                });
+    return Status::Ok();
+  }
+
+ private:
+  size_t full_;
+  int64_t batch_, channels_, spatial_;
+  bool per_sample_;
+  bool full_channels_last_ = false, out_channels_last_ = false;
+};
+
 }  // namespace
 
 // x^e for a fixed e, in double (x^2 is exact there: 48 bits), rounded once to f32.
@@ -378,10 +491,10 @@ Status Pow(const KernelContext& ctx) {
 }
 
 void AddElementwiseFastKernels(KernelTable& table) {
-  table.Add("add", Binary<AddOp>);
-  table.Add("sub", Binary<SubOp>);
-  table.Add("mul", Binary<MulOp>);
-  table.Add("div", Binary<DivOp>);
+  table.Add("add", Binary<AddOp>, ChannelBinary<AddOp>::Prepare);
+  table.Add("sub", Binary<SubOp>, ChannelBinary<SubOp>::Prepare);
+  table.Add("mul", Binary<MulOp>, ChannelBinary<MulOp>::Prepare);
+  table.Add("div", Binary<DivOp>, ChannelBinary<DivOp>::Prepare);
   table.Add("where", Where);
   table.Add("pow", Pow);
   table.Add("equal", Comparison<CompareOp<std::equal_to<>>>);

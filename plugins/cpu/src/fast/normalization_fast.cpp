@@ -1,8 +1,9 @@
 // Fast softmax and log_softmax (f32, any axis), layer_norm and rms_norm (f32, scale and
 // bias either of the normalised shape or a single element), add_layer_norm (the same,
-// with b of a's shape, of the normalised shape or a single element) and group_norm and
-// instance_norm (f32, per-channel scale and bias), split over the context's threads by
-// rows (groups). Everything else goes to the reference kernel.
+// with b of a's shape, of the normalised shape or a single element), batch_norm (f32,
+// bitwise the reference's) and group_norm and instance_norm (f32, per-channel scale and
+// bias), split over the context's threads by rows (channels, groups). Everything else goes to the
+// reference kernel.
 //
 // Semantics are the reference kernels' (ref/normalization_ref.cpp): the row maximum is
 // subtracted before exp; a row holding NaN or +inf, or all -inf, comes out NaN (here
@@ -154,11 +155,9 @@ SY_CPU_ISA_CLONES double RowMean(const float* x, int64_t n) {
   return fast::CombineSums(acc) / static_cast<double>(n);
 }
 
-// y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over one row, given its
-// mean (0 for rms_norm). y may be x itself (add_layer_norm normalises its sum in place).
-SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double mean,
-                                    const float* scale, bool scale_scalar, const float* bias,
-                                    bool bias_scalar, double eps) {
+// The biased variance of a row about `mean` (its mean; 0 for rms_norm's mean square),
+// summed in double over vector lanes.
+SY_CPU_ISA_CLONES double RowVariance(const float* x, int64_t n, double mean) {
   double acc[fast::kSumLanes] = {};
   int64_t i = 0;
   for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
@@ -171,8 +170,15 @@ SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double 
     const double d = static_cast<double>(x[i]) - mean;
     acc[0] += d * d;
   }
-  const double var = fast::CombineSums(acc) / static_cast<double>(n);
-  const double inv = 1.0 / std::sqrt(var + eps);
+  return fast::CombineSums(acc) / static_cast<double>(n);
+}
+
+// y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * scale + bias over one row, given its
+// mean (0 for rms_norm). y may be x itself (add_layer_norm normalises its sum in place).
+SY_CPU_ISA_CLONES void NormalizeRow(const float* x, float* y, int64_t n, double mean,
+                                    const float* scale, bool scale_scalar, const float* bias,
+                                    bool bias_scalar, double eps) {
+  const double inv = 1.0 / std::sqrt(RowVariance(x, n, mean) + eps);
   // (x - mean) * inv in double: mean can be large next to the spread, and rounding it to
   // f32 first would cost the result its precision.
   const float s0 = scale[0];
@@ -225,6 +231,51 @@ Status AxisNorm(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+// ---- batch_norm (inference) ---------------------------------------------------------------
+
+// y = (x - mean) * inv * scale + bias over one channel's row, in double, rounded once: the
+// reference's expression, so its result bit for bit.
+SY_CPU_ISA_CLONES void AffineRow(const float* x, float* y, int64_t n, double mean, double inv,
+                                 double scale, double bias) {
+  for (int64_t k = 0; k < n; ++k) {
+    y[k] = static_cast<float>((static_cast<double>(x[k]) - mean) * inv * scale + bias);
+  }
+}
+
+// batch_norm of f32 x [N, C, spatial...] with f32 statistics: the channels' rows split
+// over the threads. DenseNet's pre-activation norms (after each concat, where no conv
+// precedes them to fold into) ran on the reference kernel, a dtype switch per element.
+Status BatchNorm(const KernelContext& ctx) {
+  const ConstTensorView& x = ctx.inputs[0];
+  const TensorView& y = ctx.outputs[0];
+  bool f32 = x.dtype() == DType::kF32 && y.dtype() == DType::kF32 && x.rank() >= 2 &&
+             fast::IsF32Aligned(x.data) && fast::IsF32Aligned(y.data);
+  for (size_t i = 1; i < 5 && f32; ++i) {
+    f32 = ctx.inputs[i].dtype() == DType::kF32 && fast::IsF32Aligned(ctx.inputs[i].data);
+  }
+  if (!f32) return Reference(ctx);
+  const int64_t channels = x.shape()[1];
+  const int64_t rows = x.shape()[0] * channels;
+  const int64_t spatial = Product(x.shape(), 2, x.rank());
+  if (rows == 0 || spatial == 0) return Status::Ok();
+  const auto param = [&ctx](size_t i) {
+    return reinterpret_cast<const float*>(ctx.inputs[i].data);
+  };
+  const float *scale = param(1), *bias = param(2), *mean = param(3), *var = param(4);
+  const double eps = ctx.attrs.GetFloat("epsilon", 1e-5);
+  const float* in = reinterpret_cast<const float*>(x.data);
+  float* out = reinterpret_cast<float*>(y.data);
+  ParallelFor(
+      ctx.pool, rows, fast::RowGrain(fast::kCheapGrain, spatial), [=](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t c = r % channels;
+          const double inv = 1.0 / std::sqrt(static_cast<double>(var[c]) + eps);
+          AffineRow(in + r * spatial, out + r * spatial, spatial, mean[c], inv, scale[c], bias[c]);
+        }
+      });
+  return Status::Ok();
+}
+
 // ---- group_norm, instance_norm ---------------------------------------------------------
 
 // One (sample, group) of x [N, C, spatial...]: its `channels` channels of `spatial`
@@ -235,19 +286,7 @@ SY_CPU_ISA_CLONES void NormalizeGroup(const float* x, float* y, int64_t channels
                                       const float* scale, const float* bias, double eps) {
   const int64_t n = channels * spatial;
   const double mean = RowMean(x, n);
-  double acc[fast::kSumLanes] = {};
-  int64_t i = 0;
-  for (; i + fast::kSumLanes <= n; i += fast::kSumLanes) {
-    for (int j = 0; j < fast::kSumLanes; ++j) {
-      const double d = static_cast<double>(x[i + j]) - mean;
-      acc[j] += d * d;
-    }
-  }
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - mean;
-    acc[0] += d * d;
-  }
-  const double inv = 1.0 / std::sqrt(fast::CombineSums(acc) / static_cast<double>(n) + eps);
+  const double inv = 1.0 / std::sqrt(RowVariance(x, n, mean) + eps);
   for (int64_t c = 0; c < channels; ++c) {
     const double s = scale[c], b = bias[c];
     const float* from = x + c * spatial;
@@ -398,6 +437,7 @@ void AddNormalizationFastKernels(KernelTable& table) {
   table.Add("layer_norm", AxisNorm<false>);
   table.Add("rms_norm", AxisNorm<true>);
   table.Add("add_layer_norm", AddLayerNorm);
+  table.Add("batch_norm", BatchNorm);
   table.Add("group_norm", GroupedNorm<false>);
   table.Add("instance_norm", GroupedNorm<true>);
 }

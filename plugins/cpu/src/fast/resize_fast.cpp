@@ -14,7 +14,6 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <vector>
 
 #include "fast/fast_kernels.h"
@@ -188,26 +187,10 @@ Status ResizeOf(const KernelContext& ctx) {
   if (y.count() == 0) return Status::Ok();
   const size_t rank = static_cast<size_t>(x.rank());
   const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(ctx.attrs);
-  std::vector<plugin::ResizeAxisTaps> taps(rank);
-  bool any_outside = false;
-  std::vector<size_t> passes;  // the axes that change, in the reference's order
-  for (size_t d = 0; d < rank; ++d) {
-    taps[d] = plugin::ComputeResizeAxisTaps(params, d, x.shape()[d], y.shape()[d]);
-    any_outside = any_outside || taps[d].AnyOutside();
-  }
-  std::vector<size_t> order(rank);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return y.shape()[a] * x.shape()[b] < y.shape()[b] * x.shape()[a];  // out/in ascending
-  });
-  for (size_t d : order) {
-    const plugin::ResizeAxisTaps& t = taps[d];
-    bool identity = x.shape()[d] == y.shape()[d];
-    for (int64_t o = 0; identity && o < y.shape()[d]; ++o) {
-      identity = t.count(o) == 1 && t.at(o)[0].index == o && t.at(o)[0].weight == 1.0;
-    }
-    if (!identity) passes.push_back(d);
-  }
+  const plugin::ResizePlan plan = plugin::PlanResize(params, x.shape(), y.shape());
+  const std::vector<plugin::ResizeAxisTaps>& taps = plan.taps;
+  const std::vector<size_t>& passes = plan.passes;
+  const bool any_outside = plan.any_outside;
   // Every output one input element with weight 1: a gather (GatherNearest).
   bool gather = rank > 0 && !any_outside;
   std::vector<std::vector<int64_t>> index(rank);
@@ -268,18 +251,8 @@ Status ResizeOf(const KernelContext& ctx) {
       shape[d] = out;
     }
   }
-  if (any_outside) {  // an output outside the crop along any axis is extrapolation_value
-    std::vector<int64_t> pos(rank, 0);
-    for (int64_t o = 0; o < y.count(); ++o) {
-      bool outside = false;
-      for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
-      if (outside) ys[o] = static_cast<T>(params.extrapolation_value);
-      for (size_t d = rank; d-- > 0;) {
-        if (++pos[d] < y.shape()[d]) break;
-        pos[d] = 0;
-      }
-    }
-  }
+  plan.ForEachOutside(y.shape(),
+                      [&](int64_t o) { ys[o] = static_cast<T>(params.extrapolation_value); });
   return Status::Ok();
 }
 

@@ -62,31 +62,16 @@ Status Resize(const KernelContext& ctx) {
   if (y.count() == 0) return Status::Ok();
   const size_t rank = static_cast<size_t>(x.rank());
   const plugin::ResizeParams params = plugin::ResizeParams::FromAttrs(ctx.attrs);
-  std::vector<plugin::ResizeAxisTaps> taps(rank);
-  bool any_outside = false;
-  for (size_t d = 0; d < rank; ++d) {
-    // out > 0 here (y is not empty), hence in > 0 too (an empty dim resizes to 0 only).
-    taps[d] = plugin::ComputeResizeAxisTaps(params, d, x.shape()[d], y.shape()[d]);
-    any_outside = any_outside || taps[d].AnyOutside();
-  }
-  std::vector<size_t> order(rank);
-  for (size_t d = 0; d < rank; ++d) order[d] = d;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return y.shape()[a] * x.shape()[b] < y.shape()[b] * x.shape()[a];  // out/in ascending
-  });
+  const plugin::ResizePlan plan = plugin::PlanResize(params, x.shape(), y.shape());
+  const std::vector<plugin::ResizeAxisTaps>& taps = plan.taps;
   std::vector<double> cur(static_cast<size_t>(x.count()));
   for (int64_t i = 0; i < x.count(); ++i)
     cur[static_cast<size_t>(i)] = LoadFloat(x.dtype(), x.data, i);
   Shape shape = x.shape();
   std::vector<double> next;
-  for (size_t d : order) {
+  for (size_t d : plan.passes) {
     const int64_t in = shape[d], out = y.shape()[d];
     const plugin::ResizeAxisTaps& t = taps[d];
-    bool identity = in == out;
-    for (int64_t o = 0; identity && o < out; ++o) {
-      identity = t.count(o) == 1 && t.at(o)[0].index == o && t.at(o)[0].weight == 1.0;
-    }
-    if (identity) continue;
     int64_t outer = 1, inner = 1;
     for (size_t e = 0; e < d; ++e) outer *= shape[e];
     for (size_t e = d + 1; e < rank; ++e) inner *= shape[e];
@@ -108,18 +93,8 @@ Status Resize(const KernelContext& ctx) {
     cur.swap(next);
     shape[d] = out;
   }
-  if (any_outside) {
-    std::vector<int64_t> pos(rank, 0);
-    for (int64_t o = 0; o < y.count(); ++o) {
-      bool outside = false;
-      for (size_t d = 0; d < rank; ++d) outside = outside || taps[d].count(pos[d]) == 0;
-      if (outside) cur[static_cast<size_t>(o)] = params.extrapolation_value;
-      for (size_t d = rank; d-- > 0;) {
-        if (++pos[d] < y.shape()[d]) break;
-        pos[d] = 0;
-      }
-    }
-  }
+  plan.ForEachOutside(y.shape(),
+                      [&](int64_t o) { cur[static_cast<size_t>(o)] = params.extrapolation_value; });
   for (int64_t i = 0; i < y.count(); ++i)
     StoreFloat(y.dtype(), y.data, i, cur[static_cast<size_t>(i)]);
   return Status::Ok();

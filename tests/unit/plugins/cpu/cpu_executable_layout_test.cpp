@@ -422,6 +422,43 @@ TEST_P(CpuExecutableLayoutTest, QLinearConvChainKeepsCodesChannelsLast) {
   }
 }
 
+// A squeeze-excite scale between two convs: mul by a per-sample, per-channel [N, C, 1, 1]
+// (either operand order) takes its full-size operand and output channels-last, so neither
+// conv reorders; where the product is also a graph output (row-major) the kernel reads
+// channels-last and writes row-major. Every result equals the reference's.
+TEST_P(CpuExecutableLayoutTest, PerChannelScaleKeepsAConvChainChannelsLast) {
+  for (const bool product_is_output : {false, true}) {
+    for (const bool scale_first : {false, true}) {
+      GraphBuilder g;
+      const ValueId x = g.Input("x", DType::kF32, {2, 4, 9, 9});
+      const ValueId se = g.Input("se", DType::kF32, {2, 8, 1, 1});
+      const ValueId a =
+          ConvNode(g, "fused_conv", {x, g.Const("wa", RandomF32({8, 4, 3, 3}, 0.5, 1))},
+                   {2, 8, 9, 9}, "a", ConvAttrs({1, 1, 1, 1}, {}, 1, "relu"));
+      const ValueId m = g.Value("m", DType::kF32, {2, 8, 9, 9});
+      g.Node("mul", {scale_first ? se : a, scale_first ? a : se}, {m}, {}, "m");
+      const ValueId b = ConvNode(g, "conv", {m, g.Const("wb", RandomF32({6, 8, 1, 1}, 0.5, 2))},
+                                 {2, 6, 9, 9}, "b", ConvAttrs({}));
+      g.Output(b);
+      if (product_is_output) g.Output(m);
+      const Graph graph = g.Build();
+      const WholeGraphPartition p(graph, {});
+      std::unique_ptr<CpuExecutable> fast = Fast(p);
+      if (OneDnnRuns()) {
+        std::vector<uint32_t> want = {p.Local(a)};
+        if (!product_is_output) want.push_back(p.Local(m));
+        std::sort(want.begin(), want.end());
+        EXPECT_EQ(fast->channels_last_values(), want);
+      }
+      const std::map<ValueId, Tensor> feeds = {{x, RandomF32({2, 4, 9, 9}, 1.0, 3)},
+                                               {se, RandomF32({2, 8, 1, 1}, 1.0, 4)}};
+      ExpectClose(p.Run(*fast, feeds), p.Run(*Ref(p), feeds),
+                  std::string("per-channel scale") + (product_is_output ? ", product bound" : "") +
+                      (scale_first ? ", scale first" : ""));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
                          [](const testing::TestParamInfo<int>& threads) {
                            return threads.param == 0 ? std::string("NoPool")

@@ -70,6 +70,16 @@ inline void ExpectClose(const Tensor& fast, const Tensor& ref, Tolerance tol,
   }
 }
 
+// Whether oneDNN generates VNNI code here (its description names the instruction set):
+// the integer kernels (matmul_integer, qlinear_conv) take their oneDNN paths only then.
+inline bool OneDnnHasVnni() {
+  const std::string d = OneDnnDescription();
+  for (const char* isa : {"vnni", "bf16", "amx"}) {
+    if (d.find(isa) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Equal element for element, the sign of zero included; NaNs are equal whatever their
 // sign and payload (which a vectorised and a scalar loop may order differently).
 inline bool SameValues(const Tensor& a, const Tensor& b) {

@@ -27,15 +27,6 @@ Tensor Bytes(DType dtype, const Shape& shape, uint32_t seed) {
   return Make(dtype, shape, v);
 }
 
-// Whether oneDNN generates VNNI code here (its description names the instruction set).
-bool OneDnnHasVnni() {
-  const std::string d = OneDnnDescription();
-  for (const char* isa : {"vnni", "bf16", "amx"}) {
-    if (d.find(isa) != std::string::npos) return true;
-  }
-  return false;
-}
-
 struct Case {
   Shape a, b;
   int64_t za_count, zb_count;  // -1: absent; 0: scalar []; else 1-D of that size

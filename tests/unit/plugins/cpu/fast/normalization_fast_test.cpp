@@ -117,6 +117,21 @@ TEST(NormalizationFast, GroupNormAndInstanceNorm) {
   }
 }
 
+// batch_norm: the reference's double expression per channel, so bitwise its result.
+TEST(NormalizationFast, BatchNormEqualsTheReferenceBitwise) {
+  for (const Shape& shape :
+       {Shape{2, 6, 5, 7}, Shape{1, 64, 56, 56}, Shape{3, 4}, Shape{1, 8, 3, 4, 5}}) {
+    const auto n = static_cast<size_t>(ElementCount(shape));
+    const auto c = static_cast<size_t>(shape[1]);
+    const Tensor x = Make(DType::kF32, shape, WithSpecials(Uniform(n, -3, 3, 41)));
+    const std::vector<Tensor> inputs = {x, Make(DType::kF32, {shape[1]}, Uniform(c, 0.5, 2, 42)),
+                                        Make(DType::kF32, {shape[1]}, Uniform(c, -1, 1, 43)),
+                                        Make(DType::kF32, {shape[1]}, Uniform(c, -1, 1, 44)),
+                                        Make(DType::kF32, {shape[1]}, Uniform(c, 0.1, 3, 45))};
+    ExpectMatchesReference("batch_norm", inputs, Tolerance{0, 0}, MakeAttrs({{"epsilon", 1e-3}}));
+  }
+}
+
 TEST(NormalizationFast, OtherCasesUseTheReference) {
   // Scale broadcasting along the normalised dims ([3, 1] to [3, 4]); f16; f64.
   const Tensor x = Make(DType::kF32, {2, 3, 4}, Uniform(24, -2, 2, 5));

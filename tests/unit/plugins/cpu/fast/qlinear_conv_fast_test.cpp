@@ -31,14 +31,6 @@ Tensor Random(DType dtype, const Shape& shape, uint32_t seed, int lo, int hi) {
 int Lowest(DType d) { return d == DType::kU8 ? 0 : -128; }
 int Highest(DType d) { return d == DType::kU8 ? 255 : 127; }
 
-bool OneDnnHasVnni() {
-  const std::string d = OneDnnDescription();
-  for (const char* isa : {"vnni", "bf16", "amx"}) {
-    if (d.find(isa) != std::string::npos) return true;
-  }
-  return false;
-}
-
 struct Case {
   Shape x, w;
   std::vector<int64_t> pads, strides, dilations;
