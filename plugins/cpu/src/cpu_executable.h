@@ -2,10 +2,12 @@
 // the layout of each intermediate chosen and intermediate buffers allocated once at
 // prepare time, then reused by every execute.
 //
-// Layouts: an intermediate that flows only between oneDNN convolutions (conv, fused_conv)
-// is stored channels-last, so those kernels skip their NCHW <-> NHWC reorders; everything
-// the host binds (the partition's inputs and outputs) and everything another kernel reads
-// stays row-major, the catalogue's layout (ChooseLayouts; Layout in kernel.h).
+// Layouts: an intermediate that flows only between kernels that take channels-last (the
+// oneDNN convolutions and pools, qlinear_conv, per-channel binary ops), possibly through
+// pointwise steps, is stored channels-last, so those kernels skip their NCHW <-> NHWC
+// reorders; everything the host binds (the partition's inputs and outputs) and everything
+// another kernel reads stays row-major, the catalogue's layout (ChooseLayouts; Layout in
+// kernel.h; docs/cpu-kernels.md, "Channels-last intermediates").
 //
 // A Session binds every value a partition produces (its arena plans their memory); the
 // outputs it marks in sy_partition.outputs_internal (read by nothing outside the
