@@ -31,15 +31,32 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import real_model_bench as rmb  # noqa: E402
 
 
-def tv(arch, size=224, key=None):
-    """A torchvision model (BatchNorm statistics from one random batch: rmb.cnn)."""
+def tv(arch, size=224, key=None, family="models"):
+    """A torchvision model (torchvision.models or a sub-package: `family`), its BatchNorm
+    statistics from one random batch of its input size, as rmb.cnn sets them."""
     def build():
-        module, _, names = rmb.cnn(arch, 7)
+        import numpy as np
+        import torch
+        import torchvision
+        torch.manual_seed(7)
+        package = torchvision.models
+        for part in family.split(".")[1:]:
+            package = getattr(package, part)
+        kwargs = {"aux_logits": False, "init_weights": True} if arch == "inception_v3" else {}
+        if family != "models":
+            kwargs["weights_backbone"] = None  # else its backbone's weights would download
+        module = getattr(package, arch)(weights=None, **kwargs)
+        for m in module.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.reset_running_stats()
+                m.momentum = None
+        with torch.no_grad():
+            module.train()(torch.randn(4, 3, size, size))
+        module = module.eval()
         if key is not None:
             module = Select(module, key)
-        import numpy as np
         x = np.random.default_rng(7).standard_normal((1, 3, size, size)).astype(np.float32)
-        return module, {"pixel_values": x}, names
+        return module, {"pixel_values": x}, ["logits"]
     return build
 
 
@@ -134,7 +151,8 @@ ZOO = {
     "mnasnet": (tv("mnasnet1_0"), TV, "torchvision MNASNet 1.0"),
     "swin_t": (tv("swin_t"), TV, "torchvision Swin-T"),
     "vit_small": (rmb.vit_small, TV, "torchvision ViT-S/16"),
-    "deeplabv3_mobilenet_v3": (tv("deeplabv3_mobilenet_v3_large", 520, "out"), TV,
+    "deeplabv3_mobilenet_v3": (tv("deeplabv3_mobilenet_v3_large", 520, "out",
+                                  "models.segmentation"), TV,
                                "torchvision DeepLabV3 MobileNetV3-Large, 520x520"),
     "ghostnet": (timm_model("ghostnet_100"), ["timm"], "timm GhostNet 1.0"),
     "mobilevit_s": (timm_model("mobilevit_s"), ["timm"], "timm MobileViT-S"),

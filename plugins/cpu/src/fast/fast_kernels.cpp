@@ -35,6 +35,7 @@ const KernelTable& FastKernels() {
     for (const KernelTable::Entry& e : RefKernels().entries()) {
       if (t.Find(e.op) == nullptr) t.Add(e.op, e.fn, e.prepare);
     }
+    AttachLayoutMovementKernels(t);  // prepares on the reference's concat and slice
     return t;
   }();
   return table;

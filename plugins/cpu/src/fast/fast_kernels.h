@@ -23,6 +23,9 @@ void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_
 void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
 void AddSamplingFastKernels(KernelTable& table);       // sample: every method and dtype (bit-exact)
 void AddResizeFastKernels(KernelTable& table);         // resize: f32 f64, bitwise the reference's
+// concat and slice of 3- to 5-D tensors in either layout (fast/layout_movement.cpp): a
+// prepare step for the entries, which must exist.
+void AttachLayoutMovementKernels(KernelTable& table);
 // For tests: whether the fused attention kernel computes `ctx` itself rather than passing
 // it to the reference kernel (see fast/attention_fast.cpp for the cases it passes on).
 bool AttentionFastTakes(const KernelContext& ctx);

@@ -459,6 +459,64 @@ TEST_P(CpuExecutableLayoutTest, PerChannelScaleKeepsAConvChainChannelsLast) {
   }
 }
 
+// A ghost module and a dense block: two convs concatenated along the channels, sliced, a
+// batch_norm and a conv after them. concat, slice and batch_norm take every tensor in
+// either layout, so the chain stays channels-last; where a value is also a graph output
+// (row-major), the kernels copy between the layouts. Every result equals the reference's.
+TEST_P(CpuExecutableLayoutTest, ConcatSliceAndBatchNormKeepAConvChainChannelsLast) {
+  for (const bool bound : {false, true}) {
+    GraphBuilder g;
+    const ValueId x = g.Input("x", DType::kF32, {2, 4, 7, 9});
+    const ValueId a = ConvNode(g, "conv", {x, g.Const("wa", RandomF32({6, 4, 1, 1}, 0.5, 1))},
+                               {2, 6, 7, 9}, "a", ConvAttrs({}));
+    const ValueId b = ConvNode(g, "conv", {a, g.Const("wb", RandomF32({6, 1, 3, 3}, 0.5, 2))},
+                               {2, 6, 7, 9}, "b", ConvAttrs({1, 1, 1, 1}, {}, 6));
+    const ValueId c = g.Value("c", DType::kF32, {2, 12, 7, 9});
+    Attrs axis;
+    axis.Set("axis", int64_t{1});
+    g.Node("concat", {a, b}, {c}, axis, "c");
+    const ValueId s = g.Value("s", DType::kF32, {2, 10, 7, 8});
+    Attrs window;
+    window.Set("starts", std::vector<int64_t>{0, 1, 0, 1});
+    window.Set("ends", std::vector<int64_t>{2, 11, 7, 9});
+    window.Set("axes", std::vector<int64_t>{0, 1, 2, 3});
+    window.Set("steps", std::vector<int64_t>{1, 1, 1, 1});
+    g.Node("slice", {c}, {s}, window, "s");
+    const ValueId n = g.Value("n", DType::kF32, {2, 10, 7, 8});
+    g.Node("batch_norm",
+           {s, g.Const("scale", RandomF32({10}, 1.0, 3)), g.Const("bias", RandomF32({10}, 1.0, 4)),
+            g.Const("mean", RandomF32({10}, 1.0, 5)),
+            g.Const("var",
+                    [] {
+                      Tensor v = RandomF32({10}, 1.0, 6);
+                      for (float& f : v.mutable_values<float>()) f = std::fabs(f) + 0.5f;
+                      return v;
+                    }())},
+           {n}, {}, "n");
+    g.Output(ConvNode(g, "conv", {n, g.Const("wd", RandomF32({3, 10, 1, 1}, 0.5, 7))}, {2, 3, 7, 8},
+                      "d", ConvAttrs({})));
+    if (bound) {
+      g.Output(c);
+      g.Output(n);
+    }
+    const Graph graph = g.Build();
+    const WholeGraphPartition p(graph, {});
+    std::unique_ptr<CpuExecutable> fast = Fast(p);
+    if (OneDnnRuns()) {
+      std::vector<uint32_t> want = {p.Local(a), p.Local(b), p.Local(s)};
+      if (!bound) {
+        want.push_back(p.Local(c));
+        want.push_back(p.Local(n));
+      }
+      std::sort(want.begin(), want.end());
+      EXPECT_EQ(fast->channels_last_values(), want);
+    }
+    const std::map<ValueId, Tensor> feeds = {{x, RandomF32({2, 4, 7, 9}, 1.0, 8)}};
+    ExpectClose(p.Run(*fast, feeds), p.Run(*Ref(p), feeds),
+                bound ? "concat and norm bound" : "all internal");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuExecutableLayoutTest, testing::Values(0, 2),
                          [](const testing::TestParamInfo<int>& threads) {
                            return threads.param == 0 ? std::string("NoPool")
