@@ -186,16 +186,31 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
     while (parent[v] != v) v = parent[v] = parent[parent[v]];
     return v;
   };
-  std::vector<bool> transparent(steps_.size(), false);
+  std::vector<bool> transparent(steps_.size(), false), joins(steps_.size(), false);
   for (size_t n = 0; n < steps_.size(); ++n) {
     const Step& step = steps_[n];
     transparent[n] = LayoutTransparent(step);
-    if (!transparent[n]) continue;
-    const Shape& shape = values_[step.outputs[0]].shape;
-    for (uint32_t v : step.inputs) {
-      if (values_[v].shape == shape) parent[root(v)] = root(step.outputs[0]);
+    if (transparent[n]) {
+      const Shape& shape = values_[step.outputs[0]].shape;
+      for (uint32_t v : step.inputs) {
+        if (values_[v].shape == shape) parent[root(v)] = root(step.outputs[0]);
+      }
+      for (uint32_t v : step.outputs) parent[root(v)] = root(step.outputs[0]);
+      continue;
     }
-    for (uint32_t v : step.outputs) parent[root(v)] = root(step.outputs[0]);
+    // A joining kernel: what it accepts channels-last shares one component.
+    joins[n] = step.prepared != nullptr && step.prepared->JoinsLayouts();
+    if (!joins[n]) continue;
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      if (step.prepared->AcceptsChannelsLastInput(i)) {
+        parent[root(step.inputs[i])] = root(step.outputs[0]);
+      }
+    }
+    for (size_t j = 0; j < step.outputs.size(); ++j) {
+      if (step.prepared->AcceptsChannelsLastOutput(j)) {
+        parent[root(step.outputs[j])] = root(step.outputs[0]);
+      }
+    }
   }
   // Per value: whether it qualifies (one producing step, not fixed by the host, rank 3 to
   // 5, every prepared kernel touching it accepts channels-last, every other step touching
@@ -218,7 +233,7 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
       if (transparent[n]) continue;
       if (step.prepared != nullptr && kernel_dtype(v, step) &&
           step.prepared->AcceptsChannelsLastOutput(j)) {
-        asked[v] = true;
+        asked[v] = asked[v] || !joins[n];
       } else {
         qualifies[v] = false;
       }
@@ -228,7 +243,7 @@ void CpuExecutable::ChooseLayouts(const std::vector<bool>& layout_fixed) {
       if (transparent[n]) continue;  // reads it whole, or as its one element
       if (step.prepared != nullptr && kernel_dtype(v, step) &&
           step.prepared->AcceptsChannelsLastInput(i)) {
-        asked[v] = true;
+        asked[v] = asked[v] || !joins[n];
       } else {
         qualifies[v] = false;
       }

@@ -111,6 +111,12 @@ class PreparedKernel {
   // kernel that does not override these sees row-major tensors only.
   virtual bool AcceptsChannelsLastInput(size_t /*index*/) const { return false; }
   virtual bool AcceptsChannelsLastOutput(size_t /*index*/) const { return false; }
+  // True for a kernel that only moves or scales what it reads (concat, slice, a
+  // per-channel affine): the tensors it accepts channels-last then take one layout
+  // together, as a pointwise step's do, rather than each its own, which would make it
+  // transpose between them on every run. Its accepting asks for nothing by itself: a conv
+  // or pool next to the component does.
+  virtual bool JoinsLayouts() const { return false; }
   // Called at most once, after the questions and before the first Run, and only when some
   // entry is kChannelsLast (each of them one the kernel accepted); one entry per input
   // and per output. Cannot fail: a kernel that might not honour a layout declines it

@@ -85,8 +85,8 @@ void Im2Col(const Conv2d& p, const T* x_g, int64_t row_begin, int64_t row_end, T
 }
 
 // C = A [m, k] x B [k, n] (row-major, leading dims given), in T's BLAS.
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-          int64_t ldb, float* c, int64_t ldc) {
+void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float* c, int64_t ldc) {
   const auto i = [](int64_t v) { return static_cast<blasint>(v); };
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, i(m), i(n), i(k), 1.0f, a, i(lda), b,
               i(ldb), 0.0f, c, i(ldc));

@@ -342,6 +342,7 @@ class ChannelBinary final : public PreparedKernel {
 
   bool AcceptsChannelsLastInput(size_t index) const override { return index == full_; }
   bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+  bool JoinsLayouts() const override { return true; }
   // The full-size operand and the output are chosen apart by the executable (this kernel
   // is not layout-transparent), so either may be channels-last without the other.
   void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {

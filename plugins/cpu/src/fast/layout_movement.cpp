@@ -139,6 +139,7 @@ class LayoutCopy : public PreparedKernel {
   explicit LayoutCopy(size_t inputs) : in_layouts_(inputs, Layout::kRowMajor) {}
   bool AcceptsChannelsLastInput(size_t index) const override { return index < in_layouts_.size(); }
   bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+  bool JoinsLayouts() const override { return true; }
   void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
     for (size_t i = 0; i < in_layouts_.size(); ++i) in_layouts_[i] = inputs[i];
     out_layout_ = outputs[0];

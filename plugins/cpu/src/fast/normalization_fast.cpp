@@ -305,6 +305,7 @@ class BatchNormAnyLayout final : public PreparedKernel {
   }
   bool AcceptsChannelsLastInput(size_t index) const override { return index == 0; }
   bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
+  bool JoinsLayouts() const override { return true; }
   void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
     x_channels_last_ = inputs[0] == Layout::kChannelsLast;
     y_channels_last_ = outputs[0] == Layout::kChannelsLast;

@@ -423,9 +423,9 @@ TEST_P(CpuExecutableLayoutTest, QLinearConvChainKeepsCodesChannelsLast) {
 }
 
 // A squeeze-excite scale between two convs: mul by a per-sample, per-channel [N, C, 1, 1]
-// (either operand order) takes its full-size operand and output channels-last, so neither
-// conv reorders; where the product is also a graph output (row-major) the kernel reads
-// channels-last and writes row-major. Every result equals the reference's.
+// (either operand order) takes its full-size operand and output channels-last together,
+// so neither conv reorders; where the product is also a graph output both stay
+// row-major. Every result equals the reference's.
 TEST_P(CpuExecutableLayoutTest, PerChannelScaleKeepsAConvChainChannelsLast) {
   for (const bool product_is_output : {false, true}) {
     for (const bool scale_first : {false, true}) {
@@ -445,8 +445,9 @@ TEST_P(CpuExecutableLayoutTest, PerChannelScaleKeepsAConvChainChannelsLast) {
       const WholeGraphPartition p(graph, {});
       std::unique_ptr<CpuExecutable> fast = Fast(p);
       if (OneDnnRuns()) {
-        std::vector<uint32_t> want = {p.Local(a)};
-        if (!product_is_output) want.push_back(p.Local(m));
+        // mul joins a and m into one layout: a bound m keeps both row-major.
+        std::vector<uint32_t> want;
+        if (!product_is_output) want = {p.Local(a), p.Local(m)};
         std::sort(want.begin(), want.end());
         EXPECT_EQ(fast->channels_last_values(), want);
       }
@@ -460,9 +461,9 @@ TEST_P(CpuExecutableLayoutTest, PerChannelScaleKeepsAConvChainChannelsLast) {
 }
 
 // A ghost module and a dense block: two convs concatenated along the channels, sliced, a
-// batch_norm and a conv after them. concat, slice and batch_norm take every tensor in
-// either layout, so the chain stays channels-last; where a value is also a graph output
-// (row-major), the kernels copy between the layouts. Every result equals the reference's.
+// batch_norm and a conv after them. concat, slice and batch_norm take their tensors in
+// either layout, all in one, so the chain stays channels-last; where a value of it is
+// also a graph output, all of it stays row-major. Every result equals the reference's.
 TEST_P(CpuExecutableLayoutTest, ConcatSliceAndBatchNormKeepAConvChainChannelsLast) {
   for (const bool bound : {false, true}) {
     GraphBuilder g;
@@ -503,11 +504,10 @@ TEST_P(CpuExecutableLayoutTest, ConcatSliceAndBatchNormKeepAConvChainChannelsLas
     const WholeGraphPartition p(graph, {});
     std::unique_ptr<CpuExecutable> fast = Fast(p);
     if (OneDnnRuns()) {
-      std::vector<uint32_t> want = {p.Local(a), p.Local(b), p.Local(s)};
-      if (!bound) {
-        want.push_back(p.Local(c));
-        want.push_back(p.Local(n));
-      }
+      // concat, slice and batch_norm join a, b, c, s and n into one layout, which the
+      // bound c and n keep row-major.
+      std::vector<uint32_t> want;
+      if (!bound) want = {p.Local(a), p.Local(b), p.Local(c), p.Local(s), p.Local(n)};
       std::sort(want.begin(), want.end());
       EXPECT_EQ(fast->channels_last_values(), want);
     }
