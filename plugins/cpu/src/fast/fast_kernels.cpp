@@ -19,6 +19,7 @@ const KernelTable& FastKernels() {
     AddNormalizationFastKernels(t);
     AddAttentionFastKernels(t);
     AddResizeFastKernels(t);
+    AddPadFastKernels(t);
     // Under core's family name, as the reference table registers it (ref_kernels_test.cpp).
     t.AddFamily("sampling", AddSamplingFastKernels);
     AddMatmulBlasKernels(t);

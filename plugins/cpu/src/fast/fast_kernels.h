@@ -23,6 +23,7 @@ void AddNormalizationFastKernels(KernelTable& table);  // softmax log_softmax *_
 void AddAttentionFastKernels(KernelTable& table);      // attention (fused, streaming): f32
 void AddSamplingFastKernels(KernelTable& table);       // sample: every method and dtype (bit-exact)
 void AddResizeFastKernels(KernelTable& table);         // resize: f32 f64, bitwise the reference's
+void AddPadFastKernels(KernelTable& table);            // pad, constant mode: fill and row copies
 // concat and slice of 3- to 5-D tensors in either layout (fast/layout_movement.cpp): a
 // prepare step for the entries, which must exist.
 void AttachLayoutMovementKernels(KernelTable& table);

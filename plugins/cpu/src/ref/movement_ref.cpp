@@ -24,6 +24,27 @@
 #include "switchyard/plugin_node.h"
 
 namespace sy::cpu {
+
+// double -> int64_t like a non-trapping cast: truncate toward zero, saturate, NaN -> 0.
+int64_t SaturatingToInt(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+
+std::vector<std::byte> ElementBytes(DType dtype, double value) {
+  std::vector<std::byte> bytes(DTypeSize(dtype));
+  if (IsFloat(dtype)) {
+    StoreFloat(dtype, bytes.data(), 0, value);
+  } else if (dtype == DType::kBool) {
+    StoreInt(dtype, bytes.data(), 0, value != 0.0 ? 1 : 0);
+  } else {
+    StoreInt(dtype, bytes.data(), 0, SaturatingToInt(value));
+  }
+  return bytes;
+}
+
 namespace {
 
 using namespace movement;  // NOLINT(build/namespaces): this family's own helpers
@@ -196,27 +217,6 @@ Status Slice(const KernelContext& ctx) {
 }
 
 // ---- pad, tile ----
-
-// double -> int64_t like a non-trapping cast: truncate toward zero, saturate, NaN -> 0.
-int64_t SaturatingToInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9223372036854775808.0) return INT64_MAX;
-  if (v < -9223372036854775808.0) return INT64_MIN;
-  return static_cast<int64_t>(v);
-}
-
-// One element of `dtype` holding `value` (float attributes stored into any dtype).
-std::vector<std::byte> ElementBytes(DType dtype, double value) {
-  std::vector<std::byte> bytes(ElemSize(dtype));
-  if (IsFloat(dtype)) {
-    StoreFloat(dtype, bytes.data(), 0, value);
-  } else if (dtype == DType::kBool) {
-    StoreInt(dtype, bytes.data(), 0, value != 0.0 ? 1 : 0);
-  } else {
-    StoreInt(dtype, bytes.data(), 0, SaturatingToInt(value));
-  }
-  return bytes;
-}
 
 Status Pad(const KernelContext& ctx) {
   const ConstTensorView& x = ctx.inputs[0];

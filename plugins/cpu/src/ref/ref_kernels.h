@@ -3,6 +3,9 @@
 // the fast `cpu` device, is compared with. Correctness over speed, always.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "kernel.h"
 
 namespace sy::cpu {
@@ -31,5 +34,12 @@ void AddTreeEnsembleRefKernel(KernelTable& table);
 Status FusedMatmulRef(const KernelContext& ctx);
 Status FusedConvRef(const KernelContext& ctx);
 Status AddLayerNormRef(const KernelContext& ctx);
+
+// double -> int64_t like a non-trapping cast: truncate toward zero, saturate, NaN -> 0
+// (movement_ref.cpp).
+int64_t SaturatingToInt(double v);
+// One element of `dtype` holding `value`: a float attribute (pad's value, range's start)
+// stored into any dtype as the reference kernels store it (movement_ref.cpp).
+std::vector<std::byte> ElementBytes(DType dtype, double value);
 
 }  // namespace sy::cpu
