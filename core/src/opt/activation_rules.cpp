@@ -1,5 +1,6 @@
-// Activation rules: gelu written out as arithmetic, as PyTorch and transformers export it,
-// becomes the catalogue's `gelu`:
+// Activation rules: silu written out as x * sigmoid(x) (PyTorch's SiLU and Swish export as
+// Sigmoid then Mul) becomes the catalogue's `silu`, and gelu written out as arithmetic, as
+// PyTorch and transformers export it, becomes the catalogue's `gelu`:
 //   erf form:   x * 0.5 * (1 + erf(x / sqrt(2)))                      (or x * (1 / sqrt 2))
 //   tanh form:  x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
 // in the association orders exporters write: (x * t) * 0.5, (x * 0.5) * t, (t * 0.5) * x.
@@ -152,6 +153,34 @@ Status FuseGelu(RuleContext& ctx) {
     std::vector<Node> replacement;
     replacement.push_back(std::move(gelu));
     SY_RETURN_IF_ERROR(ctx.TryReplace("gelu", matched, std::move(replacement)).status());
+  }
+  return Status::Ok();
+}
+
+Status FuseSilu(RuleContext& ctx) {
+  GraphEditor& e = ctx.editor();
+  for (size_t n = 0; n < e.num_nodes(); ++n) {
+    if (e.node(n).op != "sigmoid" || e.Taken(n) || e.node(n).inputs.size() != 1) continue;
+    const ValueId x = e.node(n).inputs[0];
+    const ValueId s = e.node(n).outputs[0];
+    if (!IsFloat(e.type(x).dtype)) continue;
+    // x * sigmoid(x) in either order, sigmoid(x) read by the mul alone.
+    const std::optional<size_t> m = e.OnlyConsumerIf(s, "mul");
+    if (!m) continue;
+    const Node& mul = e.node(*m);
+    if (mul.inputs.size() != 2 || (mul.inputs[0] == s ? mul.inputs[1] : mul.inputs[0]) != x ||
+        e.type(mul.outputs[0]) != e.type(x)) {
+      continue;
+    }
+    Node silu;
+    silu.op = "silu";
+    silu.inputs = {x};
+    silu.outputs = mul.outputs;
+    silu.name = mul.name;
+    std::vector<Node> replacement;
+    replacement.push_back(std::move(silu));
+    const size_t matched[] = {n, *m};
+    SY_RETURN_IF_ERROR(ctx.TryReplace("silu", matched, std::move(replacement)).status());
   }
   return Status::Ok();
 }

@@ -261,7 +261,7 @@ Expected<OptimizedGraph> OptimizeGraph(const Graph& graph, const PluginHost* hos
   opt::PluginQueries queries;
   opt::RuleContext ctx(editor, queries, level, result.report.records);
   for (Status (*rule)(opt::RuleContext&) :
-       {opt::RemoveDeadNodes, opt::FoldConstants, opt::FoldBatchNorm, opt::FuseGelu,
+       {opt::RemoveDeadNodes, opt::FoldConstants, opt::FoldBatchNorm, opt::FuseSilu, opt::FuseGelu,
         opt::FuseAttention, opt::FuseAddLayerNorm, opt::FuseMatmul, opt::FuseConv,
         opt::TransposeAsReshape, opt::FuseGroupedAttention}) {
     SY_RETURN_IF_ERROR(rule(ctx));

@@ -69,6 +69,7 @@ class RuleContext {
 Status RemoveDeadNodes(RuleContext& ctx);   // fold_rules.cpp: nodes no graph output needs
 Status FoldConstants(RuleContext& ctx);     // fold_rules.cpp: nodes whose inputs are constants
 Status FoldBatchNorm(RuleContext& ctx);     // fold_rules.cpp: conv -> batch_norm into the conv
+Status FuseSilu(RuleContext& ctx);          // activation_rules.cpp: x * sigmoid(x)
 Status FuseGelu(RuleContext& ctx);          // activation_rules.cpp: erf and tanh forms
 Status FuseAttention(RuleContext& ctx);     // attention_rule.cpp
 Status FuseAddLayerNorm(RuleContext& ctx);  // fusion_rules.cpp: residual add + layer_norm

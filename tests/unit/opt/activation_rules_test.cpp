@@ -1,4 +1,4 @@
-// gelu written out as arithmetic becomes the catalogue's gelu.
+// silu and gelu written out as arithmetic become the catalogue's silu and gelu.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -110,6 +110,31 @@ TEST_F(ActivationRules, ADeviceWithoutGeluKeepsTheArithmetic) {
   ASSERT_EQ(out->report.records.size(), 1u);
   EXPECT_NE(out->report.records[0].reason.find("different devices"), std::string::npos)
       << out->report.records[0].reason;
+}
+
+// x * sigmoid(x), in either operand order, becomes silu; a sigmoid that something else
+// reads too, or a product with another value, stays.
+TEST_F(ActivationRules, XTimesSigmoidOfXBecomesSilu) {
+  for (const bool sigmoid_first : {false, true}) {
+    GraphBuilder b;
+    const ValueId x = b.Input("x", DType::kF32, {4, 16});
+    const ValueId s = b.Unary("sigmoid", x, "s");
+    b.Output(sigmoid_first ? b.Binary("mul", s, x, "y") : b.Binary("mul", x, s, "y"));
+    const Graph graph = b.Build();
+    const OptimizedGraph out = Optimize(graph);
+    ASSERT_EQ(Ops(out.graph), std::vector<std::string>{"silu"});
+    EXPECT_EQ(out.graph.values[out.graph.outputs[0]].name, "y");
+    ExpectSameOutputs(graph, RandomInputs(graph, 6.0));
+  }
+  GraphBuilder b;
+  const ValueId x = b.Input("x", DType::kF32, {4, 16});
+  const ValueId z = b.Input("z", DType::kF32, {4, 16});
+  const ValueId s = b.Unary("sigmoid", x, "s");
+  b.Output(b.Binary("mul", x, s, "y"));
+  b.Output(s);
+  b.Output(b.Binary("mul", z, b.Unary("sigmoid", x, "s2"), "w"));
+  EXPECT_EQ(Ops(Optimize(b.Build()).graph),
+            (std::vector<std::string>{"sigmoid", "mul", "sigmoid", "mul"}));
 }
 
 }  // namespace

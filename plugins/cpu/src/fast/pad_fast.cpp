@@ -22,6 +22,10 @@ Status Pad(const KernelContext& ctx) {
   const TensorView& y = ctx.outputs[0];
   const size_t rank = static_cast<size_t>(x.rank());
   if (y.count() == 0) return Status::Ok();
+  if (rank == 0) {  // a scalar pads to itself
+    std::memcpy(y.data, x.data, DTypeSize(y.dtype()));
+    return Status::Ok();
+  }
   const std::vector<int64_t> pads = ctx.attrs.GetInts("pads");
   const size_t es = DTypeSize(y.dtype());
   const std::vector<std::byte> fill = ElementBytes(y.dtype(), ctx.attrs.GetFloat("value"));

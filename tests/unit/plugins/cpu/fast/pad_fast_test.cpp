@@ -35,6 +35,8 @@ TEST(PadFast, ConstantModeEqualsTheReference) {
       {{4, 9}, {-1, 2, 1, -3}},
       {{33}, {5, 0}},
       {{2, 3, 4}, {-2, 0, 0, 0, 0, 0}},  // crops every row away
+      {{}, {}},                          // a scalar
+      {{0, 3}, {1, 0, 1, 1}},            // an empty input
   };
   for (const Case& c : cases) {
     for (const DType dtype : {DType::kF32, DType::kI64, DType::kU8, DType::kBool}) {
