@@ -25,6 +25,23 @@ inline void sy_out_position(__global const long* meta, int S, long o, long* pos)
   }
 }
 
+// Output element i of y [N, M, out...] as the conv kernels see it: its flat spatial
+// position o, output channel m, sample nb, group g, and the input channels a group reads.
+typedef struct {
+  long o, m, nb, g, cpg;
+} sy_conv_at;
+
+inline sy_conv_at sy_conv_index(size_t i, long C, long M, long group, long out_count) {
+  sy_conv_at at;
+  at.o = (long)(i % (ulong)out_count);
+  const long nm = (long)(i / (ulong)out_count);
+  at.m = nm % M;
+  at.nb = nm / M;
+  at.cpg = C / group;
+  at.g = at.m / (M / group);
+  return at;
+}
+
 // The offset in x's spatial block of tap t (flat over the kernel dims) of output position
 // pos, or -1 where the tap lands in the padding (it then adds nothing).
 inline long sy_tap_offset(__global const long* meta, int S, const long* pos, long t) {
@@ -51,14 +68,10 @@ __kernel void sy_conv(__global const uchar* xb, ulong xo, __global const uchar* 
   __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
   __global const ST_A* w = SY_CPTR(ST_A, wb, wo);
   __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
-  const long o = (long)(i % (ulong)out_count);
-  const long nm = (long)(i / (ulong)out_count);
-  const long m = nm % M;
-  const long nb = nm / M;
-  const long cpg = C / group;
-  const long g = m / (M / group);
+  const sy_conv_at at = sy_conv_index(i, C, M, group, out_count);
+  const long m = at.m, nb = at.nb, cpg = at.cpg, g = at.g;
   long pos[3] = {0, 0, 0};
-  sy_out_position(meta, S, o, pos);
+  sy_out_position(meta, S, at.o, pos);
 #ifdef HAS_BIAS
   __global const ST_C* bias = SY_CPTR(ST_C, bb, bo);
   ct acc = LOAD_C(bias, m);
@@ -169,14 +182,10 @@ __kernel void sy_qlinear_conv(__global const uchar* xb, ulong xo, __global const
   __global const ST_A* x = SY_CPTR(ST_A, xb, xo);
   __global const ST_B* w = SY_CPTR(ST_B, wb, wo);
   __global ST_Y* y = SY_PTR(ST_Y, yb, yo);
-  const long o = (long)(i % (ulong)out_count);
-  const long nm = (long)(i / (ulong)out_count);
-  const long m = nm % M;
-  const long nb = nm / M;
-  const long cpg = C / group;
-  const long g = m / (M / group);
+  const sy_conv_at at = sy_conv_index(i, C, M, group, out_count);
+  const long m = at.m, nb = at.nb, cpg = at.cpg, g = at.g;
   long pos[3] = {0, 0, 0};
-  sy_out_position(meta, S, o, pos);
+  sy_out_position(meta, S, at.o, pos);
   const long x_zero = LOAD_A(SY_CPTR(ST_A, xzb, xzo), 0);
   const long w_zero = LOAD_B(SY_CPTR(ST_B, wzb, wzo), wz_count > 1 ? m : 0);
   const long y_zero = LOAD_Y(SY_CPTR(ST_Y, yzb, yzo), 0);
