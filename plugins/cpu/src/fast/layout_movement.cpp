@@ -68,11 +68,54 @@ inline void CopyElement(std::byte* to, const std::byte* from, size_t bytes) {
 // (a transposition between the layouts: src's channels innermost, dst's pixels, or the
 // reverse), the two innermost dims are copied in 32 x 32 tiles so that both sides are read
 // and written a cache line at a time. Rows (the other dims) split over the pool.
-void CopyStrided(const std::byte* src, std::byte* dst, const Shape& dims,
-                 const std::vector<int64_t>& from, const std::vector<int64_t>& to, size_t bytes,
-                 ThreadPool* pool) {
+// A contiguous run of `n` bytes: short ones (a few channels of one pixel, which concat
+// copies per pixel) by a loop the compiler inlines, longer ones by memcpy.
+inline void CopyRun(std::byte* to, const std::byte* from, int64_t n) {
+  if (n > 64) {
+    std::memcpy(to, from, static_cast<size_t>(n));
+    return;
+  }
+  for (int64_t k = 0; k < n; ++k) to[k] = from[k];
+}
+
+// The copy's dims with size-1 dims dropped and, in dst's order, each dim merged into the
+// next inner one where both sides step over the two as one run (an identity slice, or a
+// concat's rows in the same layout, then copy in a few long runs).
+struct MergedDims {
+  Shape dims;
+  std::vector<int64_t> from, to;
+};
+MergedDims Merge(const Shape& dims, const std::vector<int64_t>& from,
+                 const std::vector<int64_t>& to) {
+  std::vector<size_t> order(dims.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return to[a] > to[b]; });
+  MergedDims m;
+  for (size_t d : order) {
+    if (dims[d] == 1) continue;
+    if (!m.dims.empty() && m.to.back() == to[d] * dims[d] && m.from.back() == from[d] * dims[d]) {
+      m.dims.back() *= dims[d];
+      m.to.back() = to[d];
+      m.from.back() = from[d];
+      continue;
+    }
+    m.dims.push_back(dims[d]);
+    m.from.push_back(from[d]);
+    m.to.push_back(to[d]);
+  }
+  if (m.dims.empty()) m = {Shape{1}, {1}, {1}};  // one element
+  return m;
+}
+
+void CopyStrided(const std::byte* src, std::byte* dst, const Shape& shape,
+                 const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
+                 size_t bytes, ThreadPool* pool) {
+  if (ElementCount(shape) == 0) return;
+  const MergedDims merged = Merge(shape, src_strides, dst_strides);
+  const Shape& dims = merged.dims;
+  const std::vector<int64_t>& from = merged.from;
+  const std::vector<int64_t>& to = merged.to;
   const size_t rank = dims.size();
-  if (ElementCount(dims) == 0) return;
   std::vector<size_t> order(rank);  // outermost first, by dst's strides
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return to[a] > to[b]; });
@@ -104,7 +147,7 @@ void CopyStrided(const std::byte* src, std::byte* dst, const Shape& dims,
       }
       if (!tiled) {
         if (from[inner] == 1 && to[inner] == 1) {
-          std::memcpy(dst + t * b, src + s * b, static_cast<size_t>(run * b));
+          CopyRun(dst + t * b, src + s * b, run * b);
         } else {
           for (int64_t i = 0; i < run; ++i) {
             CopyElement(dst + (t + i * to[inner]) * b, src + (s + i * from[inner]) * b, bytes);
