@@ -518,6 +518,17 @@ def table(meta, names, results, threads):
     return "\n".join(lines) + "\n"
 
 
+def write_report(args, text, data):
+    """Prints the Markdown table `text`; writes it to --markdown and `data` to --json."""
+    print("\n" + text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1)
+
+
 def check_packages(exports):
     """Imports numpy and onnxruntime, and torch and each model's packages for the models
     to export; exits 77 naming what is missing and how to install it."""
@@ -629,14 +640,8 @@ def main():
             ok = False
         if not ok:
             failed.append(name)
-    text = table(meta, args.names, results, args.threads)
-    print("\n" + text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"meta": meta, "models": results}, f, indent=1)
+    write_report(args, table(meta, args.names, results, args.threads),
+                 {"meta": meta, "models": results})
     print("%d of %d models imported, ran and matched%s" % (
         len(args.names) - len(failed), len(args.names),
         "; failed: " + ", ".join(failed) if failed else ""))

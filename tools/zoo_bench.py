@@ -20,7 +20,6 @@ Python package is missing.
 """
 import argparse
 import datetime
-import json
 import math
 import os
 import statistics
@@ -54,25 +53,24 @@ def tv(arch, size=224, key=None, family="models"):
             module.train()(torch.randn(4, 3, size, size))
         module = module.eval()
         if key is not None:
-            module = Select(module, key)
+            module = select_item(module, key)
         x = np.random.default_rng(7).standard_normal((1, 3, size, size)).astype(np.float32)
         return module, {"pixel_values": x}, ["logits"]
     return build
 
 
-class Select:
-    """A module returning output `key` of a model that returns a dict (DeepLabV3's 'out')."""
-    def __new__(cls, inner, key):
-        import torch
+def select_item(inner, key):
+    """A module returning item `key` of a model that returns a dict (DeepLabV3's 'out')."""
+    import torch
 
-        class Module(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.inner = inner
+    class Select(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
 
-            def forward(self, x):
-                return self.inner(x)[key]
-        return Module()
+        def forward(self, x):
+            return self.inner(x)[key]
+    return Select()
 
 
 def timm_model(arch):
@@ -293,6 +291,7 @@ def main():
             return 77
     import onnxruntime
     import openvino
+    load = os.getloadavg()[0]
     results = {}
     for name in names:
         print("%s: %s" % (name, ZOO[name][2]), flush=True)
@@ -302,19 +301,12 @@ def main():
             results[name] = {"timings": {}, "status": "failed: %s" % str(e).splitlines()[-1][:120]}
         if not results[name]["status"].startswith("yes"):
             print("  " + results[name]["status"], flush=True)
-    load = os.getloadavg()[0]
     text = ("Measured %s on %s (%d cores, load average %.1f at the start of the report); ONNX "
             "Runtime %s, OpenVINO %s; %d round(s), about %g s per measurement.\n\n" % (
                 datetime.date.today().isoformat(), rmb.cpu_name(), os.cpu_count(), load,
                 onnxruntime.__version__, openvino.__version__.split("-")[0], args.rounds,
                 args.seconds)) + table(names, results)
-    print("\n" + text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+    rmb.write_report(args, text, results)
     return 0 if all(r["status"].startswith("yes") for r in results.values()) else 1
 
 

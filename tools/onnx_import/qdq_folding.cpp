@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "host_tensor_ops.h"
+#include "model_checks.h"
 #include "qdq_folding.h"
 
 namespace sy::onnx_import {
@@ -49,8 +50,6 @@ int64_t IntAttr(const onnx::NodeProto& node, const std::string& name, int64_t fa
   }
   return fallback;
 }
-
-bool IsDefault(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 // The quantization parameters of a DequantizeLinear or QuantizeLinear node: its scale and
 // zero point as initializers.
@@ -96,13 +95,13 @@ size_t FoldQdqConvs(std::vector<FlatNode>& nodes, const std::set<std::string>& g
     const auto it = producer.find(name);
     if (it == producer.end()) return nullptr;
     const onnx::NodeProto& n = nodes[it->second].node;
-    return n.op_type() == "DequantizeLinear" && IsDefault(n.domain()) ? &n : nullptr;
+    return n.op_type() == "DequantizeLinear" && IsDefaultDomain(n.domain()) ? &n : nullptr;
   };
   std::set<size_t> removed;
   size_t folded = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     onnx::NodeProto& conv = nodes[i].node;
-    if (conv.op_type() != "Conv" || !IsDefault(conv.domain()) || conv.input_size() < 2 ||
+    if (conv.op_type() != "Conv" || !IsDefaultDomain(conv.domain()) || conv.input_size() < 2 ||
         conv.output_size() != 1 || graph_outputs.count(conv.output(0)) != 0) {
       continue;
     }
@@ -110,7 +109,8 @@ size_t FoldQdqConvs(std::vector<FlatNode>& nodes, const std::set<std::string>& g
     if (out_readers.size() != 1) continue;
     const size_t q_index = out_readers[0];
     const onnx::NodeProto& q = nodes[q_index].node;
-    if (q.op_type() != "QuantizeLinear" || !IsDefault(q.domain()) || q.input(0) != conv.output(0)) {
+    if (q.op_type() != "QuantizeLinear" || !IsDefaultDomain(q.domain()) ||
+        q.input(0) != conv.output(0)) {
       continue;
     }
     const onnx::NodeProto* dx = dequantize_of(conv.input(0));

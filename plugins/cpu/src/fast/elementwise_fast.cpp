@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "fast/fast_kernels.h"
+#include "fast/joined_layout.h"
 #include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
 #include "thread_pool.h"
@@ -297,10 +298,11 @@ Status Where(const KernelContext& ctx) {
 // channel ([N, C, 1, 1] or [1, C, 1, 1]), and the next conv reads the product. Through the
 // plain kernel both would be row-major, costing the convs on either side a reorder. This
 // prepared kernel also takes the full-size operand and the output channels-last (NHWC),
-// where the per-channel operand repeats along the innermost dim; the arithmetic per
-// element is the same, so the results are identical in either layout.
+// both alike (JoinedLayoutKernel), where the per-channel operand repeats along the
+// innermost dim; the arithmetic per element is the same, so the results are identical in
+// either layout.
 template <typename Op>
-class ChannelBinary final : public PreparedKernel {
+class ChannelBinary final : public JoinedLayoutKernel {
  public:
   ChannelBinary(size_t full, int64_t batch, int64_t channels, int64_t spatial, bool per_sample)
       : full_(full),
@@ -341,47 +343,17 @@ class ChannelBinary final : public PreparedKernel {
   }
 
   bool AcceptsChannelsLastInput(size_t index) const override { return index == full_; }
-  bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
-  bool JoinsLayouts() const override { return true; }
-  // The full-size operand and the output are chosen apart by the executable (this kernel
-  // is not layout-transparent), so either may be channels-last without the other.
-  void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
-    full_channels_last_ = inputs[full_] == Layout::kChannelsLast;
-    out_channels_last_ = outputs[0] == Layout::kChannelsLast;
-  }
   std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override {
-    std::unique_ptr<PreparedKernel> resized = Prepare(ctx);
-    if (auto* k = static_cast<ChannelBinary*>(resized.get()); k != nullptr) {
-      k->full_channels_last_ = full_channels_last_;
-      k->out_channels_last_ = out_channels_last_;
-    }
-    return resized;
+    return KeepLayout(Prepare(ctx));
   }
 
   Status Run(const KernelContext& ctx) override {
-    if (!full_channels_last_ && !out_channels_last_) return BinaryAs<Op, float>(ctx);
+    if (!channels_last_) return BinaryAs<Op, float>(ctx);
     const float* full = reinterpret_cast<const float*>(ctx.inputs[full_].data);
     const float* small = reinterpret_cast<const float*>(ctx.inputs[1 - full_].data);
     float* out = reinterpret_cast<float*>(ctx.outputs[0].data);
     const int64_t c = channels_;
     const bool full_first = full_ == 0;
-    if (full_channels_last_ != out_channels_last_) {
-      // One of the two channels-last (the other also read or written elsewhere): element
-      // by element, each side indexed in its own layout. Rare; not vectorised.
-      const auto at = [&](bool channels_last, int64_t n, int64_t ch, int64_t q) {
-        return channels_last ? (n * spatial_ + q) * c + ch : (n * c + ch) * spatial_ + q;
-      };
-      for (int64_t n = 0; n < batch_; ++n) {
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const float v = small[(per_sample_ ? n * c : 0) + ch];
-          for (int64_t q = 0; q < spatial_; ++q) {
-            const float f = full[at(full_channels_last_, n, ch, q)];
-            out[at(out_channels_last_, n, ch, q)] = full_first ? Op()(f, v) : Op()(v, f);
-          }
-        }
-      }
-      return Status::Ok();
-    }
     ParallelFor(ctx.pool, batch_ * spatial_, fast::RowGrain(fast::kCheapGrain, c),
                 [&](int64_t p0, int64_t p1) {
                   for (int64_t p = p0; p < p1; ++p) {
@@ -400,7 +372,6 @@ class ChannelBinary final : public PreparedKernel {
   size_t full_;
   int64_t batch_, channels_, spatial_;
   bool per_sample_;
-  bool full_channels_last_ = false, out_channels_last_ = false;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fast/fast_kernels.h"
+#include "fast/joined_layout.h"
 #include "fast/vec_math.h"
 #include "ref/ref_kernels.h"
 #include "thread_pool.h"
@@ -288,10 +289,11 @@ SY_CPU_ISA_CLONES void AffinePixel(const float* x, float* y, int64_t channels, c
   }
 }
 
-// batch_norm as a prepared kernel that also takes x and y channels-last (a DenseNet layer's
-// concat -> batch_norm -> relu -> conv then stays in that layout); row-major runs the
-// plain kernel above. The statistics are inputs (constants in practice), read per run.
-class BatchNormAnyLayout final : public PreparedKernel {
+// batch_norm as a prepared kernel that also takes x and y channels-last, both alike
+// (JoinedLayoutKernel: a DenseNet layer's concat -> batch_norm -> relu -> conv then stays in
+// that layout); row-major runs the plain kernel above. The statistics are inputs (constants in
+// practice), read per run.
+class BatchNormAnyLayout final : public JoinedLayoutKernel {
  public:
   static std::unique_ptr<PreparedKernel> Prepare(const PrepareContext& ctx) {
     if (ctx.inputs.size() != 5 || ctx.inputs[0].shape.size() < 3 ||
@@ -304,23 +306,12 @@ class BatchNormAnyLayout final : public PreparedKernel {
     return std::make_unique<BatchNormAnyLayout>();
   }
   bool AcceptsChannelsLastInput(size_t index) const override { return index == 0; }
-  bool AcceptsChannelsLastOutput(size_t index) const override { return index == 0; }
-  bool JoinsLayouts() const override { return true; }
-  void UseLayouts(std::span<const Layout> inputs, std::span<const Layout> outputs) override {
-    x_channels_last_ = inputs[0] == Layout::kChannelsLast;
-    y_channels_last_ = outputs[0] == Layout::kChannelsLast;
-  }
   std::unique_ptr<PreparedKernel> Resized(const PrepareContext& ctx) const override {
-    std::unique_ptr<PreparedKernel> resized = Prepare(ctx);
-    if (auto* k = static_cast<BatchNormAnyLayout*>(resized.get()); k != nullptr) {
-      k->x_channels_last_ = x_channels_last_;
-      k->y_channels_last_ = y_channels_last_;
-    }
-    return resized;
+    return KeepLayout(Prepare(ctx));
   }
 
   Status Run(const KernelContext& ctx) override {
-    if (!x_channels_last_ && !y_channels_last_) return BatchNorm(ctx);
+    if (!channels_last_) return BatchNorm(ctx);
     const ConstTensorView& x = ctx.inputs[0];
     const int64_t batch = x.shape()[0], channels = x.shape()[1];
     const int64_t spatial = Product(x.shape(), 2, x.rank());
@@ -339,34 +330,15 @@ class BatchNormAnyLayout final : public PreparedKernel {
     }
     const float* in = reinterpret_cast<const float*>(x.data);
     float* out = reinterpret_cast<float*>(ctx.outputs[0].data);
-    if (x_channels_last_ && y_channels_last_) {
-      ParallelFor(ctx.pool, batch * spatial, fast::RowGrain(fast::kCheapGrain, channels),
-                  [&](int64_t p0, int64_t p1) {
-                    for (int64_t p = p0; p < p1; ++p) {
-                      AffinePixel(in + p * channels, out + p * channels, channels, mean.data(),
-                                  inv.data(), scale.data(), bias.data());
-                    }
-                  });
-      return Status::Ok();
-    }
-    // One side channels-last (the other bound or read elsewhere): element by element.
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t c = 0; c < channels; ++c) {
-        const auto k = static_cast<size_t>(c);
-        for (int64_t q = 0; q < spatial; ++q) {
-          const int64_t row_major = (n * channels + c) * spatial + q;
-          const int64_t channels_last = (n * spatial + q) * channels + c;
-          const float v = in[x_channels_last_ ? channels_last : row_major];
-          out[y_channels_last_ ? channels_last : row_major] =
-              static_cast<float>((static_cast<double>(v) - mean[k]) * inv[k] * scale[k] + bias[k]);
-        }
-      }
-    }
+    ParallelFor(ctx.pool, batch * spatial, fast::RowGrain(fast::kCheapGrain, channels),
+                [&](int64_t p0, int64_t p1) {
+                  for (int64_t p = p0; p < p1; ++p) {
+                    AffinePixel(in + p * channels, out + p * channels, channels, mean.data(),
+                                inv.data(), scale.data(), bias.data());
+                  }
+                });
     return Status::Ok();
   }
-
- private:
-  bool x_channels_last_ = false, y_channels_last_ = false;
 };
 
 // ---- group_norm, instance_norm ---------------------------------------------------------

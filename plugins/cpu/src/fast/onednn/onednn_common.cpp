@@ -91,10 +91,40 @@ dnnl::memory::format_tag ChannelsLast(size_t rank) {
                      : dnnl::memory::format_tag::ndhwc;
 }
 
-dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims) {
+dnnl::memory::desc Plain(const dnnl::memory::dims& dims, dnnl::memory::data_type type) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+  return dnnl::memory::desc(dims, type, strides);
+}
+
+dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims) {
+  return Plain(dims, dnnl::memory::data_type::f32);
+}
+
+ConvGeometry ConvGeometryOf(const Shape& x, const Shape& w, const Shape& y, const Attrs& attrs) {
+  ConvGeometry g;
+  const size_t spatial = x.size() - 2;
+  g.group = attrs.GetInt("group", 1);
+  g.x = Dims(x);
+  g.y = Dims(y);
+  g.w = Dims(w);
+  if (g.group > 1) {
+    g.w[0] /= g.group;
+    g.w.insert(g.w.begin(), g.group);
+  }
+  g.strides = IntsOr(attrs, "strides", spatial, 1);
+  for (int64_t d : IntsOr(attrs, "dilations", spatial, 1)) g.dilations.push_back(d - 1);
+  const std::vector<int64_t> pads = IntsOr(attrs, "pads", 2 * spatial, 0);
+  g.pad_l.assign(pads.begin(), pads.begin() + static_cast<int64_t>(spatial));
+  g.pad_r.assign(pads.begin() + static_cast<int64_t>(spatial), pads.end());
+  return g;
+}
+
+int64_t ConvWork(const Shape& w, const Shape& y) {
+  const double per_output = static_cast<double>(ElementCount(w)) /
+                            static_cast<double>(std::max<int64_t>(w.empty() ? 1 : w[0], 1));
+  const double work = per_output * static_cast<double>(ElementCount(y));
+  return work >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(work);
 }
 
 bool AppendActivation(const Attrs& attrs, dnnl::post_ops& ops, bool* non_finite_differs) {

@@ -69,8 +69,23 @@ dnnl::memory::dims Dims(const Shape& shape);
 // oneDNN's channels-last tag for a tensor of `rank` 3 to 5 (nwc, nhwc, ndhwc).
 dnnl::memory::format_tag ChannelsLast(size_t rank);
 
-// A plain (row-major) f32 descriptor of `dims`.
+// A plain (row-major) descriptor of `dims` in `type`; PlainF32 in f32.
+dnnl::memory::desc Plain(const dnnl::memory::dims& dims, dnnl::memory::data_type type);
 dnnl::memory::desc PlainF32(const dnnl::memory::dims& dims);
+
+// A convolution's geometry as oneDNN takes it (conv, fused_conv and qlinear_conv): x and
+// y's dims, the weights [M, C/g, k...] as oneDNN's [g, M/g, C/g, k...] when grouped (the
+// same bytes), dilations as gaps between taps, pads split into begins and ends.
+struct ConvGeometry {
+  dnnl::memory::dims x, y, w, strides, dilations, pad_l, pad_r;
+  int64_t group = 1;
+};
+ConvGeometry ConvGeometryOf(const Shape& x, const Shape& w, const Shape& y, const Attrs& attrs);
+
+// A convolution's multiply-adds (for ThreadsFor): each output element sums C/g * k...
+// products, as many as the weights [M, C/g, k...] hold per output channel (in double:
+// no overflow).
+int64_t ConvWork(const Shape& w, const Shape& y);
 
 // The eltwise post-op that computes fused_matmul's and fused_conv's `activation` (with
 // activation_alpha, clip_min, clip_max), appended to `ops`; nothing for "none". Returns

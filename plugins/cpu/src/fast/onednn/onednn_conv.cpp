@@ -77,22 +77,14 @@ bool WinogradSuits(const Shape& sx, const Shape& sw, const Shape& sy, int64_t gr
   return WinogradAllowed();
 }
 
-// A convolution's multiply-adds: each output element sums C/g * k... products, as many
-// as a weight tensor [M, C/g, k...] holds per output channel (in double: no overflow).
-int64_t ConvWork(const PrepareContext& ctx) {
-  const double per_output = static_cast<double>(ElementCount(ctx.inputs[1].shape)) /
-                            static_cast<double>(std::max<int64_t>(ctx.inputs[1].shape[0], 1));
-  const double work = per_output * static_cast<double>(ElementCount(ctx.outputs[0].shape));
-  return work >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(work);
-}
-
 class OneDnnConv final : public PreparedKernel {
  public:
   // `attr` holds fused_conv's post-ops (empty for conv); a sum post-op among them reads
   // input 3, the residual.
   OneDnnConv(const PrepareContext& ctx, const dnnl::primitive_attr& attr, bool guard_non_finite)
       : activation_bound_(onednn::ActivationBound::FromAttrs(ctx.attrs)),
-        num_threads_(onednn::ThreadsFor(ConvWork(ctx), ctx.num_threads)),
+        num_threads_(onednn::ThreadsFor(onednn::ConvWork(ctx.inputs[1].shape, ctx.outputs[0].shape),
+                                        ctx.num_threads)),
         has_residual_(ctx.inputs.size() > 3),
         guard_non_finite_(guard_non_finite),
         fallback_(FastKernels().Find(ctx.op)) {
@@ -101,23 +93,10 @@ class OneDnnConv final : public PreparedKernel {
     const Shape& sx = ctx.inputs[0].shape;
     const Shape& sw = ctx.inputs[1].shape;
     const Shape& sy = ctx.outputs[0].shape;
-    const size_t spatial = sx.size() - 2;
-    const int64_t group = ctx.attrs.GetInt("group", 1);
-    const std::vector<int64_t> strides = IntsOr(ctx.attrs, "strides", spatial, 1);
-    const std::vector<int64_t> pads = IntsOr(ctx.attrs, "pads", 2 * spatial, 0);
-    std::vector<int64_t> dilations = IntsOr(ctx.attrs, "dilations", spatial, 1);
-    for (int64_t& d : dilations) d -= 1;  // oneDNN counts the gaps between taps
-    const memory::dims pad_l(pads.begin(), pads.begin() + static_cast<int64_t>(spatial));
-    const memory::dims pad_r(pads.begin() + static_cast<int64_t>(spatial), pads.end());
-
-    x_plain_ = onednn::PlainF32(onednn::Dims(sx));
-    y_plain_ = onednn::PlainF32(onednn::Dims(sy));
-    // ONNX weights [M, C/g, k...] are oneDNN's [g, M/g, C/g, k...] with the same bytes.
-    memory::dims wdims = onednn::Dims(sw);
-    if (group > 1) {
-      wdims[0] /= group;
-      wdims.insert(wdims.begin(), group);
-    }
+    const onednn::ConvGeometry g = onednn::ConvGeometryOf(sx, sw, sy, ctx.attrs);
+    const memory::dims& wdims = g.w;
+    x_plain_ = onednn::PlainF32(g.x);
+    y_plain_ = onednn::PlainF32(g.y);
     w_plain_ = onednn::PlainF32(wdims);
     const memory::desc x_md(onednn::Dims(sx), memory::data_type::f32,
                             onednn::ChannelsLast(sx.size()));
@@ -126,10 +105,9 @@ class OneDnnConv final : public PreparedKernel {
     const memory::desc w_any(wdims, memory::data_type::f32, memory::format_tag::any);
     has_bias_ = ctx.inputs.size() > 2;
     const memory::desc b_md = has_bias_ ? onednn::PlainF32({sw[0]}) : memory::desc();
-    const memory::dims stride_dims(strides.begin(), strides.end());
-    const memory::dims dilation_dims(dilations.begin(), dilations.end());
+
     dnnl::convolution_forward::primitive_desc pd;
-    if (WinogradSuits(sx, sw, sy, group, strides, dilations)) {
+    if (WinogradSuits(sx, sw, sy, g.group, g.strides, g.dilations)) {
       // Layouts `any`: the Winograd kernel exists for its blocked layout only. oneDNN
       // throws when this CPU has no such kernel; the direct one is built then.
       const memory::desc x_any(onednn::Dims(sx), memory::data_type::f32, memory::format_tag::any);
@@ -137,7 +115,7 @@ class OneDnnConv final : public PreparedKernel {
       try {
         const dnnl::convolution_forward::desc wino(
             dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, x_any, w_any,
-            b_md, y_any, stride_dims, dilation_dims, pad_l, pad_r);
+            b_md, y_any, g.strides, g.dilations, g.pad_l, g.pad_r);
         pd = dnnl::convolution_forward::primitive_desc(wino, attr, eng);
         if (!onednn::IsJit(pd)) pd = {};
       } catch (const dnnl::error&) {
@@ -147,7 +125,7 @@ class OneDnnConv final : public PreparedKernel {
     if (!pd) {
       const dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x_md, w_any,
-          b_md, y_md, stride_dims, dilation_dims, pad_l, pad_r);
+          b_md, y_md, g.strides, g.dilations, g.pad_l, g.pad_r);
       pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
     }
     jit_ = onednn::IsJit(pd);

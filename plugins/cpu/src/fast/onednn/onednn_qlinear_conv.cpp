@@ -79,8 +79,9 @@ std::optional<QConvParams> ReadParams(const PrepareContext& ctx) {
   const bool y_signed = ctx.inputs[7].dtype == DType::kI8;
   p.lo = y_signed ? -128 : 0;
   p.hi = y_signed ? 127 : 255;
+  const float xs = f32_at(1, 0), ys = f32_at(6, 0);
   for (int64_t m = 0; m < p.out_channels; ++m) {
-    const float xs = f32_at(1, 0), ws = f32_at(4, m), ys = f32_at(6, 0);
+    const float ws = f32_at(4, m);
     if (!plugin::QLinearScaleProblem(xs, ws, ys).empty()) return std::nullopt;
     p.multipliers.push_back(plugin::QLinearMultiplier(xs, ws, ys));
     p.w_zero.push_back(int_at(5, m));
@@ -90,56 +91,6 @@ std::optional<QConvParams> ReadParams(const PrepareContext& ctx) {
 
 memory::data_type ByteType(DType d) {
   return d == DType::kU8 ? memory::data_type::u8 : memory::data_type::s8;
-}
-
-// The conv geometry of the node, as oneDNN takes it.
-struct Geometry {
-  memory::dims x, y, w, strides, dilations, pad_l, pad_r;
-  int64_t group = 1;
-};
-Geometry GeometryOf(const PrepareContext& ctx) {
-  Geometry g;
-  const Shape& sx = ctx.inputs[0].shape;
-  const Shape& sw = ctx.inputs[3].shape;
-  const size_t spatial = sx.size() - 2;
-  g.group = ctx.attrs.GetInt("group", 1);
-  g.x = onednn::Dims(sx);
-  g.y = onednn::Dims(ctx.outputs[0].shape);
-  g.w = onednn::Dims(sw);
-  if (g.group > 1) {  // ONNX weights [M, C/g, k...] are oneDNN's [g, M/g, C/g, k...]
-    g.w[0] /= g.group;
-    g.w.insert(g.w.begin(), g.group);
-  }
-  const std::vector<int64_t> strides = IntsOr(ctx.attrs, "strides", spatial, 1);
-  const std::vector<int64_t> pads = IntsOr(ctx.attrs, "pads", 2 * spatial, 0);
-  const std::vector<int64_t> dilations = IntsOr(ctx.attrs, "dilations", spatial, 1);
-  g.strides.assign(strides.begin(), strides.end());
-  for (int64_t d : dilations) g.dilations.push_back(d - 1);  // oneDNN counts the gaps
-  g.pad_l.assign(pads.begin(), pads.begin() + static_cast<int64_t>(spatial));
-  g.pad_r.assign(pads.begin() + static_cast<int64_t>(spatial), pads.end());
-  return g;
-}
-
-memory::format_tag PlainTag(size_t rank) {
-  switch (rank) {
-    case 3:
-      return memory::format_tag::abc;
-    case 4:
-      return memory::format_tag::abcd;
-    case 5:
-      return memory::format_tag::abcde;
-    default:
-      return memory::format_tag::abcdef;
-  }
-}
-
-// Multiply-adds of the node (for onednn::ThreadsFor).
-int64_t Work(const PrepareContext& ctx) {
-  const Shape& sw = ctx.inputs[3].shape;
-  const double per_output =
-      static_cast<double>(ElementCount(sw)) / static_cast<double>(std::max<int64_t>(sw[0], 1));
-  const double work = per_output * static_cast<double>(ElementCount(ctx.outputs[0].shape));
-  return work >= 9e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(work);
 }
 
 // One row of the widened path's output (one output channel of one image): codes[i] =
@@ -207,7 +158,9 @@ class OneDnnQLinearConv final : public PreparedKernel {
   // ok() false when oneDNN has no JIT kernel for the case or w's zero point is not one it
   // takes: the caller then uses the f32 path.
   OneDnnQLinearConv(const PrepareContext& ctx, const QConvParams& p)
-      : p_(p), num_threads_(onednn::ThreadsFor(Work(ctx), ctx.num_threads)) {
+      : p_(p),
+        num_threads_(onednn::ThreadsFor(onednn::ConvWork(ctx.inputs[3].shape, ctx.outputs[0].shape),
+                                        ctx.num_threads)) {
     const DType w_type = ctx.inputs[3].dtype;
     const int32_t w_offset = w_type == DType::kU8 ? 128 : 0;  // u8 weights less 128 are s8
     for (int32_t z : p.w_zero) {
@@ -217,7 +170,8 @@ class OneDnnQLinearConv final : public PreparedKernel {
     if (ElementCount(ctx.inputs[3].shape) / std::max<int64_t>(p.out_channels, 1) > 65536) return;
     const onednn::ScopedThreads threads(num_threads_);
     const dnnl::engine& eng = onednn::Engine();
-    const Geometry g = GeometryOf(ctx);
+    const onednn::ConvGeometry g = onednn::ConvGeometryOf(ctx.inputs[0].shape, ctx.inputs[3].shape,
+                                                          ctx.outputs[0].shape, ctx.attrs);
     const size_t rank = g.x.size();
     const memory::desc x_md(g.x, ByteType(ctx.inputs[0].dtype), onednn::ChannelsLast(rank));
     const memory::desc y_md(g.y, memory::data_type::s32, onednn::ChannelsLast(rank));
@@ -238,7 +192,7 @@ class OneDnnQLinearConv final : public PreparedKernel {
       w8[static_cast<size_t>(i)] =
           static_cast<int8_t>(LoadInt(w_type, ctx.constant_inputs[3], i) - w_offset);
     }
-    memory w_plain(memory::desc(g.w, memory::data_type::s8, PlainTag(g.w.size())), eng, w8.data());
+    memory w_plain(onednn::Plain(g.w, memory::data_type::s8), eng, w8.data());
     weights_ = memory(pd.weights_desc(), eng);
     dnnl::reorder(w_plain, weights_).execute(stream_, w_plain, weights_);
     stream_.wait();
@@ -259,11 +213,11 @@ class OneDnnQLinearConv final : public PreparedKernel {
     bias_fits_i32_ = taps * 255 * 128 + largest_bias < 2147483647.0;
     x_ = memory(x_md, eng);
     y_ = memory(y_md, eng);
-    x_user_ = memory(memory::desc(g.x, x_md.data_type(), PlainTag(rank)), eng, DNNL_MEMORY_NONE);
+    x_user_ = memory(onednn::Plain(g.x, x_md.data_type()), eng, DNNL_MEMORY_NONE);
     to_channels_last_ = dnnl::reorder(x_user_, x_);
     const memory::data_type code_type = ByteType(ctx.outputs[0].dtype);
     codes_ = memory(memory::desc(g.y, code_type, onednn::ChannelsLast(rank)), eng);
-    y_user_ = memory(memory::desc(g.y, code_type, PlainTag(rank)), eng, DNNL_MEMORY_NONE);
+    y_user_ = memory(onednn::Plain(g.y, code_type), eng, DNNL_MEMORY_NONE);
     to_row_major_ = dnnl::reorder(codes_, y_user_);
     x_buffer_ = x_.get_data_handle();
     codes_buffer_ = static_cast<std::byte*>(codes_.get_data_handle());
